@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: Apache-2.0
+# ibcni: CNI plugins for InfiniBand/RDMA SR-IOV. `make help` lists the targets.
+
+PREFIX ?= /opt/cni
+BINDIR ?= $(PREFIX)/bin
+DESTDIR ?=
+PKG_CONFIG ?= pkg-config
+PKGS := libnl-3.0 libnl-route-3.0 json-c libcap
+
+# SAN=1 and STATIC=1 builds live in their own trees so they never mix objects.
+ifeq ($(SAN),1)
+OUT ?= build/san
+else ifeq ($(STATIC),1)
+OUT ?= build/static
+else
+OUT ?= .
+endif
+OBJ := $(OUT)/build/obj
+BIN := $(OUT)/bin
+
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -D_GNU_SOURCE -Iinclude -Icni
+CFLAGS += -Wall -Wextra -Wformat=2 -Wmissing-prototypes -Wstrict-prototypes \
+	  -Wshadow -Wwrite-strings -Wpointer-arith -Wcast-qual -Wvla \
+	  -Wimplicit-fallthrough -Wundef -Wno-unused-parameter
+CFLAGS += -fstack-protector-strong -D_FORTIFY_SOURCE=2 -MMD -MP
+CFLAGS += $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+LDLIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+ifeq ($(WERROR),1)
+CFLAGS += -Werror
+endif
+ifeq ($(SAN),1)
+CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+endif
+ifeq ($(STATIC),1)
+LDFLAGS += -static
+LDLIBS := $(shell $(PKG_CONFIG) --static --libs $(PKGS) 2>/dev/null) -lpthread -lm
+endif
+
+ifneq ($(V),1)
+Q = @
+quiet = @printf '  %-7s %s\n' $(1) $(2);
+endif
+
+LIB_SRC := $(wildcard cni/*.c)
+LIB := $(OBJ)/libcniplugin.a
+PLUGINS := ib-sriov rdma-ns ib-host-local
+PLUGIN_DIR_ib-sriov := ib-sriov
+PLUGIN_DIR_rdma-ns := rdma-ns
+PLUGIN_DIR_ib-host-local := ipam
+
+all: $(addprefix $(BIN)/,$(PLUGINS))
+
+$(OBJ)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(CFLAGS) -c -o $@ $<
+
+$(LIB): $(LIB_SRC:%.c=$(OBJ)/%.o)
+	$(call quiet,AR,$@)$(AR) rcs $@ $^
+
+define plugin_rule
+$(BIN)/$(1): $(patsubst %.c,$(OBJ)/%.o,$(wildcard $(PLUGIN_DIR_$(1))/*.c)) $(LIB)
+	@mkdir -p $(BIN)
+	$$(call quiet,LD,$$@)$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(LDLIBS)
+endef
+$(foreach p,$(PLUGINS),$(eval $(call plugin_rule,$(p))))
+
+-include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
+
+include tests/tests.mk
+
+static:
+	$(MAKE) STATIC=1 all
+	@for b in $(PLUGINS); do file build/static/bin/$$b; ldd build/static/bin/$$b 2>&1 | sed 's/^/    /'; done
+
+install: all
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 0755 $(addprefix $(BIN)/,$(PLUGINS)) $(DESTDIR)$(BINDIR)/
+
+deps:
+	@scripts/deps.sh
+
+demo: deps
+	$(MAKE) all
+	@scripts/demo.sh
+
+clean:
+	rm -rf bin build
+
+help:
+	@echo 'make [all]        build bin/ib-sriov bin/rdma-ns bin/ib-host-local'
+	@echo 'make check        every test tier this machine supports (root for netns/vm)'
+	@echo 'make check-unit   Criterion unit tests (no root)'
+	@echo 'make check-netns  whole-binary tests in private namespaces (root)'
+	@echo 'make check-vm     RDMA tests in a qemu VM running Debian'"'"'s kernel (root)'
+	@echo 'make demo         simulated SR-IOV node walk-through (root)'
+	@echo 'make static       fully static binaries in build/static/bin'
+	@echo 'make install      to $$(DESTDIR)$$(BINDIR) (default /opt/cni/bin)'
+	@echo 'make deps         install missing Debian packages (root)'
+	@echo 'options: SAN=1 (ASan+UBSan), WERROR=1, V=1, PREFIX=, DESTDIR='
+
+.PHONY: all static install deps demo clean help

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "args.h"
+#include "cleanup.h"
+
+void cni_args_free(struct cni_args *args)
+{
+	for (size_t i = 0; i < args->n; i++) {
+		free(args->kv[i].key);
+		free(args->kv[i].val);
+	}
+	free(args->kv);
+	memset(args, 0, sizeof(*args));
+}
+
+static int add_pair(struct cni_args *args, const char *item, size_t len,
+		    struct cni_error *err)
+{
+	const char *eq = memchr(item, '=', len);
+	struct cni_kv *kv;
+
+	if (!eq || memchr(eq + 1, '=', len - (size_t)(eq - item) - 1))
+		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_ENV,
+				  "ARGS: invalid pair in CNI_ARGS",
+				  "\"%.*s\" is not KEY=VALUE; separate pairs with ';'",
+				  (int)len, item);
+	kv = realloc(args->kv, (args->n + 1) * sizeof(*kv));
+	if (!kv)
+		return -ENOMEM;
+	args->kv = kv;
+	kv = &args->kv[args->n];
+	kv->key = strndup(item, (size_t)(eq - item));
+	kv->val = strndup(eq + 1, len - (size_t)(eq - item) - 1);
+	if (!kv->key || !kv->val) {
+		free(kv->key);
+		free(kv->val);
+		return -ENOMEM;
+	}
+	args->n++;
+	if (!strcmp(kv->key, "IgnoreUnknown"))
+		args->ignore_unknown = !strcasecmp(kv->val, "1") ||
+				       !strcasecmp(kv->val, "true");
+	return 0;
+}
+
+int cni_args_parse(const char *s, struct cni_args *args, struct cni_error *err)
+{
+	const char *p = s ? s : "";
+	int ret;
+
+	memset(args, 0, sizeof(*args));
+	while (*p) {
+		size_t len = strcspn(p, ";");
+
+		if (len) {
+			ret = add_pair(args, p, len, err);
+			if (ret) {
+				cni_args_free(args);
+				return ret;
+			}
+		}
+		p += len;
+		if (*p == ';')
+			p++;
+	}
+	return 0;
+}
+
+const char *cni_args_get(const struct cni_args *args, const char *key)
+{
+	for (size_t i = 0; i < args->n; i++)
+		if (!strcmp(args->kv[i].key, key))
+			return args->kv[i].val;
+	return NULL;
+}
+
+int cni_args_check(const struct cni_args *args, const char *const *known,
+		   size_t n_known, struct cni_error *err)
+{
+	char list[768] = "";
+	size_t used = 0;
+
+	if (args->ignore_unknown)
+		return 0;
+	for (size_t i = 0; i < args->n; i++) {
+		bool found = !strcmp(args->kv[i].key, "IgnoreUnknown");
+
+		for (size_t k = 0; k < n_known && !found; k++)
+			found = !strcmp(args->kv[i].key, known[k]);
+		if (found)
+			continue;
+		snprintf(list + used, sizeof(list) - used, "%s\"%s=%s\"",
+			 used ? " " : "", args->kv[i].key, args->kv[i].val);
+		used = strlen(list);
+	}
+	if (!used)
+		return 0;
+	return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_ENV,
+			  "ARGS: unknown args in CNI_ARGS",
+			  "[%s]; add IgnoreUnknown=1 to CNI_ARGS to ignore them", list);
+}

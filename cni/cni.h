@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The runtime every ibcni plugin links: one include for a plugin's main.c. */
+#ifndef CNI_CNI_H
+#define CNI_CNI_H
+
+#include <stdint.h>
+
+#include "args.h"
+#include "conf.h"
+#include "env.h"
+#include "error.h"
+#include "log.h"
+#include "result.h"
+#include "version.h"
+
+struct cni_ctx {
+	struct cni_env env;
+	struct cni_args args;		/* CNI_ARGS, parsed */
+	struct cni_conf *conf;		/* NULL for VERSION */
+	struct cni_result *result;	/* ADD sets it; cni_run prints and frees it */
+	struct cni_error err;
+};
+
+struct cni_plugin {
+	const char *name;
+	const char *about;
+	/* Each returns 0 or a negative errno with ctx->err filled where the
+	 * meaning is known. ADD, DEL and CHECK are required; a NULL GC or
+	 * STATUS succeeds without action, as Go's skel does. */
+	int (*add)(struct cni_ctx *ctx);
+	int (*del)(struct cni_ctx *ctx);
+	int (*check)(struct cni_ctx *ctx);
+	int (*gc)(struct cni_ctx *ctx);
+	int (*status)(struct cni_ctx *ctx);
+	/* Capabilities (CNI_CAP bits) needed by commands that change the host. */
+	uint64_t caps;
+};
+
+/* Run one CNI invocation: environment, stdin, dispatch, then the result or
+ * error JSON on stdout (the only writer of stdout). Returns the exit status. */
+int cni_run(const struct cni_plugin *plugin, int argc, char **argv);
+
+#endif

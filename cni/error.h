@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#ifndef CNI_ERROR_H
+#define CNI_ERROR_H
+
+/* Error codes of the CNI specification; 100 and up are ibcni's own. */
+enum {
+	CNI_ERR_INCOMPATIBLE_VERSION = 1,
+	CNI_ERR_UNSUPPORTED_FIELD = 2,
+	CNI_ERR_UNKNOWN_CONTAINER = 3,
+	CNI_ERR_INVALID_ENV = 4,
+	CNI_ERR_IO = 5,
+	CNI_ERR_DECODE = 6,
+	CNI_ERR_INVALID_CONFIG = 7,
+	CNI_ERR_TRY_AGAIN = 11,
+	CNI_ERR_NOT_AVAILABLE = 50,
+	CNI_ERR_LIMITED_CONNECTIVITY = 51,
+	CNI_ERR_INTERNAL = 100,		/* a system call or kernel request failed */
+	CNI_ERR_DEVICE = 101,		/* device missing or in an unusable state */
+	CNI_ERR_PERMISSION = 102,	/* a needed capability is missing */
+	CNI_ERR_DELEGATE = 103,		/* a delegated plugin misbehaved */
+	CNI_ERR_NO_ADDRESS = 110,	/* IPAM: a range set is exhausted */
+	CNI_ERR_ADDRESS_TAKEN = 111,	/* IPAM: a requested address is in use */
+};
+
+struct cni_error {
+	int code;		/* 0 while unset */
+	char msg[256];
+	char details[1024];
+};
+
+/* Fill err once (a set error is never overwritten) and return ret, a
+ * negative errno, so callers can write `return cni_errorf(...)`. details may be NULL. */
+int cni_errorf(struct cni_error *err, int ret, int code, const char *msg,
+	       const char *details_fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/* The CNI code that best describes a bare -errno with no filled error. */
+int cni_error_code_for_errno(int ret);
+
+#endif

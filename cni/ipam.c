@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "ipam.h"
+#include "json.h"
+#include "log.h"
+#include "util.h"
+
+extern char **environ;
+
+int cni_delegate_find(const char *dirs, const char *name, char *out,
+		      size_t len, struct cni_error *err)
+{
+	const char *p = dirs ? dirs : "";
+
+	if (!name || !*name || strchr(name, '/'))
+		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG,
+				  "invalid plugin type",
+				  "\"%s\" must be a plain binary name found on CNI_PATH",
+				  name ? name : "");
+	while (*p) {
+		size_t n = strcspn(p, ":");
+		struct stat st;
+
+		if (n && check_snprintf(out, len, "%.*s/%s", (int)n, p, name) == 0 &&
+		    stat(out, &st) == 0 && S_ISREG(st.st_mode))
+			return 0;
+		p += n;
+		if (*p == ':')
+			p++;
+	}
+	return cni_errorf(err, -ENOENT, CNI_ERR_INVALID_CONFIG,
+			  "failed to find plugin", "\"%s\" is not in CNI_PATH [%s]",
+			  name, dirs ? dirs : "");
+}
+
+static char **child_env(enum cni_command cmd)
+{
+	size_t n = 0, j = 0;
+	char **envp;
+
+	while (environ[n])
+		n++;
+	envp = calloc(n + 2, sizeof(*envp));
+	if (!envp)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "CNI_COMMAND=", 12))
+			envp[j++] = environ[i];
+	if (asprintf(&envp[j], "CNI_COMMAND=%s", cni_command_str(cmd)) < 0) {
+		free(envp);
+		return NULL;
+	}
+	return envp;
+}
+
+static unsigned int delegate_timeout(void)
+{
+	const char *s = getenv("IBCNI_DELEGATE_TIMEOUT_MS");
+	uint64_t v;
+
+	if (s && !parse_u64(s, 10, 3600000, &v) && v)
+		return (unsigned int)v;
+	return CNI_DELEGATE_TIMEOUT_MS;
+}
+
+struct child {
+	pid_t pid;
+	int in, out;
+};
+
+/* The last entry is ours; the rest are borrowed from environ. */
+static void child_env_free(char **envp)
+{
+	for (size_t i = 0; envp[i]; i++)
+		if (!envp[i + 1])
+			free(envp[i]);
+	free(envp);
+}
+
+static int spawn(const char *path, enum cni_command cmd, struct child *c)
+{
+	int pin[2], pout[2], ret;
+	char **envp = child_env(cmd);
+	char arg0[PATH_MAX];
+	char *argv[] = { arg0, NULL };
+
+	if (!envp)
+		return -ENOMEM;
+	if (copy_str(arg0, sizeof(arg0), path)) {
+		child_env_free(envp);
+		return -ENAMETOOLONG;
+	}
+	if (pipe2(pin, O_CLOEXEC) < 0) {
+		ret = -errno;
+		child_env_free(envp);
+		return ret;
+	}
+	if (pipe2(pout, O_CLOEXEC) < 0) {
+		ret = -errno;
+		close(pin[0]);
+		close(pin[1]);
+		child_env_free(envp);
+		return ret;
+	}
+	c->pid = fork();
+	if (c->pid == 0) {
+		signal(SIGPIPE, SIG_DFL);
+		dup2(pin[0], STDIN_FILENO);
+		dup2(pout[1], STDOUT_FILENO);
+		execve(path, argv, envp);
+		_exit(127);
+	}
+	ret = -errno;
+	close(pin[0]);
+	close(pout[1]);
+	child_env_free(envp);
+	if (c->pid < 0) {
+		close(pin[1]);
+		close(pout[0]);
+		return ret;
+	}
+	c->in = pin[1];
+	c->out = pout[0];
+	fcntl(c->in, F_SETFL, O_NONBLOCK);
+	return 0;
+}
+
+/* Feed stdin and drain stdout until EOF or the deadline. */
+static int pump(struct child *c, const char *in, size_t in_len, char *buf,
+		size_t *used, uint64_t deadline)
+{
+	size_t sent = 0;
+
+	while (c->out >= 0) {
+		struct pollfd fds[2] = { { .fd = c->out, .events = POLLIN },
+					 { .fd = c->in, .events = POLLOUT } };
+		uint64_t now = now_ms();
+		ssize_t n;
+
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		if (poll(fds, c->in >= 0 ? 2 : 1, (int)(deadline - now)) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (c->in >= 0 && fds[1].revents) {
+			n = (fds[1].revents & POLLOUT) ?
+				    write(c->in, in + sent, in_len - sent) : -1;
+			if (n > 0)
+				sent += (size_t)n;
+			if (n < 0 || sent == in_len) {
+				close(c->in);
+				c->in = -1;
+			}
+		}
+		if (fds[0].revents) {
+			n = read(c->out, buf + *used, CNI_DELEGATE_MAX_OUTPUT + 1 - *used);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				close(c->out);
+				c->out = -1;
+				break;
+			}
+			*used += (size_t)n;
+			if (*used > CNI_DELEGATE_MAX_OUTPUT)
+				return -EFBIG;
+		}
+	}
+	return 0;
+}
+
+static int reap(pid_t pid, uint64_t deadline, int *status)
+{
+	for (;;) {
+		pid_t r = waitpid(pid, status, WNOHANG);
+
+		if (r == pid)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return -errno;
+		if (now_ms() >= deadline)
+			return -ETIMEDOUT;
+		sleep_ms(2);
+	}
+}
+
+/* Copy a delegate's CNI error into err, untouched. */
+static int delegate_error(const char *type, struct json_object *o, int status,
+			  struct cni_error *err)
+{
+	const char *msg = "", *details = NULL;
+	struct cni_error ignored = { 0 };
+	int64_t code = 0;
+
+	if (o && json_object_is_type(o, json_type_object) &&
+	    !cni_json_int(o, "code", "code", 0, INT32_MAX, &code, &ignored)) {
+		cni_json_string(o, "msg", "msg", &msg, &ignored);
+		cni_json_string(o, "details", "details", &details, &ignored);
+		return cni_errorf(err, -EIO, (int)code, msg, details ? "%s" : NULL,
+				  details);
+	}
+	return cni_errorf(err, -EIO, CNI_ERR_DELEGATE, "delegated plugin failed",
+			  "%s exited with status %d and no CNI error on stdout; see its stderr",
+			  type, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+}
+
+int cni_delegate_exec(const char *type, const struct cni_env *env,
+		      const struct cni_conf *conf, enum cni_command cmd,
+		      struct json_object **out, struct cni_error *err)
+{
+	_cleanup_free_ char *buf = malloc(CNI_DELEGATE_MAX_OUTPUT + 2);
+	_cleanup_json_ struct json_object *o = NULL;
+	unsigned int timeout = delegate_timeout();
+	struct child c = { .pid = -1, .in = -1, .out = -1 };
+	char path[PATH_MAX];
+	const char *why = NULL;
+	size_t used = 0;
+	uint64_t deadline;
+	int ret, status = 0;
+
+	*out = NULL;
+	if (!buf)
+		return -ENOMEM;
+	ret = cni_delegate_find(env->path, type, path, sizeof(path), err);
+	if (ret)
+		return ret;
+	log_debug("delegating %s to %s", cni_command_str(cmd), path);
+	ret = spawn(path, cmd, &c);
+	if (ret)
+		return cni_errorf(err, ret, CNI_ERR_DELEGATE, "cannot run delegated plugin",
+				  "%s: %s", path, strerror(-ret));
+	deadline = now_ms() + timeout;
+	ret = pump(&c, conf->raw, conf->raw_len, buf, &used, deadline);
+	if (c.in >= 0)
+		close(c.in);
+	if (c.out >= 0)
+		close(c.out);
+	if (!ret)
+		ret = reap(c.pid, deadline, &status);
+	if (ret) {
+		kill(c.pid, SIGKILL);
+		waitpid(c.pid, NULL, 0);
+		if (ret == -ETIMEDOUT)
+			return cni_errorf(err, ret, CNI_ERR_DELEGATE,
+					  "delegated plugin timed out",
+					  "%s %s did not finish within %u ms and was killed",
+					  type, cni_command_str(cmd), timeout);
+		if (ret == -EFBIG)
+			return cni_errorf(err, ret, CNI_ERR_DELEGATE,
+					  "delegated plugin output too large",
+					  "%s printed more than %d bytes", type,
+					  CNI_DELEGATE_MAX_OUTPUT);
+		return cni_errorf(err, ret, CNI_ERR_DELEGATE, "delegated plugin failed",
+				  "%s: %s", type, strerror(-ret));
+	}
+	buf[used] = '\0';
+	if (strspn(buf, " \t\r\n") != used) {
+		o = cni_json_parse(buf, used, &why);
+		if (!o && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+			return cni_errorf(err, -EBADMSG, CNI_ERR_DELEGATE,
+					  "delegated plugin returned invalid JSON",
+					  "%s: %s: %.200s", type, why, buf);
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return delegate_error(type, o, status, err);
+	*out = steal_ptr(o);
+	return 0;
+}
+
+static const char *ipam_type(const struct cni_conf *conf, struct cni_error *err)
+{
+	if (!conf->ipam_type || !*conf->ipam_type) {
+		cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG,
+			   "IPAM config missing 'type'",
+			   "set \"ipam\": {\"type\": \"<ipam plugin>\", ...}");
+		return NULL;
+	}
+	return conf->ipam_type;
+}
+
+int cni_ipam_add(const struct cni_env *env, const struct cni_conf *conf,
+		 struct cni_result **res, struct cni_error *err)
+{
+	_cleanup_json_ struct json_object *o = NULL;
+	const char *type = ipam_type(conf, err);
+	int ret;
+
+	*res = NULL;
+	if (!type)
+		return -EINVAL;
+	ret = cni_delegate_exec(type, env, conf, CNI_CMD_ADD, &o, err);
+	if (ret)
+		return ret;
+	if (!o)
+		return cni_errorf(err, -EBADMSG, CNI_ERR_DELEGATE,
+				  "delegated plugin returned no result",
+				  "%s ADD exited 0 with nothing on stdout", type);
+	ret = cni_result_from_json(o, conf->version, res, err);
+	if (ret && err->code == CNI_ERR_DECODE) {
+		/* Say who produced the bad result. */
+		char details[sizeof(err->details)];
+
+		snprintf(details, sizeof(details), "%.64s: %.900s", type, err->details);
+		memcpy(err->details, details, sizeof(details));
+	}
+	return ret;
+}
+
+int cni_ipam_run(const struct cni_env *env, const struct cni_conf *conf,
+		 enum cni_command cmd, struct cni_error *err)
+{
+	_cleanup_json_ struct json_object *o = NULL;
+	const char *type = ipam_type(conf, err);
+
+	if (!type)
+		return -EINVAL;
+	return cni_delegate_exec(type, env, conf, cmd, &o, err);
+}

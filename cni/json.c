@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cleanup.h"
+#include "json.h"
+
+struct json_object *cni_json_get(struct json_object *obj, const char *key)
+{
+	struct json_object *v = NULL;
+
+	if (!obj || !json_object_is_type(obj, json_type_object))
+		return NULL;
+	if (json_object_object_get_ex(obj, key, &v))
+		return v;
+	json_object_object_foreach(obj, k, val)
+	{
+		if (!strcasecmp(k, key))
+			return val;
+	}
+	return NULL;
+}
+
+static int wrong_type(struct cni_error *err, const char *where, const char *type)
+{
+	return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG,
+			  "invalid configuration", "\"%s\" must be %s", where, type);
+}
+
+static struct json_object *lookup(struct json_object *obj, const char *key,
+				  json_type type)
+{
+	struct json_object *v = cni_json_get(obj, key);
+
+	if (!v)
+		errno = ENOENT;
+	else if (!json_object_is_type(v, type))
+		errno = EINVAL;
+	else
+		return v;
+	return NULL;
+}
+
+int cni_json_string(struct json_object *obj, const char *key, const char *where,
+		    const char **out, struct cni_error *err)
+{
+	struct json_object *v = lookup(obj, key, json_type_string);
+
+	if (!v)
+		return errno == ENOENT ? -ENOENT : wrong_type(err, where, "a string");
+	*out = json_object_get_string(v);
+	return 0;
+}
+
+int cni_json_bool(struct json_object *obj, const char *key, const char *where,
+		  bool *out, struct cni_error *err)
+{
+	struct json_object *v = lookup(obj, key, json_type_boolean);
+
+	if (!v)
+		return errno == ENOENT ? -ENOENT :
+					 wrong_type(err, where, "true or false");
+	*out = json_object_get_boolean(v);
+	return 0;
+}
+
+int cni_json_int(struct json_object *obj, const char *key, const char *where,
+		 int64_t min, int64_t max, int64_t *out, struct cni_error *err)
+{
+	struct json_object *v = lookup(obj, key, json_type_int);
+	int64_t n;
+
+	if (!v) {
+		if (errno == ENOENT)
+			return -ENOENT;
+		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG,
+				  "invalid configuration",
+				  "\"%s\" must be an integer from %" PRId64
+				  " to %" PRId64, where, min, max);
+	}
+	errno = 0;
+	n = json_object_get_int64(v);
+	if (errno || n < min || n > max)
+		return cni_errorf(err, -ERANGE, CNI_ERR_INVALID_CONFIG,
+				  "invalid configuration",
+				  "\"%s\" is %s; it must be from %" PRId64
+				  " to %" PRId64, where,
+				  json_object_to_json_string(v), min, max);
+	*out = n;
+	return 0;
+}
+
+int cni_json_object(struct json_object *obj, const char *key, const char *where,
+		    struct json_object **out, struct cni_error *err)
+{
+	struct json_object *v = lookup(obj, key, json_type_object);
+
+	if (!v)
+		return errno == ENOENT ? -ENOENT : wrong_type(err, where, "an object");
+	*out = v;
+	return 0;
+}
+
+int cni_json_array(struct json_object *obj, const char *key, const char *where,
+		   struct json_object **out, struct cni_error *err)
+{
+	struct json_object *v = lookup(obj, key, json_type_array);
+
+	if (!v)
+		return errno == ENOENT ? -ENOENT : wrong_type(err, where, "a list");
+	*out = v;
+	return 0;
+}
+
+struct buf {
+	char *p;
+	size_t len, cap;
+	bool oom;
+};
+
+static void put(struct buf *b, const char *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		char *p;
+
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p) {
+			b->oom = true;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void puts_(struct buf *b, const char *s)
+{
+	put(b, s, strlen(s));
+}
+
+static void put_indent(struct buf *b, bool indent, int depth)
+{
+	if (!indent)
+		return;
+	put(b, "\n", 1);
+	for (int i = 0; i < depth; i++)
+		put(b, "    ", 4);
+}
+
+/* Go escapes <, > and & too, and U+2028/U+2029. */
+static void put_string(struct buf *b, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	put(b, "\"", 1);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char esc[7] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0 };
+
+		if (c == '"' || c == '\\') {
+			put(b, "\\", 1);
+			put(b, (const char *)&s[i], 1);
+		} else if (c == '\n') {
+			puts_(b, "\\n");
+		} else if (c == '\r') {
+			puts_(b, "\\r");
+		} else if (c == '\t') {
+			puts_(b, "\\t");
+		} else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
+			puts_(b, esc);
+		} else if (c == 0xe2 && i + 2 < n && (unsigned char)s[i + 1] == 0x80 &&
+			   ((unsigned char)s[i + 2] == 0xa8 ||
+			    (unsigned char)s[i + 2] == 0xa9)) {
+			puts_(b, (unsigned char)s[i + 2] == 0xa8 ? "\\u2028" : "\\u2029");
+			i += 2;
+		} else {
+			put(b, (const char *)&s[i], 1);
+		}
+	}
+	put(b, "\"", 1);
+}
+
+static void dump(struct buf *b, struct json_object *o, bool indent, int depth)
+{
+	char num[64];
+	size_t n, i = 0;
+
+	switch (json_object_get_type(o)) {
+	case json_type_null:
+		puts_(b, "null");
+		break;
+	case json_type_boolean:
+		puts_(b, json_object_get_boolean(o) ? "true" : "false");
+		break;
+	case json_type_int:
+		if (json_object_get_int64(o) == INT64_MAX)
+			snprintf(num, sizeof(num), "%" PRIu64, json_object_get_uint64(o));
+		else
+			snprintf(num, sizeof(num), "%" PRId64, json_object_get_int64(o));
+		puts_(b, num);
+		break;
+	case json_type_double:
+		puts_(b, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+		break;
+	case json_type_string:
+		put_string(b, json_object_get_string(o),
+			   (size_t)json_object_get_string_len(o));
+		break;
+	case json_type_array:
+		n = json_object_array_length(o);
+		if (!n) {
+			puts_(b, "[]");
+			break;
+		}
+		put(b, "[", 1);
+		for (i = 0; i < n; i++) {
+			if (i)
+				put(b, ",", 1);
+			put_indent(b, indent, depth + 1);
+			dump(b, json_object_array_get_idx(o, i), indent, depth + 1);
+		}
+		put_indent(b, indent, depth);
+		put(b, "]", 1);
+		break;
+	case json_type_object:
+		if (!json_object_object_length(o)) {
+			puts_(b, "{}");
+			break;
+		}
+		put(b, "{", 1);
+		json_object_object_foreach(o, k, v)
+		{
+			if (i++)
+				put(b, ",", 1);
+			put_indent(b, indent, depth + 1);
+			put_string(b, k, strlen(k));
+			puts_(b, indent ? ": " : ":");
+			dump(b, v, indent, depth + 1);
+		}
+		put_indent(b, indent, depth);
+		put(b, "}", 1);
+		break;
+	}
+}
+
+char *cni_json_dump(struct json_object *o, bool indent)
+{
+	struct buf b = { 0 };
+
+	dump(&b, o, indent, 0);
+	if (b.oom || !b.p) {
+		free(b.p);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return b.p;
+}
+
+struct json_object *cni_json_parse(const char *buf, size_t len, const char **why)
+{
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *o;
+	size_t used;
+
+	*why = NULL;
+	if (!tok) {
+		*why = "out of memory";
+		return NULL;
+	}
+	if (memchr(buf, '\0', len)) {
+		json_tokener_free(tok);
+		*why = "invalid character NUL in input";
+		return NULL;
+	}
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	o = json_tokener_parse_ex(tok, buf, (int)len);
+	if (!o) {
+		enum json_tokener_error e = json_tokener_get_error(tok);
+
+		*why = e == json_tokener_continue ? "unexpected end of JSON input" :
+						    json_tokener_error_desc(e);
+		json_tokener_free(tok);
+		return NULL;
+	}
+	used = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	for (; used < len; used++) {
+		if (!strchr(" \t\r\n", buf[used])) {
+			json_object_put(o);
+			*why = "invalid character after top-level value";
+			return NULL;
+		}
+	}
+	return o;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#ifndef CNI_JSON_H
+#define CNI_JSON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <json-c/json.h>
+
+#include "error.h"
+
+/* Look key up in obj the way Go's encoding/json matches struct fields: an
+ * exact match first, then a case-insensitive one. JSON null counts as absent.
+ * Borrowed; valid while obj lives. NULL when absent or obj is not an object. */
+struct json_object *cni_json_get(struct json_object *obj, const char *key);
+
+/* Typed lookups. 0 when present with the right type, -ENOENT when absent
+ * (out untouched), -EINVAL when of another type: err gets code 7 naming
+ * `where` (the key's path, e.g. "ipam.subnet") and the expected type. */
+int cni_json_string(struct json_object *obj, const char *key, const char *where,
+		    const char **out, struct cni_error *err);
+int cni_json_bool(struct json_object *obj, const char *key, const char *where,
+		  bool *out, struct cni_error *err);
+int cni_json_int(struct json_object *obj, const char *key, const char *where,
+		 int64_t min, int64_t max, int64_t *out, struct cni_error *err);
+int cni_json_object(struct json_object *obj, const char *key, const char *where,
+		    struct json_object **out, struct cni_error *err);
+int cni_json_array(struct json_object *obj, const char *key, const char *where,
+		   struct json_object **out, struct cni_error *err);
+
+/* Serialise as Go's json.MarshalIndent(v, "", "    ") does (4-space indent,
+ * Go's string escaping, no trailing newline); compact when indent is false.
+ * Returns a malloc'd string the caller frees, or NULL with errno set. */
+char *cni_json_dump(struct json_object *o, bool indent);
+
+/* Parse a whole buffer as one JSON value; trailing non-space is an error.
+ * On failure returns NULL and points *why at a static description. */
+struct json_object *cni_json_parse(const char *buf, size_t len, const char **why);
+
+#endif

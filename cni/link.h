@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* rtnetlink through libnl-route-3; the only module that speaks it. Every
+ * call acts in the calling thread's network namespace and returns 0 or a
+ * negative errno exactly as the kernel reported it. */
+#ifndef CNI_LINK_H
+#define CNI_LINK_H
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "result.h"
+
+struct nl_msg;
+
+#define CNI_MAC_MAX 32	/* IPoIB hardware addresses are 20 bytes */
+
+struct cni_link {
+	int ifindex;
+	char name[IFNAMSIZ];
+	char kind[32];		/* IFLA_INFO_KIND, "" for hardware */
+	unsigned int type;	/* ARPHRD_* */
+	unsigned int flags;	/* IFF_* */
+	unsigned int mtu;
+	unsigned char mac[CNI_MAC_MAX];
+	unsigned int mac_len;
+	int num_vf;		/* IFLA_NUM_VF, -1 when not reported */
+};
+
+/* Which fields of a cni_vf are meaningful. */
+enum {
+	CNI_VF_MAC = 1 << 0,
+	CNI_VF_VLAN = 1 << 1,
+	CNI_VF_RATE = 1 << 2,
+	CNI_VF_SPOOFCHK = 1 << 3,
+	CNI_VF_TRUST = 1 << 4,
+	CNI_VF_LINK_STATE = 1 << 5,
+	CNI_VF_NODE_GUID = 1 << 6,
+	CNI_VF_PORT_GUID = 1 << 7,
+};
+
+/* One VF's PF-side settings, as read from IFLA_VFINFO_LIST or to be written. */
+struct cni_vf {
+	uint32_t vf;
+	uint32_t mask;			/* CNI_VF_* */
+	unsigned char mac[6];
+	uint32_t vlan, qos;
+	uint16_t vlan_proto;		/* ETH_P_8021Q or ETH_P_8021AD, host order */
+	uint32_t min_tx_rate, max_tx_rate;
+	uint32_t spoofchk, trust;
+	uint32_t link_state;		/* IFLA_VF_LINK_STATE_AUTO/ENABLE/DISABLE */
+	uint64_t node_guid, port_guid;
+};
+
+/* The extended-ack text of the last failed request in this thread, or "". */
+const char *cni_link_ext_ack(void);
+
+/* Look a link up by name (ifindex 0) or by index. -ENODEV when absent. */
+int cni_link_get(const char *name, int ifindex, struct cni_link *link);
+
+/* Administrative state, name, MTU and hardware address of a link. */
+int cni_link_set_up(int ifindex, bool up);
+int cni_link_rename(int ifindex, const char *name);
+int cni_link_set_mtu(int ifindex, unsigned int mtu);
+int cni_link_set_mac(int ifindex, const unsigned char *mac, size_t len);
+
+/* Move a link into the network namespace netns_fd refers to. */
+int cni_link_move(int ifindex, int netns_fd);
+
+/* Add or delete an interface address (prefix as in a CNI result). */
+int cni_link_addr_add(int ifindex, const struct cni_prefix *addr);
+int cni_link_addr_del(int ifindex, const struct cni_prefix *addr);
+
+/* Add a route through ifindex (gateway optional, table/metric as given). */
+int cni_link_route_add(int ifindex, const struct cni_route *rt);
+
+/* True (1) when ifindex has exactly this address, 0 when not, or -errno. */
+int cni_link_has_addr(int ifindex, const struct cni_prefix *addr);
+
+/* True (1) when a route to rt->dst (via rt->gw if set) exists on ifindex. */
+int cni_link_has_route(int ifindex, const struct cni_route *rt);
+
+/* Read every VF of the PF ifindex (RTEXT_FILTER_VF). *vfs is malloc'd
+ * (caller frees); *n is 0 for a link without VFs. */
+int cni_link_vfs_get(int pf_ifindex, struct cni_vf **vfs, size_t *n);
+
+/* Build the RTM_NEWLINK request that applies vf's masked settings on the PF,
+ * laid out as iproute2's `ip link set dev PF vf N ...` lays it out. Caller
+ * frees *msg with nlmsg_free(). */
+int cni_link_vf_msg(int pf_ifindex, const struct cni_vf *vf, struct nl_msg **msg);
+
+/* Apply vf's masked settings to the PF's VF. */
+int cni_link_vf_set(int pf_ifindex, const struct cni_vf *vf);
+
+/* Decode an RTM_NEWLINK message's IFLA_VFINFO_LIST (a kernel reply or a
+ * request built above) into at most max VFs; returns how many or -errno. */
+int cni_link_vfs_parse(struct nl_msg *msg, struct cni_vf *vfs, size_t max);
+
+#endif

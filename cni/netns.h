@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#ifndef CNI_NETNS_H
+#define CNI_NETNS_H
+
+#include "error.h"
+
+/* Open path (CNI_NETNS) O_RDONLY|O_CLOEXEC and verify it is a network
+ * namespace. Returns the fd, or -errno with err (code 4) naming the path. */
+int cni_netns_open(const char *path, struct cni_error *err);
+
+/* Switch the calling thread into netns fd; *saved receives an fd of the
+ * current namespace for cni_netns_restore(). 0 or -errno. */
+int cni_netns_enter(int fd, int *saved);
+
+/* Return to the namespace saved by cni_netns_enter() and close it. */
+int cni_netns_restore(int *saved);
+
+/* True when fd and the caller are in the same network namespace. */
+int cni_netns_is_current(int fd);
+
+#endif

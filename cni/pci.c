@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "pci.h"
+#include "util.h"
+
+static void closedirp(DIR **d)
+{
+	if (*d)
+		closedir(*d);
+}
+
+#define _cleanup_dir_ _cleanup_(closedirp)
+
+static bool hex_run(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+		      (c >= 'A' && c <= 'F')))
+			return false;
+	}
+	return true;
+}
+
+bool cni_pci_addr_parse(const char *s, char out[CNI_PCI_ADDR_LEN])
+{
+	char buf[CNI_PCI_ADDR_LEN];
+	size_t len = s ? strlen(s) : 0;
+
+	if (len == 7 && check_snprintf(buf, sizeof(buf), "0000:%s", s) == 0)
+		s = buf;
+	else if (len != 12)
+		return false;
+	if (!hex_run(s, 4) || s[4] != ':' || !hex_run(s + 5, 2) || s[7] != ':' ||
+	    !hex_run(s + 8, 2) || s[10] != '.' || s[11] < '0' || s[11] > '7')
+		return false;
+	for (int i = 0; i < 12; i++)
+		out[i] = (char)((s[i] >= 'A' && s[i] <= 'F') ? s[i] - 'A' + 'a' : s[i]);
+	out[12] = '\0';
+	/* Device numbers stop at 0x1f. */
+	return strtoul(out + 8, NULL, 16) <= 0x1f;
+}
+
+static int dev_path(char *buf, size_t len, const char *root, const char *addr,
+		    const char *sub)
+{
+	return check_snprintf(buf, len, "%s/devices/%s%s%s", root, addr,
+			      sub ? "/" : "", sub ? sub : "");
+}
+
+/* Basename of a symlink's target. */
+static int link_base(const char *path, char *out, size_t len)
+{
+	char target[PATH_MAX];
+	ssize_t n = readlink(path, target, sizeof(target) - 1);
+	const char *base;
+
+	if (n < 0)
+		return -errno;
+	target[n] = '\0';
+	base = strrchr(target, '/');
+	return copy_str(out, len, base ? base + 1 : target);
+}
+
+/* First entry (sorted) of a directory, skipping dot files. */
+static int first_entry(const char *dir, char *out, size_t len)
+{
+	struct dirent **list;
+	int n = scandir(dir, &list, NULL, alphasort), ret = -ENODEV;
+
+	if (n < 0)
+		return errno == ENOENT ? -ENODEV : -errno;
+	for (int i = 0; i < n; i++) {
+		if (ret == -ENODEV && list[i]->d_name[0] != '.')
+			ret = copy_str(out, len, list[i]->d_name);
+		free(list[i]);
+	}
+	free(list);
+	return ret;
+}
+
+int cni_pci_netdev(const char *root, const char *addr, char name[IFNAMSIZ])
+{
+	char path[PATH_MAX];
+
+	name[0] = '\0';
+	if (dev_path(path, sizeof(path), root, addr, "net"))
+		return -ENAMETOOLONG;
+	return first_entry(path, name, IFNAMSIZ);
+}
+
+int cni_pci_wait_netdev(const char *root, const char *addr,
+			unsigned int timeout_ms, char name[IFNAMSIZ])
+{
+	uint64_t deadline = now_ms() + timeout_ms;
+	int ret;
+
+	for (;;) {
+		ret = cni_pci_netdev(root, addr, name);
+		if (ret != -ENODEV || now_ms() >= deadline)
+			return ret == -ENODEV ? -ETIMEDOUT : ret;
+		sleep_ms(20);
+	}
+}
+
+int cni_pci_driver(const char *root, const char *addr, char *drv, size_t len)
+{
+	char path[PATH_MAX];
+	int ret;
+
+	drv[0] = '\0';
+	if (dev_path(path, sizeof(path), root, addr, "driver"))
+		return -ENAMETOOLONG;
+	ret = link_base(path, drv, len);
+	return ret == -ENOENT ? -ENOENT : ret;
+}
+
+static int vf_index(const char *root, const char *pf, const char *vf)
+{
+	_cleanup_dir_ DIR *d = NULL;
+	char path[PATH_MAX], base[64];
+	struct dirent *e;
+
+	if (dev_path(path, sizeof(path), root, pf, NULL))
+		return -ENAMETOOLONG;
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		char link[PATH_MAX];
+		uint64_t n;
+
+		if (strncmp(e->d_name, "virtfn", 6) ||
+		    parse_u64(e->d_name + 6, 10, INT32_MAX, &n))
+			continue;
+		if (check_snprintf(link, sizeof(link), "%s/%s", path, e->d_name) ||
+		    link_base(link, base, sizeof(base)))
+			continue;
+		if (!strcmp(base, vf))
+			return (int)n;
+	}
+	return -ENOENT;
+}
+
+int cni_pci_rdma_devs(const char *root, const char *addr,
+		      char names[][CNI_RDMA_NAME_MAX], size_t max)
+{
+	struct dirent **list;
+	char path[PATH_MAX];
+	size_t found = 0;
+	int n;
+
+	if (dev_path(path, sizeof(path), root, addr, "infiniband"))
+		return -ENAMETOOLONG;
+	n = scandir(path, &list, NULL, alphasort);
+	if (n < 0)
+		return errno == ENOENT ? 0 : -errno;
+	for (int i = 0; i < n; i++) {
+		if (list[i]->d_name[0] != '.' && found < max &&
+		    !copy_str(names[found], CNI_RDMA_NAME_MAX, list[i]->d_name))
+			found++;
+		free(list[i]);
+	}
+	free(list);
+	return (int)found;
+}
+
+int cni_pci_vf_get(const char *root, const char *addr, struct cni_pci_vf *vf)
+{
+	char path[PATH_MAX], rdma[1][CNI_RDMA_NAME_MAX];
+	struct stat st;
+	int ret;
+
+	memset(vf, 0, sizeof(*vf));
+	if (copy_str(vf->addr, sizeof(vf->addr), addr) ||
+	    dev_path(path, sizeof(path), root, addr, NULL))
+		return -EINVAL;
+	if (stat(path, &st) < 0)
+		return errno == ENOENT ? -ENODEV : -errno;
+	if (dev_path(path, sizeof(path), root, addr, "physfn"))
+		return -ENAMETOOLONG;
+	ret = link_base(path, vf->pf_addr, sizeof(vf->pf_addr));
+	if (ret)
+		return ret == -ENOENT ? -ENOTTY : ret;
+	ret = vf_index(root, vf->pf_addr, addr);
+	if (ret < 0)
+		return ret == -ENOENT ? -ENOTTY : ret;
+	vf->vf_index = ret;
+	ret = cni_pci_netdev(root, vf->pf_addr, vf->pf_netdev);
+	if (ret && ret != -ENODEV)
+		return ret;
+	ret = cni_pci_netdev(root, addr, vf->netdev);
+	if (ret && ret != -ENODEV)
+		return ret;
+	ret = cni_pci_driver(root, addr, vf->driver, sizeof(vf->driver));
+	if (ret && ret != -ENOENT)
+		return ret;
+	ret = cni_pci_rdma_devs(root, addr, rdma, 1);
+	if (ret < 0)
+		return ret;
+	if (ret == 1)
+		copy_str(vf->rdma_dev, sizeof(vf->rdma_dev), rdma[0]);
+	return 0;
+}
+
+static int write_attr(const char *path, const char *val)
+{
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+
+	if (fd < 0)
+		return -errno;
+	return write_all(fd, val, strlen(val));
+}
+
+int cni_pci_rebind(const char *root, const char *addr)
+{
+	char drv[64], path[PATH_MAX];
+	int ret = cni_pci_driver(root, addr, drv, sizeof(drv));
+
+	if (ret)
+		return ret;
+	if (check_snprintf(path, sizeof(path), "%s/drivers/%s/unbind", root, drv))
+		return -ENAMETOOLONG;
+	ret = write_attr(path, addr);
+	if (ret)
+		return ret;
+	if (check_snprintf(path, sizeof(path), "%s/drivers/%s/bind", root, drv))
+		return -ENAMETOOLONG;
+	return write_attr(path, addr);
+}
+
+int cni_pci_pkeys(const char *root, const char *addr, const char *rdma_dev,
+		  unsigned int port, uint16_t *pkeys, size_t max)
+{
+	_cleanup_dir_ DIR *d = NULL;
+	char path[PATH_MAX], sub[PATH_MAX];
+	struct dirent *e;
+	size_t n = 0;
+
+	if (check_snprintf(sub, sizeof(sub), "infiniband/%s/ports/%u/pkeys",
+			   rdma_dev, port) ||
+	    dev_path(path, sizeof(path), root, addr, sub))
+		return -ENAMETOOLONG;
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)) && n < max) {
+		_cleanup_free_ char *buf = NULL;
+		char file[PATH_MAX];
+		uint64_t v;
+
+		if (e->d_name[0] == '.' ||
+		    check_snprintf(file, sizeof(file), "%s/%s", path, e->d_name) ||
+		    read_file(file, 32, &buf, NULL))
+			continue;
+		buf[strcspn(buf, "\n")] = '\0';
+		if (parse_u64(buf, 16, 0xffff, &v) || !(v & 0x7fff))
+			continue;
+		pkeys[n++] = (uint16_t)v;
+	}
+	return (int)n;
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* SR-IOV topology under <root>/devices and <root>/drivers (root is
+ * /sys/bus/pci in production, a temporary tree in tests). The only module
+ * that touches sysfs. */
+#ifndef CNI_PCI_H
+#define CNI_PCI_H
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CNI_PCI_ROOT "/sys/bus/pci"
+#define CNI_PCI_ADDR_LEN 13	/* "dddd:bb:dd.f" + NUL */
+#define CNI_RDMA_NAME_MAX 64
+
+struct cni_pci_vf {
+	char addr[CNI_PCI_ADDR_LEN];
+	char pf_addr[CNI_PCI_ADDR_LEN];
+	int vf_index;			/* N of the PF's virtfnN link */
+	char pf_netdev[IFNAMSIZ];	/* "" when the PF has none */
+	char netdev[IFNAMSIZ];		/* "" when the VF has none (vfio) */
+	char driver[64];		/* "" when unbound */
+	char rdma_dev[CNI_RDMA_NAME_MAX];	/* first RDMA device, or "" */
+};
+
+/* Normalise a PCI address ("bb:dd.f" gains domain 0000; hex lower-cased)
+ * into out; false when it is not dddd:bb:dd.f. */
+bool cni_pci_addr_parse(const char *s, char out[CNI_PCI_ADDR_LEN]);
+
+/* Resolve a VF: its PF (physfn), its index among the PF's virtfnN, netdevs,
+ * driver and RDMA device. -ENODEV when addr is absent, -ENOTTY when it is
+ * not a VF. */
+int cni_pci_vf_get(const char *root, const char *addr, struct cni_pci_vf *vf);
+
+/* The first netdev under devices/<addr>/net/; -ENODEV when there is none. */
+int cni_pci_netdev(const char *root, const char *addr, char name[IFNAMSIZ]);
+
+/* Poll (bounded by timeout_ms) until addr has a netdev again. */
+int cni_pci_wait_netdev(const char *root, const char *addr,
+			unsigned int timeout_ms, char name[IFNAMSIZ]);
+
+/* RDMA devices under devices/<addr>/infiniband/, sorted; returns how many
+ * were found (at most max) or -errno. */
+int cni_pci_rdma_devs(const char *root, const char *addr,
+		      char names[][CNI_RDMA_NAME_MAX], size_t max);
+
+/* The bound driver's name; -ENOENT when unbound. */
+int cni_pci_driver(const char *root, const char *addr, char *drv, size_t len);
+
+/* Unbind addr from its driver and bind it again, so the driver re-reads
+ * settings made on the PF (an IB GUID). */
+int cni_pci_rebind(const char *root, const char *addr);
+
+/* The pkey table of an RDMA port: non-zero entries of ports/<port>/pkeys/N,
+ * full-membership bit included. Returns how many (at most max) or -errno. */
+int cni_pci_pkeys(const char *root, const char *addr, const char *rdma_dev,
+		  unsigned int port, uint16_t *pkeys, size_t max);
+
+#endif

@@ -1,0 +1,749 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "json.h"
+#include "result.h"
+#include "util.h"
+
+struct cni_result *cni_result_new(void)
+{
+	return calloc(1, sizeof(struct cni_result));
+}
+
+static void strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void cni_result_free(struct cni_result *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n_ifaces; i++) {
+		free(r->ifaces[i].name);
+		free(r->ifaces[i].mac);
+		free(r->ifaces[i].sandbox);
+		free(r->ifaces[i].socket_path);
+		free(r->ifaces[i].pci_id);
+	}
+	free(r->ifaces);
+	free(r->ips);
+	free(r->routes);
+	strv_free(r->dns.nameservers, r->dns.n_nameservers);
+	strv_free(r->dns.search, r->dns.n_search);
+	strv_free(r->dns.options, r->dns.n_options);
+	free(r->dns.domain);
+	free(r);
+}
+
+static void *grow(void *arr, size_t *n, size_t size)
+{
+	char *p = realloc(arr, (*n + 1) * size);
+
+	if (!p)
+		return NULL;
+	memset(p + *n * size, 0, size);
+	(*n)++;
+	return p;
+}
+
+struct cni_iface *cni_result_add_iface(struct cni_result *r)
+{
+	struct cni_iface *p = grow(r->ifaces, &r->n_ifaces, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	r->ifaces = p;
+	return &p[r->n_ifaces - 1];
+}
+
+struct cni_ip *cni_result_add_ip(struct cni_result *r)
+{
+	struct cni_ip *p = grow(r->ips, &r->n_ips, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	r->ips = p;
+	p[r->n_ips - 1].iface = -1;
+	return &p[r->n_ips - 1];
+}
+
+struct cni_route *cni_result_add_route(struct cni_result *r)
+{
+	struct cni_route *p = grow(r->routes, &r->n_routes, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	r->routes = p;
+	return &p[r->n_routes - 1];
+}
+
+int cni_strv_add(char ***v, size_t *n, const char *s)
+{
+	char **p = realloc(*v, (*n + 1) * sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	*v = p;
+	p[*n] = strdup(s);
+	if (!p[*n])
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+static int dup_str(char **dst, const char *src)
+{
+	*dst = NULL;
+	if (!src)
+		return 0;
+	*dst = strdup(src);
+	return *dst ? 0 : -ENOMEM;
+}
+
+static int dup_strv(char ***dst, size_t *dn, char *const *src, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (cni_strv_add(dst, dn, src[i]))
+			return -ENOMEM;
+	return 0;
+}
+
+struct cni_result *cni_result_dup(const struct cni_result *src)
+{
+	struct cni_result *r = cni_result_new();
+	int ret = 0;
+
+	if (!r)
+		return NULL;
+	for (size_t i = 0; i < src->n_ifaces && !ret; i++) {
+		const struct cni_iface *s = &src->ifaces[i];
+		struct cni_iface *d = cni_result_add_iface(r);
+
+		if (!d) {
+			ret = -ENOMEM;
+			break;
+		}
+		d->mtu = s->mtu;
+		ret = dup_str(&d->name, s->name) ?: dup_str(&d->mac, s->mac) ?:
+		      dup_str(&d->sandbox, s->sandbox) ?:
+		      dup_str(&d->socket_path, s->socket_path) ?:
+		      dup_str(&d->pci_id, s->pci_id);
+	}
+	if (!ret && src->n_ips) {
+		r->ips = malloc(src->n_ips * sizeof(*r->ips));
+		ret = r->ips ? 0 : -ENOMEM;
+		if (!ret) {
+			memcpy(r->ips, src->ips, src->n_ips * sizeof(*r->ips));
+			r->n_ips = src->n_ips;
+		}
+	}
+	if (!ret && src->n_routes) {
+		r->routes = malloc(src->n_routes * sizeof(*r->routes));
+		ret = r->routes ? 0 : -ENOMEM;
+		if (!ret) {
+			memcpy(r->routes, src->routes, src->n_routes * sizeof(*r->routes));
+			r->n_routes = src->n_routes;
+		}
+	}
+	if (!ret)
+		ret = dup_strv(&r->dns.nameservers, &r->dns.n_nameservers,
+			       src->dns.nameservers, src->dns.n_nameservers) ?:
+		      dup_strv(&r->dns.search, &r->dns.n_search, src->dns.search,
+			       src->dns.n_search) ?:
+		      dup_strv(&r->dns.options, &r->dns.n_options,
+			       src->dns.options, src->dns.n_options) ?:
+		      dup_str(&r->dns.domain, src->dns.domain);
+	if (ret) {
+		cni_result_free(r);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return r;
+}
+
+/* IPv4-mapped IPv6 addresses are IPv4, as Go's To4() says. */
+static void normalise(int *family, unsigned char *a)
+{
+	static const unsigned char mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	if (*family == AF_INET6 && !memcmp(a, mapped, 12)) {
+		memmove(a, a + 12, 4);
+		memset(a + 4, 0, 12);
+		*family = AF_INET;
+	}
+}
+
+bool cni_addr_parse(const char *s, struct cni_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (inet_pton(AF_INET, s, a->a) == 1)
+		a->family = AF_INET;
+	else if (inet_pton(AF_INET6, s, a->a) == 1)
+		a->family = AF_INET6;
+	else
+		return false;
+	normalise(&a->family, a->a);
+	return true;
+}
+
+bool cni_prefix_parse(const char *s, struct cni_prefix *p)
+{
+	const char *slash = strchr(s, '/');
+	struct cni_addr a;
+	char ip[INET6_ADDRSTRLEN];
+	uint64_t len;
+	bool mapped;
+
+	memset(p, 0, sizeof(*p));
+	if (!slash || (size_t)(slash - s) >= sizeof(ip))
+		return false;
+	memcpy(ip, s, (size_t)(slash - s));
+	ip[slash - s] = '\0';
+	mapped = strchr(ip, ':') != NULL;
+	if (!cni_addr_parse(ip, &a))
+		return false;
+	/* Digits only: Go's ParseCIDR rejects signs and leading junk. */
+	if (!slash[1] || strspn(slash + 1, "0123456789") != strlen(slash + 1))
+		return false;
+	if (parse_u64(slash + 1, 10, mapped ? 128 : 32, &len))
+		return false;
+	if (mapped && a.family == AF_INET) {
+		if (len < 96)
+			return false;
+		len -= 96;
+	}
+	p->family = a.family;
+	memcpy(p->a, a.a, sizeof(p->a));
+	p->len = (unsigned int)len;
+	return true;
+}
+
+const char *cni_addr_str(const struct cni_addr *a, char *buf, size_t len)
+{
+	if (!a->family || !inet_ntop(a->family, a->a, buf, (socklen_t)len))
+		return copy_str(buf, len, "<nil>") ? "" : buf;
+	return buf;
+}
+
+const char *cni_prefix_str(const struct cni_prefix *p, char *buf, size_t len)
+{
+	char ip[INET6_ADDRSTRLEN];
+	struct cni_addr a = { .family = p->family };
+
+	memcpy(a.a, p->a, sizeof(a.a));
+	cni_addr_str(&a, ip, sizeof(ip));
+	if (check_snprintf(buf, len, "%s/%u", ip, p->len))
+		return "";
+	return buf;
+}
+
+/* --- encoding --- */
+
+static int add_str(struct json_object *o, const char *key, const char *s)
+{
+	struct json_object *v = json_object_new_string(s);
+
+	if (!v || json_object_object_add(o, key, v)) {
+		json_object_put(v);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int add_int(struct json_object *o, const char *key, int64_t n)
+{
+	struct json_object *v = json_object_new_int64(n);
+
+	if (!v || json_object_object_add(o, key, v)) {
+		json_object_put(v);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int add_obj(struct json_object *o, const char *key, struct json_object *v)
+{
+	if (!v)
+		return -ENOMEM;
+	if (json_object_is_type(o, json_type_array)) {
+		if (json_object_array_add(o, v)) {
+			json_object_put(v);
+			return -ENOMEM;
+		}
+		return 0;
+	}
+	if (json_object_object_add(o, key, v)) {
+		json_object_put(v);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int add_addr(struct json_object *o, const char *key, const struct cni_addr *a)
+{
+	char buf[INET6_ADDRSTRLEN];
+
+	if (!a->family)
+		return 0;
+	return add_str(o, key, cni_addr_str(a, buf, sizeof(buf)));
+}
+
+static int add_prefix(struct json_object *o, const char *key,
+		      const struct cni_prefix *p)
+{
+	char buf[INET6_ADDRSTRLEN + 8];
+
+	return add_str(o, key, cni_prefix_str(p, buf, sizeof(buf)));
+}
+
+static struct json_object *strv_json(char *const *v, size_t n)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; a && i < n; i++) {
+		if (add_obj(a, NULL, json_object_new_string(v[i]))) {
+			json_object_put(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+static struct json_object *dns_json(const struct cni_dns *d)
+{
+	_cleanup_json_ struct json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	if (d->n_nameservers &&
+	    add_obj(o, "nameservers", strv_json(d->nameservers, d->n_nameservers)))
+		return NULL;
+	if (d->domain && *d->domain && add_str(o, "domain", d->domain))
+		return NULL;
+	if (d->n_search && add_obj(o, "search", strv_json(d->search, d->n_search)))
+		return NULL;
+	if (d->n_options && add_obj(o, "options", strv_json(d->options, d->n_options)))
+		return NULL;
+	return steal_ptr(o);
+}
+
+static struct json_object *route_json(const struct cni_route *rt, bool rich)
+{
+	_cleanup_json_ struct json_object *o = json_object_new_object();
+
+	if (!o || add_prefix(o, "dst", &rt->dst) || add_addr(o, "gw", &rt->gw))
+		return NULL;
+	if (rich) {
+		if ((rt->mtu && add_int(o, "mtu", rt->mtu)) ||
+		    (rt->advmss && add_int(o, "advmss", rt->advmss)) ||
+		    (rt->priority && add_int(o, "priority", rt->priority)) ||
+		    (rt->has_table && add_int(o, "table", rt->table)) ||
+		    (rt->has_scope && add_int(o, "scope", rt->scope)))
+			return NULL;
+	}
+	return steal_ptr(o);
+}
+
+static struct json_object *iface_json(const struct cni_iface *i, bool rich)
+{
+	_cleanup_json_ struct json_object *o = json_object_new_object();
+
+	if (!o || add_str(o, "name", i->name ? i->name : ""))
+		return NULL;
+	if (i->mac && *i->mac && add_str(o, "mac", i->mac))
+		return NULL;
+	if (rich && i->mtu && add_int(o, "mtu", i->mtu))
+		return NULL;
+	if (i->sandbox && *i->sandbox && add_str(o, "sandbox", i->sandbox))
+		return NULL;
+	if (rich && i->socket_path && *i->socket_path &&
+	    add_str(o, "socketPath", i->socket_path))
+		return NULL;
+	if (rich && i->pci_id && *i->pci_id && add_str(o, "pciID", i->pci_id))
+		return NULL;
+	return steal_ptr(o);
+}
+
+static struct json_object *ip_json(const struct cni_ip *ip, bool with_version)
+{
+	_cleanup_json_ struct json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	if (with_version &&
+	    add_str(o, "version", ip->address.family == AF_INET ? "4" : "6"))
+		return NULL;
+	if (ip->iface >= 0 && add_int(o, "interface", ip->iface))
+		return NULL;
+	if (add_prefix(o, "address", &ip->address) || add_addr(o, "gateway", &ip->gateway))
+		return NULL;
+	return steal_ptr(o);
+}
+
+static int to_json_current(const struct cni_result *r, enum cni_version v,
+			   struct json_object *o)
+{
+	bool rich = v >= CNI_V100;
+	struct json_object *arr;
+
+	if (r->n_ifaces) {
+		if (add_obj(o, "interfaces", arr = json_object_new_array()))
+			return -ENOMEM;
+		for (size_t i = 0; i < r->n_ifaces; i++)
+			if (add_obj(arr, NULL, iface_json(&r->ifaces[i], rich)))
+				return -ENOMEM;
+	}
+	if (r->n_ips) {
+		if (add_obj(o, "ips", arr = json_object_new_array()))
+			return -ENOMEM;
+		for (size_t i = 0; i < r->n_ips; i++)
+			if (add_obj(arr, NULL, ip_json(&r->ips[i], !rich)))
+				return -ENOMEM;
+	}
+	if (r->n_routes) {
+		if (add_obj(o, "routes", arr = json_object_new_array()))
+			return -ENOMEM;
+		for (size_t i = 0; i < r->n_routes; i++)
+			if (add_obj(arr, NULL, route_json(&r->routes[i], rich)))
+				return -ENOMEM;
+	}
+	return add_obj(o, "dns", dns_json(&r->dns));
+}
+
+static struct json_object *legacy_ipconfig(const struct cni_result *r,
+					   const struct cni_ip *ip)
+{
+	_cleanup_json_ struct json_object *o = json_object_new_object();
+	struct json_object *routes = NULL;
+
+	if (!o || add_prefix(o, "ip", &ip->address) || add_addr(o, "gateway", &ip->gateway))
+		return NULL;
+	for (size_t i = 0; i < r->n_routes; i++) {
+		if (r->routes[i].dst.family != ip->address.family)
+			continue;
+		if (!routes && add_obj(o, "routes", routes = json_object_new_array()))
+			return NULL;
+		if (add_obj(routes, NULL, route_json(&r->routes[i], false)))
+			return NULL;
+	}
+	return steal_ptr(o);
+}
+
+static int to_json_legacy(const struct cni_result *r, enum cni_version v,
+			  struct json_object *o, struct cni_error *err)
+{
+	const struct cni_ip *ip4 = NULL, *ip6 = NULL;
+
+	for (size_t i = 0; i < r->n_ips; i++) {
+		if (r->ips[i].address.family == AF_INET && !ip4)
+			ip4 = &r->ips[i];
+		if (r->ips[i].address.family == AF_INET6 && !ip6)
+			ip6 = &r->ips[i];
+	}
+	if (!ip4 && !ip6)
+		return cni_errorf(err, -EINVAL, CNI_ERR_INCOMPATIBLE_VERSION,
+				  "cannot convert: no valid IP addresses",
+				  "a %s result carries only IP addresses and this one has none; "
+				  "use cniVersion 0.3.0 or later", cni_version_str(v));
+	if (ip4 && add_obj(o, "ip4", legacy_ipconfig(r, ip4)))
+		return -ENOMEM;
+	if (ip6 && add_obj(o, "ip6", legacy_ipconfig(r, ip6)))
+		return -ENOMEM;
+	return add_obj(o, "dns", dns_json(&r->dns));
+}
+
+int cni_result_to_json(const struct cni_result *r, enum cni_version v,
+		       struct json_object **out, struct cni_error *err)
+{
+	_cleanup_json_ struct json_object *o = json_object_new_object();
+	int ret;
+
+	*out = NULL;
+	if (!o || add_str(o, "cniVersion", cni_version_str(v)))
+		return -ENOMEM;
+	if (v <= CNI_V020)
+		ret = to_json_legacy(r, v, o, err);
+	else
+		ret = to_json_current(r, v, o);
+	if (ret)
+		return ret;
+	*out = steal_ptr(o);
+	return 0;
+}
+
+/* --- decoding --- */
+
+static int bad(struct cni_error *err, const char *what, const char *value)
+{
+	return cni_errorf(err, -EINVAL, CNI_ERR_DECODE, "failed to decode result",
+			  "%s: %s", what, value ? value : "missing or not a string");
+}
+
+static int get_str(struct json_object *o, const char *key, const char **out)
+{
+	struct json_object *v = cni_json_get(o, key);
+
+	*out = NULL;
+	if (!v)
+		return 0;
+	if (!json_object_is_type(v, json_type_string))
+		return -EINVAL;
+	*out = json_object_get_string(v);
+	return 0;
+}
+
+static int get_int(struct json_object *o, const char *key, bool *has, int *out)
+{
+	struct json_object *v = cni_json_get(o, key);
+	int64_t n;
+
+	*out = 0;
+	if (has)
+		*has = false;
+	if (!v)
+		return 0;
+	if (!json_object_is_type(v, json_type_int))
+		return -EINVAL;
+	n = json_object_get_int64(v);
+	if (n < INT32_MIN || n > INT32_MAX)
+		return -ERANGE;
+	*out = (int)n;
+	if (has)
+		*has = true;
+	return 0;
+}
+
+static int parse_prefix_field(struct json_object *o, const char *key,
+			      const char *where, struct cni_prefix *p,
+			      struct cni_error *err)
+{
+	const char *s;
+	char what[96];
+
+	snprintf(what, sizeof(what), "%s.%s", where, key);
+	if (get_str(o, key, &s) || !s)
+		return bad(err, what, NULL);
+	if (!cni_prefix_parse(s, p))
+		return bad(err, what, s);
+	return 0;
+}
+
+static int parse_addr_field(struct json_object *o, const char *key,
+			    const char *where, struct cni_addr *a,
+			    struct cni_error *err)
+{
+	const char *s;
+	char what[96];
+
+	snprintf(what, sizeof(what), "%s.%s", where, key);
+	memset(a, 0, sizeof(*a));
+	if (get_str(o, key, &s))
+		return bad(err, what, NULL);
+	if (s && *s && !cni_addr_parse(s, a))
+		return bad(err, what, s);
+	return 0;
+}
+
+static int parse_route(struct cni_result *r, struct json_object *o,
+		       struct cni_error *err)
+{
+	struct cni_route *rt;
+
+	if (!json_object_is_type(o, json_type_object))
+		return bad(err, "routes", "an entry is not an object");
+	rt = cni_result_add_route(r);
+	if (!rt)
+		return -ENOMEM;
+	if (parse_prefix_field(o, "dst", "routes[]", &rt->dst, err) ||
+	    parse_addr_field(o, "gw", "routes[]", &rt->gw, err))
+		return -EINVAL;
+	if (get_int(o, "mtu", NULL, &rt->mtu) || get_int(o, "advmss", NULL, &rt->advmss) ||
+	    get_int(o, "priority", NULL, &rt->priority) ||
+	    get_int(o, "table", &rt->has_table, &rt->table) ||
+	    get_int(o, "scope", &rt->has_scope, &rt->scope))
+		return bad(err, "routes[]", "mtu, advmss, priority, table and scope must be integers");
+	return 0;
+}
+
+static int parse_routes(struct cni_result *r, struct json_object *o,
+			struct cni_error *err)
+{
+	struct json_object *arr = cni_json_get(o, "routes");
+
+	if (!arr)
+		return 0;
+	if (!json_object_is_type(arr, json_type_array))
+		return bad(err, "routes", "not a list");
+	for (size_t i = 0; i < json_object_array_length(arr); i++)
+		if (parse_route(r, json_object_array_get_idx(arr, i), err))
+			return -EINVAL;
+	return 0;
+}
+
+static int parse_strv(struct json_object *o, const char *key, char ***v,
+		      size_t *n, struct cni_error *err)
+{
+	struct json_object *arr = cni_json_get(o, key);
+
+	if (!arr)
+		return 0;
+	if (!json_object_is_type(arr, json_type_array))
+		return bad(err, key, "not a list of strings");
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		struct json_object *s = json_object_array_get_idx(arr, i);
+
+		if (!json_object_is_type(s, json_type_string))
+			return bad(err, key, "not a list of strings");
+		if (cni_strv_add(v, n, json_object_get_string(s)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Shared with conf parsing of the top-level "dns" key. */
+static int parse_dns(struct cni_dns *d, struct json_object *o, struct cni_error *err)
+{
+	const char *domain;
+
+	if (!o)
+		return 0;
+	if (!json_object_is_type(o, json_type_object))
+		return bad(err, "dns", "not an object");
+	if (get_str(o, "domain", &domain))
+		return bad(err, "dns.domain", NULL);
+	if (domain && !(d->domain = strdup(domain)))
+		return -ENOMEM;
+	return parse_strv(o, "nameservers", &d->nameservers, &d->n_nameservers, err) ?:
+	       parse_strv(o, "search", &d->search, &d->n_search, err) ?:
+	       parse_strv(o, "options", &d->options, &d->n_options, err);
+}
+
+static int parse_iface(struct cni_result *r, struct json_object *o,
+		       struct cni_error *err)
+{
+	struct cni_iface *i;
+	const char *s[5];
+
+	if (!json_object_is_type(o, json_type_object))
+		return bad(err, "interfaces", "an entry is not an object");
+	i = cni_result_add_iface(r);
+	if (!i)
+		return -ENOMEM;
+	if (get_str(o, "name", &s[0]) || get_str(o, "mac", &s[1]) ||
+	    get_str(o, "sandbox", &s[2]) || get_str(o, "socketPath", &s[3]) ||
+	    get_str(o, "pciID", &s[4]) || get_int(o, "mtu", NULL, &i->mtu))
+		return bad(err, "interfaces[]", "a field has the wrong type");
+	return dup_str(&i->name, s[0]) ?: dup_str(&i->mac, s[1]) ?:
+	       dup_str(&i->sandbox, s[2]) ?: dup_str(&i->socket_path, s[3]) ?:
+	       dup_str(&i->pci_id, s[4]);
+}
+
+static int parse_ip(struct cni_result *r, struct json_object *o, bool versioned,
+		    struct cni_error *err)
+{
+	struct cni_ip *ip;
+	const char *ver;
+	bool has;
+
+	if (!json_object_is_type(o, json_type_object))
+		return bad(err, "ips", "an entry is not an object");
+	ip = cni_result_add_ip(r);
+	if (!ip)
+		return -ENOMEM;
+	if (parse_prefix_field(o, "address", "ips[]", &ip->address, err) ||
+	    parse_addr_field(o, "gateway", "ips[]", &ip->gateway, err))
+		return -EINVAL;
+	if (get_int(o, "interface", &has, &ip->iface) || (has && ip->iface < 0))
+		return bad(err, "ips[].interface", "not a non-negative integer");
+	if (!has)
+		ip->iface = -1;
+	if (ip->iface >= 0 && (size_t)ip->iface >= r->n_ifaces)
+		return bad(err, "ips[].interface", "indexes past the interfaces list");
+	if (versioned && (get_str(o, "version", &ver) ||
+			  (ver && strcmp(ver, "4") && strcmp(ver, "6"))))
+		return bad(err, "ips[].version", ver);
+	return 0;
+}
+
+static int parse_current(struct cni_result *r, struct json_object *o,
+			 enum cni_version v, struct cni_error *err)
+{
+	struct json_object *arr;
+
+	if ((arr = cni_json_get(o, "interfaces"))) {
+		if (!json_object_is_type(arr, json_type_array))
+			return bad(err, "interfaces", "not a list");
+		for (size_t i = 0; i < json_object_array_length(arr); i++)
+			if (parse_iface(r, json_object_array_get_idx(arr, i), err))
+				return -EINVAL;
+	}
+	if ((arr = cni_json_get(o, "ips"))) {
+		if (!json_object_is_type(arr, json_type_array))
+			return bad(err, "ips", "not a list");
+		for (size_t i = 0; i < json_object_array_length(arr); i++)
+			if (parse_ip(r, json_object_array_get_idx(arr, i), v < CNI_V100, err))
+				return -EINVAL;
+	}
+	return parse_routes(r, o, err) ?: parse_dns(&r->dns, cni_json_get(o, "dns"), err);
+}
+
+static int parse_legacy_ip(struct cni_result *r, struct json_object *o,
+			   const char *key, int family, struct cni_error *err)
+{
+	struct json_object *c = cni_json_get(o, key);
+	struct cni_ip *ip;
+
+	if (!c)
+		return 0;
+	if (!json_object_is_type(c, json_type_object))
+		return bad(err, key, "not an object");
+	ip = cni_result_add_ip(r);
+	if (!ip)
+		return -ENOMEM;
+	if (parse_prefix_field(c, "ip", key, &ip->address, err) ||
+	    parse_addr_field(c, "gateway", key, &ip->gateway, err))
+		return -EINVAL;
+	if (ip->address.family != family)
+		return bad(err, key, "holds an address of the other family");
+	return parse_routes(r, c, err);
+}
+
+int cni_result_from_json(struct json_object *o, enum cni_version dflt,
+			 struct cni_result **out, struct cni_error *err)
+{
+	struct cni_result *r;
+	enum cni_version v = dflt;
+	const char *vs;
+	int ret;
+
+	*out = NULL;
+	if (!json_object_is_type(o, json_type_object))
+		return bad(err, "result", "not an object");
+	if (get_str(o, "cniVersion", &vs))
+		return bad(err, "cniVersion", NULL);
+	if (vs && !cni_version_parse(vs, &v))
+		return cni_version_unsupported(vs, err);
+	r = cni_result_new();
+	if (!r)
+		return -ENOMEM;
+	if (v <= CNI_V020)
+		ret = parse_legacy_ip(r, o, "ip4", AF_INET, err) ?:
+		      parse_legacy_ip(r, o, "ip6", AF_INET6, err) ?:
+		      parse_dns(&r->dns, cni_json_get(o, "dns"), err);
+	else
+		ret = parse_current(r, o, v, err);
+	if (ret) {
+		cni_result_free(r);
+		return ret;
+	}
+	*out = r;
+	return 0;
+}

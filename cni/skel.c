@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "caps.h"
+#include "cleanup.h"
+#include "cni.h"
+#include "json.h"
+
+static int print_json(struct json_object *o)
+{
+	_cleanup_free_ char *s = cni_json_dump(o, true);
+
+	if (!s)
+		return -ENOMEM;
+	if (fputs(s, stdout) == EOF || fflush(stdout) == EOF)
+		return -EIO;
+	return 0;
+}
+
+static void print_error(const struct cni_ctx *ctx)
+{
+	_cleanup_json_ struct json_object *o = json_object_new_object();
+	const char *v = ctx->conf ? cni_version_str(ctx->conf->version) :
+				    cni_version_str(CNI_VERSION_LATEST);
+
+	if (!o)
+		return;
+	json_object_object_add(o, "cniVersion", json_object_new_string(v));
+	json_object_object_add(o, "code", json_object_new_int(ctx->err.code));
+	json_object_object_add(o, "msg", json_object_new_string(ctx->err.msg));
+	if (*ctx->err.details)
+		json_object_object_add(o, "details",
+				       json_object_new_string(ctx->err.details));
+	print_json(o);
+}
+
+static int print_version(void)
+{
+	_cleanup_json_ struct json_object *o = json_object_new_object();
+	struct json_object *list = json_object_new_array();
+
+	if (!o || !list) {
+		json_object_put(list);
+		return -ENOMEM;
+	}
+	json_object_object_add(o, "cniVersion",
+			       json_object_new_string(cni_version_str(CNI_VERSION_LATEST)));
+	for (int v = 0; v < CNI_VERSION_COUNT; v++)
+		json_object_array_add(list, json_object_new_string(
+						    cni_version_str((enum cni_version)v)));
+	json_object_object_add(o, "supportedVersions", list);
+	return print_json(o);
+}
+
+static void print_about(const struct cni_plugin *p)
+{
+	fprintf(stderr, "%s\nCNI protocol versions supported:", p->about);
+	for (int v = 0; v < CNI_VERSION_COUNT; v++)
+		fprintf(stderr, "%s %s", v ? "," : "", cni_version_str((enum cni_version)v));
+	fputc('\n', stderr);
+}
+
+static int gate_version(struct cni_ctx *ctx)
+{
+	enum cni_command cmd = ctx->env.command;
+	enum cni_version v = ctx->conf->version;
+	char msg[64];
+
+	if ((cmd == CNI_CMD_CHECK && v < CNI_V040) ||
+	    ((cmd == CNI_CMD_GC || cmd == CNI_CMD_STATUS) && v < CNI_V110)) {
+		snprintf(msg, sizeof(msg), "config version does not allow %s",
+			 cni_command_str(cmd));
+		return cni_errorf(&ctx->err, -ENOTSUP, CNI_ERR_INCOMPATIBLE_VERSION,
+				  msg, "cniVersion is \"%s\"; %s needs %s or later",
+				  ctx->conf->version_str, cni_command_str(cmd),
+				  cmd == CNI_CMD_CHECK ? "0.4.0" : "1.1.0");
+	}
+	return 0;
+}
+
+static int dispatch(const struct cni_plugin *p, struct cni_ctx *ctx)
+{
+	switch (ctx->env.command) {
+	case CNI_CMD_ADD:
+		return p->add(ctx);
+	case CNI_CMD_DEL:
+		return p->del(ctx);
+	case CNI_CMD_CHECK:
+		return p->check(ctx);
+	case CNI_CMD_GC:
+		return p->gc ? p->gc(ctx) : 0;
+	case CNI_CMD_STATUS:
+		return p->status ? p->status(ctx) : 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static int run(const struct cni_plugin *p, struct cni_ctx *ctx)
+{
+	_cleanup_json_ struct json_object *out = NULL;
+	char *raw;
+	size_t len;
+	int ret;
+
+	ret = cni_env_load(&ctx->env, &ctx->err);
+	if (ret)
+		return ret;
+	if (ctx->env.command == CNI_CMD_VERSION)
+		return print_version();
+	cni_log_context(p->name, ctx->env.command_str, ctx->env.containerid,
+			ctx->env.ifname);
+	ret = cni_conf_read(STDIN_FILENO, &raw, &len, &ctx->err);
+	if (ret)
+		return ret;
+	ret = cni_conf_parse(raw, len, ctx->env.command, &ctx->conf, &ctx->err);
+	if (ret)
+		return ret;
+	cni_log_setup(ctx->conf->log_level, ctx->conf->log_file);
+	ret = gate_version(ctx) ?: cni_args_parse(ctx->env.args, &ctx->args, &ctx->err);
+	if (ret)
+		return ret;
+	if (ctx->env.command != CNI_CMD_STATUS && p->caps &&
+	    (ret = cni_caps_require(p->caps, &ctx->err)))
+		return ret;
+	log_debug("network %s, config %zu bytes", ctx->conf->name, ctx->conf->raw_len);
+	ret = dispatch(p, ctx);
+	if (ret)
+		return ret;
+	if (ctx->env.command != CNI_CMD_ADD)
+		return 0;
+	if (!ctx->result)
+		return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_INTERNAL,
+				  "plugin produced no result", NULL);
+	ret = cni_result_to_json(ctx->result, ctx->conf->version, &out, &ctx->err);
+	if (ret)
+		return ret;
+	return print_json(out);
+}
+
+int cni_run(const struct cni_plugin *p, int argc, char **argv)
+{
+	struct cni_ctx ctx = { 0 };
+	int ret;
+
+	(void)argc;
+	(void)argv;
+	/* A delegate that exits before reading stdin must not kill us. */
+	signal(SIGPIPE, SIG_IGN);
+	if (!getenv("CNI_COMMAND")) {
+		print_about(p);
+		return 0;
+	}
+	ret = run(p, &ctx);
+	if (ret) {
+		if (!ctx.err.code)
+			cni_errorf(&ctx.err, ret, cni_error_code_for_errno(ret),
+				   strerror(-ret), NULL);
+		log_err("%s%s%s (code %d)", ctx.err.msg, *ctx.err.details ? ": " : "",
+			ctx.err.details, ctx.err.code);
+		print_error(&ctx);
+	} else if (ctx.env.command != CNI_CMD_VERSION) {
+		log_info("%s succeeded", ctx.env.command_str);
+	}
+	cni_result_free(ctx.result);
+	cni_args_free(&ctx.args);
+	cni_conf_free(ctx.conf);
+	cni_log_close();
+	return ret ? 1 : 0;
+}

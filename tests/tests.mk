@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: Apache-2.0
+# Test tiers; included from the top-level Makefile.
+
+CRITERION_LIBS := $(shell $(PKG_CONFIG) --libs criterion 2>/dev/null || echo -lcriterion)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(patsubst tests/unit/%.c,$(OUT)/build/unit/%,$(UNIT_SRC))
+FIXTURES := $(OUT)/build/fixtures
+
+$(OUT)/build/unit/%: tests/unit/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(CFLAGS) -Wno-missing-prototypes $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS) $(CRITERION_LIBS)
+
+check-unit: $(UNIT_BIN) all
+	@tests/unit/run.sh $(OUT) $(UNIT_BIN)
+
+check-netns: all
+	@IBCNI_BIN=$(abspath $(BIN)) tests/netns/run.sh
+
+check-vm: all
+	@tests/vm/run.sh
+
+check: deps
+	$(MAKE) all
+	@tests/check.sh $(OUT)
+
+.PHONY: check check-unit check-netns check-vm
