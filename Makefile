@@ -66,7 +66,7 @@ $(BIN)/$(1): $(patsubst %.c,$(OBJ)/%.o,$(wildcard $(PLUGIN_DIR_$(1))/*.c)) $(LIB
 endef
 $(foreach p,$(PLUGINS),$(eval $(call plugin_rule,$(p))))
 
--include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
+-include $(shell find $(OUT)/build -name '*.d' 2>/dev/null)
 
 include tests/tests.mk
 

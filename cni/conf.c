@@ -7,6 +7,7 @@
 #include "cleanup.h"
 #include "conf.h"
 #include "json.h"
+#include "util.h"
 
 int cni_conf_read(int fd, char **out, size_t *len, struct cni_error *err)
 {
@@ -140,11 +141,16 @@ static int core_object(struct json_object *root, const char *key,
 	return 0;
 }
 
-static int parse_fields(struct cni_conf *c, enum cni_command cmd,
+static int parse_fields(struct cni_conf *c, struct json_object **prev,
 			struct cni_error *err)
 {
-	struct json_object *prev;
+	enum cni_version v;
 	int ret;
+
+	/* Errors are printed in the request's version wherever it is known. */
+	if (!core_string(c->root, "cniVersion", &c->version_str, err) &&
+	    cni_version_parse(c->version_str, &v))
+		copy_str(err->version, sizeof(err->version), cni_version_str(v));
 
 	ret = core_string(c->root, "cniVersion", &c->version_str, err) ?:
 	      core_string(c->root, "name", &c->name, err) ?:
@@ -152,7 +158,7 @@ static int parse_fields(struct cni_conf *c, enum cni_command cmd,
 	      core_object(c->root, "args", &c->args, err) ?:
 	      core_object(c->root, "runtimeConfig", &c->runtime_config, err) ?:
 	      core_object(c->root, "ipam", &c->ipam, err) ?:
-	      core_object(c->root, "prevResult", &prev, err) ?:
+	      core_object(c->root, "prevResult", prev, err) ?:
 	      core_string(c->root, "logLevel", &c->log_level, err) ?:
 	      core_string(c->root, "logFile", &c->log_file, err);
 	if (ret)
@@ -174,6 +180,14 @@ static int parse_fields(struct cni_conf *c, enum cni_command cmd,
 		c->version_str = "";
 	if (!cni_version_parse(c->version_str, &c->version))
 		return cni_version_unsupported(c->version_str, err);
+	return 0;
+}
+
+static int parse_rest(struct cni_conf *c, enum cni_command cmd,
+		      struct json_object *prev, struct cni_error *err)
+{
+	int ret;
+
 	if (prev && cmd != CNI_CMD_GC && cmd != CNI_CMD_STATUS) {
 		ret = cni_result_from_json(prev, c->version, &c->prev_result, err);
 		if (ret)
@@ -187,6 +201,7 @@ static int parse_fields(struct cni_conf *c, enum cni_command cmd,
 int cni_conf_parse(char *raw, size_t len, enum cni_command cmd,
 		   struct cni_conf **out, struct cni_error *err)
 {
+	struct json_object *prev = NULL;
 	struct cni_conf *c;
 	const char *why;
 	int ret;
@@ -205,7 +220,7 @@ int cni_conf_parse(char *raw, size_t len, enum cni_command cmd,
 	else if (!json_object_is_type(c->root, json_type_object))
 		ret = decode_error(err, "the network configuration must be a JSON object");
 	else
-		ret = parse_fields(c, cmd, err);
+		ret = parse_fields(c, &prev, err) ?: parse_rest(c, cmd, prev, err);
 	if (ret) {
 		cni_conf_free(c);
 		return ret;

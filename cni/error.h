@@ -26,6 +26,7 @@ struct cni_error {
 	int code;		/* 0 while unset */
 	char msg[256];
 	char details[1024];
+	char version[16];	/* the request's cniVersion, when known early */
 };
 
 /* Fill err once (a set error is never overwritten) and return ret, a

@@ -117,6 +117,8 @@ static int spawn(const char *path, enum cni_command cmd, struct child *c)
 	c->pid = fork();
 	if (c->pid == 0) {
 		signal(SIGPIPE, SIG_DFL);
+		/* Its own process group, so a timeout kills what it spawned too. */
+		setpgid(0, 0);
 		dup2(pin[0], STDIN_FILENO);
 		dup2(pout[1], STDOUT_FILENO);
 		execve(path, argv, envp);
@@ -252,6 +254,7 @@ int cni_delegate_exec(const char *type, const struct cni_env *env,
 	if (!ret)
 		ret = reap(c.pid, deadline, &status);
 	if (ret) {
+		kill(-c.pid, SIGKILL);
 		kill(c.pid, SIGKILL);
 		waitpid(c.pid, NULL, 0);
 		if (ret == -ETIMEDOUT)

@@ -26,7 +26,8 @@ static void print_error(const struct cni_ctx *ctx)
 {
 	_cleanup_json_ struct json_object *o = json_object_new_object();
 	const char *v = ctx->conf ? cni_version_str(ctx->conf->version) :
-				    cni_version_str(CNI_VERSION_LATEST);
+			*ctx->err.version ? ctx->err.version :
+					    cni_version_str(CNI_VERSION_LATEST);
 
 	if (!o)
 		return;

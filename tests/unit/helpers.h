@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Shared assertions and fixtures for the Criterion unit tests. */
+#ifndef TESTS_UNIT_HELPERS_H
+#define TESTS_UNIT_HELPERS_H
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+
+/* An error with the exact code and message. */
+#define assert_cni_error(e, c, m)                                                  \
+	do {                                                                       \
+		cr_assert_eq((e)->code, (c), "code %d, want %d (msg \"%s\": %s)",  \
+			     (e)->code, (c), (e)->msg, (e)->details);              \
+		cr_assert_str_eq((e)->msg, (m));                                   \
+	} while (0)
+
+/* Where tests/fixtures lives (run.sh exports it). */
+static inline const char *fixtures_dir(void)
+{
+	const char *d = getenv("IBCNI_FIXTURES");
+
+	return d ? d : "tests/fixtures";
+}
+
+/* A fresh temporary directory; the path is static per call site. */
+static inline char *make_tmpdir(char *buf, size_t len)
+{
+	snprintf(buf, len, "/tmp/ibcni-unit.XXXXXX");
+	cr_assert_not_null(mkdtemp(buf));
+	return buf;
+}
+
+/* Remove a tree made by a test (best effort). */
+static inline void rm_tree(const char *dir)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		cr_log_warn("could not remove %s", dir);
+}
+
+#endif

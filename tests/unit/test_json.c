@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Go-compatible key matching and serialisation. */
+#include <criterion/criterion.h>
+
+#include "cleanup.h"
+#include "helpers.h"
+#include "json.h"
+
+static struct json_object *parse(const char *s)
+{
+	const char *why;
+	struct json_object *o = cni_json_parse(s, strlen(s), &why);
+
+	cr_assert_not_null(o, "%s: %s", s, why);
+	return o;
+}
+
+Test(json, exact_match_wins_then_case_insensitive)
+{
+	_cleanup_json_ struct json_object *o =
+		parse("{\"HostPort\": 1, \"hostPort\": 2, \"Other\": 3}");
+
+	cr_assert_eq(json_object_get_int(cni_json_get(o, "hostPort")), 2);
+	cr_assert_eq(json_object_get_int(cni_json_get(o, "HostPort")), 1);
+	cr_assert_eq(json_object_get_int(cni_json_get(o, "other")), 3);
+	cr_assert_null(cni_json_get(o, "missing"));
+}
+
+Test(json, null_counts_as_absent)
+{
+	_cleanup_json_ struct json_object *o = parse("{\"a\": null}");
+	struct cni_error err = { 0 };
+	const char *s;
+
+	cr_assert_eq(cni_json_string(o, "a", "a", &s, &err), -ENOENT);
+	cr_assert_eq(err.code, 0);
+}
+
+Test(json, typed_lookup_errors_name_the_key)
+{
+	_cleanup_json_ struct json_object *o = parse("{\"mtu\": \"big\", \"vlan\": 5000}");
+	struct cni_error err = { 0 };
+	int64_t n;
+
+	cr_assert_eq(cni_json_int(o, "mtu", "mtu", 0, 65535, &n, &err), -EINVAL);
+	assert_cni_error(&err, 7, "invalid configuration");
+	cr_assert_str_eq(err.details, "\"mtu\" must be an integer from 0 to 65535");
+	memset(&err, 0, sizeof(err));
+	cr_assert_eq(cni_json_int(o, "vlan", "vlan", 0, 4094, &n, &err), -ERANGE);
+	cr_assert_str_eq(err.details, "\"vlan\" is 5000; it must be from 0 to 4094");
+}
+
+Test(json, dump_matches_go_marshal_indent)
+{
+	_cleanup_json_ struct json_object *o =
+		parse("{\"a\": [1, \"x<y>&z\"], \"b\": {}, \"c\": [], \"d\": \"/p\\n\", \"e\": true}");
+	_cleanup_free_ char *pretty = cni_json_dump(o, true);
+	_cleanup_free_ char *compact = cni_json_dump(o, false);
+
+	cr_assert_str_eq(pretty, "{\n"
+				 "    \"a\": [\n"
+				 "        1,\n"
+				 "        \"x\\u003cy\\u003e\\u0026z\"\n"
+				 "    ],\n"
+				 "    \"b\": {},\n"
+				 "    \"c\": [],\n"
+				 "    \"d\": \"/p\\n\",\n"
+				 "    \"e\": true\n"
+				 "}");
+	cr_assert_str_eq(compact, "{\"a\":[1,\"x\\u003cy\\u003e\\u0026z\"],\"b\":{},\"c\":[],"
+				  "\"d\":\"/p\\n\",\"e\":true}");
+}
+
+Test(json, parse_rejects_trailing_garbage_and_nul)
+{
+	const char *why;
+
+	cr_assert_null(cni_json_parse("{} x", 4, &why));
+	cr_assert_not_null(why);
+	json_object_put(cni_json_parse("{}\n\t ", 5, &why));
+	cr_assert_null(why);
+	cr_assert_null(cni_json_parse("{\"a\":1", 6, &why));
+	cr_assert_null(cni_json_parse("{}\0", 3, &why));
+	cr_assert_not_null(why);
+}
