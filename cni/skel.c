@@ -102,6 +102,23 @@ static int dispatch(const struct cni_plugin *p, struct cni_ctx *ctx)
 	}
 }
 
+/* The environment was wrong, but the error should still speak the request's
+ * cniVersion: read it from stdin if that holds a parsable config. */
+static void note_request_version(struct cni_error *err)
+{
+	struct cni_error ignored = { 0 };
+	struct cni_conf *conf = NULL;
+	char *raw;
+	size_t len;
+
+	if (cni_conf_read(STDIN_FILENO, &raw, &len, &ignored))
+		return;
+	cni_conf_parse(raw, len, CNI_CMD_NONE, &conf, &ignored);
+	if (*ignored.version)
+		memcpy(err->version, ignored.version, sizeof(err->version));
+	cni_conf_free(conf);
+}
+
 static int run(const struct cni_plugin *p, struct cni_ctx *ctx)
 {
 	_cleanup_json_ struct json_object *out = NULL;
@@ -110,8 +127,10 @@ static int run(const struct cni_plugin *p, struct cni_ctx *ctx)
 	int ret;
 
 	ret = cni_env_load(&ctx->env, &ctx->err);
-	if (ret)
+	if (ret) {
+		note_request_version(&ctx->err);
 		return ret;
+	}
 	if (ctx->env.command == CNI_CMD_VERSION)
 		return print_version();
 	cni_log_context(p->name, ctx->env.command_str, ctx->env.containerid,

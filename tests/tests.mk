@@ -6,6 +6,11 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(OUT)/build/unit/%,$(UNIT_SRC))
 FIXTURES := $(OUT)/build/fixtures
 
+NETNS_HELPER := $(OUT)/build/netns/cnihelper
+$(NETNS_HELPER): tests/netns/cnihelper.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
 $(OUT)/build/unit/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) $(CFLAGS) -Wno-missing-prototypes $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS) $(CRITERION_LIBS)
@@ -13,8 +18,8 @@ $(OUT)/build/unit/%: tests/unit/%.c $(LIB)
 check-unit: $(UNIT_BIN) all
 	@tests/unit/run.sh $(OUT) $(UNIT_BIN)
 
-check-netns: all
-	@IBCNI_BIN=$(abspath $(BIN)) tests/netns/run.sh
+check-netns: all $(NETNS_HELPER)
+	@IBCNI_BIN=$(abspath $(BIN)) IBCNI_HELPER=$(abspath $(NETNS_HELPER)) tests/netns/run.sh
 
 check-vm: all
 	@tests/vm/run.sh
@@ -24,3 +29,4 @@ check: deps
 	@tests/check.sh $(OUT)
 
 .PHONY: check check-unit check-netns check-vm
+

@@ -1,0 +1,21 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Install whichever of ibcni's Debian packages are missing (needs root then).
+set -eu
+pkgs=(gcc make pkg-config libc6-dev libnl-3-dev libnl-route-3-dev libjson-c-dev
+      libcap-dev libcriterion-dev iproute2 jq file util-linux procps
+      containernetworking-plugins)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: missing ${missing[*]}; run as root (sudo make deps) to install them" >&2
+	exit 1
+fi
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: Apache-2.0
+/* SR-IOV topology lookups on a temporary sysfs-shaped tree. */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "helpers.h"
+#include "pci.h"
+#include "util.h"
+
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+
+static char root[64];
+
+static void mk(const char *fmt, const char *a)
+{
+	char path[512], cmd[600];
+
+	snprintf(path, sizeof(path), fmt, a);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/%s'", root, path);
+	cr_assert_eq(system(cmd), 0);
+}
+
+static void ln(const char *target, const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", root, name);
+	cr_assert_eq(symlink(target, path), 0, "%s", path);
+}
+
+static void put(const char *name, const char *content)
+{
+	char path[512];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", root, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	cr_assert(fd >= 0, "%s", path);
+	cr_assert_eq(write(fd, content, strlen(content)), (ssize_t)strlen(content));
+	close(fd);
+}
+
+/* PF 0000:03:00.0 (netdev ib0) with VFs .1 (ib1) and .2 (ib2, mlx5_3). */
+static void build(void)
+{
+	make_tmpdir(root, sizeof(root));
+	mk("devices/0000:03:00.0/net/%s", "ib0");
+	mk("devices/0000:03:00.1/net/%s", "ib1");
+	mk("devices/0000:03:00.2/net/%s", "ib2");
+	mk("devices/0000:03:00.2/infiniband/mlx5_3/ports/1/pkeys%s", "");
+	mk("devices/0000:04:00.0%s", "");
+	mk("drivers/mlx5_core%s", "");
+	ln("../0000:03:00.1", "devices/0000:03:00.0/virtfn0");
+	ln("../0000:03:00.2", "devices/0000:03:00.0/virtfn1");
+	ln("../0000:03:00.0", "devices/0000:03:00.1/physfn");
+	ln("../0000:03:00.0", "devices/0000:03:00.2/physfn");
+	ln("../../drivers/mlx5_core", "devices/0000:03:00.2/driver");
+	put("drivers/mlx5_core/bind", "");
+	put("drivers/mlx5_core/unbind", "");
+	put("devices/0000:03:00.2/infiniband/mlx5_3/ports/1/pkeys/0", "0xffff\n");
+	put("devices/0000:03:00.2/infiniband/mlx5_3/ports/1/pkeys/1", "0x8001\n");
+	put("devices/0000:03:00.2/infiniband/mlx5_3/ports/1/pkeys/2", "0x0000\n");
+}
+
+static void teardown(void)
+{
+	rm_tree(root);
+}
+
+TestSuite(pci, .init = build, .fini = teardown);
+
+Test(pci, address_forms)
+{
+	char out[CNI_PCI_ADDR_LEN];
+
+	cr_assert(cni_pci_addr_parse("0000:03:00.2", out));
+	cr_assert_str_eq(out, "0000:03:00.2");
+	cr_assert(cni_pci_addr_parse("3B:00.7", out));
+	cr_assert_str_eq(out, "0000:3b:00.7");
+	cr_assert_not(cni_pci_addr_parse("0000:03:00.8", out));
+	cr_assert_not(cni_pci_addr_parse("0000:03:20.0", out));
+	cr_assert_not(cni_pci_addr_parse("0000:03:00:2", out));
+	cr_assert_not(cni_pci_addr_parse("../../etc", out));
+	cr_assert_not(cni_pci_addr_parse("", out));
+}
+
+Test(pci, vf_resolution)
+{
+	struct cni_pci_vf vf;
+
+	cr_assert_eq(cni_pci_vf_get(root, "0000:03:00.2", &vf), 0);
+	cr_assert_str_eq(vf.pf_addr, "0000:03:00.0");
+	cr_assert_eq(vf.vf_index, 1);
+	cr_assert_str_eq(vf.pf_netdev, "ib0");
+	cr_assert_str_eq(vf.netdev, "ib2");
+	cr_assert_str_eq(vf.driver, "mlx5_core");
+	cr_assert_str_eq(vf.rdma_dev, "mlx5_3");
+	cr_assert_eq(cni_pci_vf_get(root, "0000:03:00.1", &vf), 0);
+	cr_assert_eq(vf.vf_index, 0);
+	cr_assert_str_eq(vf.driver, "");
+	cr_assert_str_eq(vf.rdma_dev, "");
+}
+
+Test(pci, not_a_vf_or_absent)
+{
+	struct cni_pci_vf vf;
+
+	cr_assert_eq(cni_pci_vf_get(root, "0000:04:00.0", &vf), -ENOTTY);
+	cr_assert_eq(cni_pci_vf_get(root, "0000:05:00.0", &vf), -ENODEV);
+}
+
+Test(pci, netdev_gone_and_back)
+{
+	char name[IFNAMSIZ], path[256];
+
+	snprintf(path, sizeof(path), "%s/devices/0000:03:00.1/net/ib1", root);
+	cr_assert_eq(rmdir(path), 0);
+	cr_assert_eq(cni_pci_netdev(root, "0000:03:00.1", name), -ENODEV);
+	cr_assert_eq(cni_pci_wait_netdev(root, "0000:03:00.1", 50, name), -ETIMEDOUT);
+	mk("devices/0000:03:00.1/net/%s", "ib7");
+	cr_assert_eq(cni_pci_wait_netdev(root, "0000:03:00.1", 50, name), 0);
+	cr_assert_str_eq(name, "ib7");
+}
+
+Test(pci, rebind_writes_unbind_then_bind)
+{
+	_cleanup_free_ char *unbind = NULL;
+	_cleanup_free_ char *bind = NULL;
+	char path[256];
+
+	cr_assert_eq(cni_pci_rebind(root, "0000:03:00.2"), 0);
+	snprintf(path, sizeof(path), "%s/drivers/mlx5_core/unbind", root);
+	cr_assert_eq(read_file(path, 64, &unbind, NULL), 0);
+	snprintf(path, sizeof(path), "%s/drivers/mlx5_core/bind", root);
+	cr_assert_eq(read_file(path, 64, &bind, NULL), 0);
+	cr_assert_str_eq(unbind, "0000:03:00.2");
+	cr_assert_str_eq(bind, "0000:03:00.2");
+	cr_assert_eq(cni_pci_rebind(root, "0000:03:00.1"), -ENOENT, "unbound VF");
+}
+
+Test(pci, pkey_table)
+{
+	uint16_t keys[8];
+	int n = cni_pci_pkeys(root, "0000:03:00.2", "mlx5_3", 1, keys, 8);
+
+	cr_assert_eq(n, 2);
+	cr_assert((keys[0] == 0xffff && keys[1] == 0x8001) ||
+		  (keys[0] == 0x8001 && keys[1] == 0xffff));
+	cr_assert_eq(cni_pci_pkeys(root, "0000:03:00.2", "mlx5_3", 2, keys, 8), -ENOENT);
+}
