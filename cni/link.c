@@ -63,71 +63,84 @@ static int vf_vlan_list_parse(struct nlattr *list, struct cni_vf *vf)
 
 	/* The kernel reports one entry per VF today; the first one is the VF's. */
 	nla_for_each_nested(a, list, rem) {
-		const struct ifla_vf_vlan_info *v = nla_data(a);
+		struct ifla_vf_vlan_info v;
 
-		if (nla_type(a) != IFLA_VF_VLAN_INFO || nla_len(a) < (int)sizeof(*v))
+		if (nla_type(a) != IFLA_VF_VLAN_INFO || nla_len(a) < (int)sizeof(v))
 			continue;
-		vf->vlan = v->vlan;
-		vf->qos = v->qos;
-		vf->vlan_proto = ntohs(v->vlan_proto);
+		memcpy(&v, nla_data(a), sizeof(v));
+		vf->vlan = v.vlan;
+		vf->qos = v.qos;
+		vf->vlan_proto = ntohs(v.vlan_proto);
 		vf->mask |= CNI_VF_VLAN;
 		break;
 	}
 	return 0;
 }
 
+/* Netlink attributes are only 4-byte aligned; ifla_vf_guid holds a u64. */
+#define nla_copy(dst, a) memcpy(&(dst), nla_data(a), sizeof(dst))
+
 static int vf_info_parse(struct nlattr *info, struct cni_vf *vf)
 {
 	struct nlattr *tb[IFLA_VF_MAX + 1];
+	struct ifla_vf_mac mac;
+	struct ifla_vf_vlan vlan;
+	struct ifla_vf_rate rate;
+	struct ifla_vf_spoofchk spoofchk;
+	struct ifla_vf_trust trust;
+	struct ifla_vf_link_state state;
+	struct ifla_vf_guid guid;
 	int ret;
 
 	memset(vf, 0, sizeof(*vf));
 	ret = nla_parse_nested(tb, IFLA_VF_MAX, info, vf_policy);
 	if (ret < 0)
 		return cni_nl_errno(ret);
+	/* Every VF entry the kernel sends carries IFLA_VF_MAC: it names the VF. */
 	if (!tb[IFLA_VF_MAC])
 		return -EPROTO;
-	vf->vf = ((struct ifla_vf_mac *)nla_data(tb[IFLA_VF_MAC]))->vf;
-	if (tb[IFLA_VF_MAC]) {
-		memcpy(vf->mac, ((struct ifla_vf_mac *)nla_data(tb[IFLA_VF_MAC]))->mac, 6);
-		vf->mask |= CNI_VF_MAC;
-	}
+	nla_copy(mac, tb[IFLA_VF_MAC]);
+	vf->vf = mac.vf;
+	memcpy(vf->mac, mac.mac, 6);
+	vf->mask |= CNI_VF_MAC;
 	if (tb[IFLA_VF_VLAN]) {
-		const struct ifla_vf_vlan *v = nla_data(tb[IFLA_VF_VLAN]);
-
-		vf->vlan = v->vlan;
-		vf->qos = v->qos;
+		nla_copy(vlan, tb[IFLA_VF_VLAN]);
+		vf->vlan = vlan.vlan;
+		vf->qos = vlan.qos;
 		vf->vlan_proto = ETH_P_8021Q;
 		vf->mask |= CNI_VF_VLAN;
 	}
 	if (tb[IFLA_VF_VLAN_LIST])
 		vf_vlan_list_parse(tb[IFLA_VF_VLAN_LIST], vf);
 	if (tb[IFLA_VF_RATE]) {
-		const struct ifla_vf_rate *r = nla_data(tb[IFLA_VF_RATE]);
-
-		vf->min_tx_rate = r->min_tx_rate;
-		vf->max_tx_rate = r->max_tx_rate;
+		nla_copy(rate, tb[IFLA_VF_RATE]);
+		vf->min_tx_rate = rate.min_tx_rate;
+		vf->max_tx_rate = rate.max_tx_rate;
 		vf->mask |= CNI_VF_RATE;
 	}
 	if (tb[IFLA_VF_SPOOFCHK]) {
-		vf->spoofchk = ((struct ifla_vf_spoofchk *)nla_data(tb[IFLA_VF_SPOOFCHK]))->setting;
+		nla_copy(spoofchk, tb[IFLA_VF_SPOOFCHK]);
+		vf->spoofchk = spoofchk.setting;
 		vf->mask |= CNI_VF_SPOOFCHK;
 	}
 	if (tb[IFLA_VF_TRUST]) {
-		vf->trust = ((struct ifla_vf_trust *)nla_data(tb[IFLA_VF_TRUST]))->setting;
+		nla_copy(trust, tb[IFLA_VF_TRUST]);
+		vf->trust = trust.setting;
 		vf->mask |= CNI_VF_TRUST;
 	}
 	if (tb[IFLA_VF_LINK_STATE]) {
-		vf->link_state = ((struct ifla_vf_link_state *)
-					  nla_data(tb[IFLA_VF_LINK_STATE]))->link_state;
+		nla_copy(state, tb[IFLA_VF_LINK_STATE]);
+		vf->link_state = state.link_state;
 		vf->mask |= CNI_VF_LINK_STATE;
 	}
 	if (tb[IFLA_VF_IB_NODE_GUID]) {
-		vf->node_guid = ((struct ifla_vf_guid *)nla_data(tb[IFLA_VF_IB_NODE_GUID]))->guid;
+		nla_copy(guid, tb[IFLA_VF_IB_NODE_GUID]);
+		vf->node_guid = guid.guid;
 		vf->mask |= CNI_VF_NODE_GUID;
 	}
 	if (tb[IFLA_VF_IB_PORT_GUID]) {
-		vf->port_guid = ((struct ifla_vf_guid *)nla_data(tb[IFLA_VF_IB_PORT_GUID]))->guid;
+		nla_copy(guid, tb[IFLA_VF_IB_PORT_GUID]);
+		vf->port_guid = guid.guid;
 		vf->mask |= CNI_VF_PORT_GUID;
 	}
 	return 0;

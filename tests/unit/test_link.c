@@ -100,12 +100,13 @@ Test(link, infiniband_guids)
 
 	cr_assert_eq(cni_link_vf_msg(9, &vf, &msg), 0);
 	vf_attrs(msg, tb, 9);
-	struct ifla_vf_guid *node = nla_data(tb[IFLA_VF_IB_NODE_GUID]);
-	struct ifla_vf_guid *port = nla_data(tb[IFLA_VF_IB_PORT_GUID]);
+	struct ifla_vf_guid node, port;	/* attributes are only 4-byte aligned */
 
-	cr_assert_eq(nla_len(tb[IFLA_VF_IB_NODE_GUID]), sizeof(*node));
-	cr_assert(node->vf == 0 && node->guid == 0x0011223344556677ULL);
-	cr_assert(port->vf == 0 && port->guid == 0x8899aabbccddeeffULL);
+	cr_assert_eq(nla_len(tb[IFLA_VF_IB_NODE_GUID]), sizeof(node));
+	memcpy(&node, nla_data(tb[IFLA_VF_IB_NODE_GUID]), sizeof(node));
+	memcpy(&port, nla_data(tb[IFLA_VF_IB_PORT_GUID]), sizeof(port));
+	cr_assert(node.vf == 0 && node.guid == 0x0011223344556677ULL);
+	cr_assert(port.vf == 0 && port.guid == 0x8899aabbccddeeffULL);
 	cr_assert_null(tb[IFLA_VF_MAC], "nothing unrequested");
 	nlmsg_free(msg);
 }
