@@ -20,11 +20,12 @@ enum {
 	CNI_ERR_DELEGATE = 103,		/* a delegated plugin misbehaved */
 	CNI_ERR_NO_ADDRESS = 110,	/* IPAM: a range set is exhausted */
 	CNI_ERR_ADDRESS_TAKEN = 111,	/* IPAM: a requested address is in use */
+	CNI_ERR_NOT_LEASED = 112,	/* IPAM CHECK: an address is not leased to us */
 };
 
 struct cni_error {
 	int code;		/* 0 while unset */
-	char msg[256];
+	char msg[512];
 	char details[1024];
 	char version[16];	/* the request's cniVersion, when known early */
 };

@@ -573,11 +573,9 @@ static int parse_route(struct cni_result *r, struct json_object *o,
 	return 0;
 }
 
-static int parse_routes(struct cni_result *r, struct json_object *o,
-			struct cni_error *err)
+int cni_result_add_routes_json(struct cni_result *r, struct json_object *arr,
+			       struct cni_error *err)
 {
-	struct json_object *arr = cni_json_get(o, "routes");
-
 	if (!arr)
 		return 0;
 	if (!json_object_is_type(arr, json_type_array))
@@ -586,6 +584,12 @@ static int parse_routes(struct cni_result *r, struct json_object *o,
 		if (parse_route(r, json_object_array_get_idx(arr, i), err))
 			return -EINVAL;
 	return 0;
+}
+
+static int parse_routes(struct cni_result *r, struct json_object *o,
+			struct cni_error *err)
+{
+	return cni_result_add_routes_json(r, cni_json_get(o, "routes"), err);
 }
 
 static int parse_strv(struct json_object *o, const char *key, char ***v,

@@ -97,4 +97,9 @@ int cni_result_to_json(const struct cni_result *r, enum cni_version v,
 int cni_result_from_json(struct json_object *o, enum cni_version dflt,
 			 struct cni_result **out, struct cni_error *err);
 
+/* Append the routes of a JSON list ([{dst, gw, mtu, ...}]) to r; bad
+ * entries are code 6 naming the field. */
+int cni_result_add_routes_json(struct cni_result *r, struct json_object *list,
+			       struct cni_error *err);
+
 #endif

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "conf.h"
+#include "json.h"
+#include "util.h"
+
+void ipam_conf_free(struct ipam_conf *c)
+{
+	for (size_t i = 0; i < c->n_sets; i++)
+		free(c->sets[i].r);
+	free(c->sets);
+	free(c->requested);
+	cni_result_free(c->tmpl);
+	memset(c, 0, sizeof(*c));
+}
+
+static int invalid(struct cni_error *err, const char *msg, const char *details)
+{
+	return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG, msg, "%s", details);
+}
+
+static int add_requested(struct ipam_conf *c, const char *s, const char *where,
+			 struct cni_error *err)
+{
+	struct cni_addr a, *p;
+	struct cni_prefix pfx;
+	char msg[160];
+
+	/* Any prefix length is dropped, as host-local does. */
+	if (cni_prefix_parse(s, &pfx)) {
+		a.family = pfx.family;
+		memcpy(a.a, pfx.a, sizeof(a.a));
+	} else if (!cni_addr_parse(s, &a)) {
+		snprintf(msg, sizeof(msg), "cannot understand ip: %.100s", s);
+		return invalid(err, msg, where);
+	}
+	p = realloc(c->requested, (c->n_requested + 1) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	c->requested = p;
+	c->requested[c->n_requested++] = a;
+	return 0;
+}
+
+static int add_requested_list(struct ipam_conf *c, struct json_object *parent,
+			      const char *where, struct cni_error *err)
+{
+	struct json_object *list;
+	int ret = cni_json_array(parent, "ips", where, &list, err);
+
+	if (ret == -ENOENT)
+		return 0;
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < json_object_array_length(list); i++) {
+		struct json_object *v = json_object_array_get_idx(list, i);
+
+		if (!json_object_is_type(v, json_type_string))
+			return invalid(err, "invalid configuration", "requested ips must be strings");
+		ret = add_requested(c, json_object_get_string(v), where, err);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int requested_ips(struct cni_ctx *ctx, struct ipam_conf *c)
+{
+	static const char *const known[] = { "IP" };
+	const char *ip;
+	int ret;
+
+	ret = cni_args_check(&ctx->args, known, ARRAY_SIZE(known), &ctx->err);
+	if (ret)
+		return ret;
+	ip = cni_args_get(&ctx->args, "IP");
+	if (ip && (ret = add_requested(c, ip, "CNI_ARGS IP", &ctx->err)))
+		return ret;
+	return add_requested_list(c, ctx->conf->args_cni, "args.cni.ips", &ctx->err) ?:
+	       add_requested_list(c, ctx->conf->runtime_config, "runtimeConfig.ips", &ctx->err);
+}
+
+static struct ipam_rangeset *new_set(struct ipam_conf *c)
+{
+	struct ipam_rangeset *s = realloc(c->sets, (c->n_sets + 1) * sizeof(*s));
+
+	if (!s)
+		return NULL;
+	c->sets = s;
+	memset(&s[c->n_sets], 0, sizeof(*s));
+	return &s[c->n_sets++];
+}
+
+/* One range object ({subnet, rangeStart, rangeEnd, gateway}) into set. */
+static int parse_range(struct ipam_conf *c, struct ipam_rangeset *set,
+		       struct json_object *o, const char *where, struct cni_error *err)
+{
+	const char *f[4] = { NULL, NULL, NULL, NULL };
+	static const char *const keys[4] = { "subnet", "rangeStart", "rangeEnd", "gateway" };
+	struct ipam_range *r;
+	char why[256], msg[320], path[96];
+	int ret;
+
+	if (!json_object_is_type(o, json_type_object))
+		return invalid(err, "invalid configuration", "each range must be an object");
+	for (int i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), "%s.%s", where, keys[i]);
+		ret = cni_json_string(o, keys[i], path, &f[i], err);
+		if (ret && ret != -ENOENT)
+			return ret;
+	}
+	r = realloc(set->r, (set->n + 1) * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	set->r = r;
+	ret = ipam_range_parse(&set->r[set->n], f[0], f[1], f[2], f[3], why, sizeof(why));
+	if (ret) {
+		snprintf(msg, sizeof(msg), "invalid range set %zu: %s", c->n_sets - 1, why);
+		return invalid(err, msg, where);
+	}
+	set->n++;
+	return 0;
+}
+
+/* A list of range sets, each a list of range objects (host-local "ranges"). */
+static int parse_sets(struct ipam_conf *c, struct json_object *sets, const char *key,
+		      struct cni_error *err)
+{
+	char where[96], msg[320], why[256];
+	int ret;
+
+	if (!json_object_is_type(sets, json_type_array))
+		return invalid(err, "invalid configuration", "ranges must be a list of lists of ranges");
+	for (size_t i = 0; i < json_object_array_length(sets); i++) {
+		struct json_object *list = json_object_array_get_idx(sets, i);
+		struct ipam_rangeset *set = new_set(c);
+
+		if (!set)
+			return -ENOMEM;
+		if (!json_object_is_type(list, json_type_array))
+			return invalid(err, "invalid configuration",
+				       "each range set must be a list of ranges");
+		for (size_t j = 0; j < json_object_array_length(list); j++) {
+			snprintf(where, sizeof(where), "%s[%zu][%zu]", key, i, j);
+			ret = parse_range(c, set, json_object_array_get_idx(list, j), where, err);
+			if (ret)
+				return ret;
+		}
+		if (ipam_rangeset_check(set, why, sizeof(why))) {
+			snprintf(msg, sizeof(msg), "invalid range set %zu: %s", c->n_sets - 1, why);
+			snprintf(where, sizeof(where), "%s[%zu]", key, i);
+			return invalid(err, msg, where);
+		}
+	}
+	return 0;
+}
+
+static int ranges(struct cni_ctx *ctx, struct json_object *ipam, struct ipam_conf *c)
+{
+	struct json_object *list;
+	const char *subnet = NULL;
+	int ret;
+
+	/* runtimeConfig.ipRanges first, then the legacy range, then "ranges". */
+	list = cni_json_get(ctx->conf->runtime_config, "ipRanges");
+	if (list && (ret = parse_sets(c, list, "runtimeConfig.ipRanges", &ctx->err)))
+		return ret;
+	ret = cni_json_string(ipam, "subnet", "ipam.subnet", &subnet, &ctx->err);
+	if (ret && ret != -ENOENT)
+		return ret;
+	if (subnet && *subnet) {
+		struct ipam_rangeset *set = new_set(c);
+
+		if (!set)
+			return -ENOMEM;
+		ret = parse_range(c, set, ipam, "ipam", &ctx->err);
+		if (ret)
+			return ret;
+	}
+	list = cni_json_get(ipam, "ranges");
+	if (list && (ret = parse_sets(c, list, "ipam.ranges", &ctx->err)))
+		return ret;
+	if (!c->n_sets)
+		return invalid(&ctx->err, "no IP ranges specified",
+			       "set ipam.ranges (or the legacy ipam.subnet)");
+	return 0;
+}
+
+static int check_sets(struct cni_ctx *ctx, struct ipam_conf *c)
+{
+	int v4 = 0, v6 = 0;
+	char msg[128];
+
+	for (size_t i = 0; i < c->n_sets; i++) {
+		if (c->sets[i].r[0].subnet.family == AF_INET)
+			v4++;
+		else
+			v6++;
+		for (size_t j = 0; j < i; j++) {
+			if (!ipam_rangesets_overlap(&c->sets[j], &c->sets[i]))
+				continue;
+			snprintf(msg, sizeof(msg), "range set %zu overlaps with %zu", j, i);
+			return invalid(&ctx->err, msg, "range sets must not share addresses");
+		}
+	}
+	if (ctx->conf->version < CNI_V030 && (v4 > 1 || v6 > 1)) {
+		snprintf(msg, sizeof(msg), "CNI version %s does not support more than 1 address per family",
+			 cni_version_str(ctx->conf->version));
+		return invalid(&ctx->err, msg, "use cniVersion 0.3.0 or later, or one range set per family");
+	}
+	return 0;
+}
+
+/* resolv.conf into result DNS, with host-local's reading rules. */
+static int resolv_conf(const char *path, struct cni_dns *dns, struct cni_error *err)
+{
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	char line[1024];
+
+	if (!f)
+		return cni_errorf(err, -errno, CNI_ERR_INVALID_CONFIG, "cannot read resolvConf",
+				  "%s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		char *save = NULL, *key, *word;
+
+		if (line[0] == '#' || line[0] == ';')
+			continue;
+		key = strtok_r(line, " \t\r\n", &save);
+		word = key ? strtok_r(NULL, " \t\r\n", &save) : NULL;
+		if (!word)
+			continue;
+		if (!strcmp(key, "nameserver")) {
+			if (cni_strv_add(&dns->nameservers, &dns->n_nameservers, word))
+				return -ENOMEM;
+		} else if (!strcmp(key, "domain")) {
+			free(dns->domain);
+			if (!(dns->domain = strdup(word)))
+				return -ENOMEM;
+		} else if (!strcmp(key, "search") || !strcmp(key, "options")) {
+			bool search = !strcmp(key, "search");
+
+			for (; word; word = strtok_r(NULL, " \t\r\n", &save))
+				if (cni_strv_add(search ? &dns->search : &dns->options,
+						 search ? &dns->n_search : &dns->n_options, word))
+					return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int result_template(struct cni_ctx *ctx, struct json_object *ipam, struct ipam_conf *c)
+{
+	const char *resolv = NULL;
+	int ret;
+
+	c->tmpl = cni_result_new();
+	if (!c->tmpl)
+		return -ENOMEM;
+	ret = cni_result_add_routes_json(c->tmpl, cni_json_get(ipam, "routes"), &ctx->err);
+	if (ret) {
+		ctx->err.code = CNI_ERR_INVALID_CONFIG;	/* the config, not a result */
+		return ret;
+	}
+	ret = cni_json_string(ipam, "resolvConf", "ipam.resolvConf", &resolv, &ctx->err);
+	if (ret && ret != -ENOENT)
+		return ret;
+	return resolv && *resolv ? resolv_conf(resolv, &c->tmpl->dns, &ctx->err) : 0;
+}
+
+int ipam_conf_load(struct cni_ctx *ctx, bool ranges_optional, struct ipam_conf *c)
+{
+	struct json_object *ipam = ctx->conf->ipam;
+	const char *dir = NULL;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	c->name = ctx->conf->name;
+	if (!ipam)
+		return invalid(&ctx->err, "IPAM config missing 'ipam' key",
+			       "add \"ipam\": {\"type\": \"ib-host-local\", \"ranges\": [...]}");
+	ret = cni_json_string(ipam, "dataDir", "ipam.dataDir", &dir, &ctx->err);
+	if (ret && ret != -ENOENT)
+		return ret;
+	if (!dir || !*dir)
+		dir = IPAM_DEFAULT_DATA_DIR;
+	if (dir[0] != '/')
+		return invalid(&ctx->err, "invalid configuration",
+			       "ipam.dataDir must be an absolute path");
+	if (copy_str(c->data_dir, sizeof(c->data_dir), dir))
+		return invalid(&ctx->err, "invalid configuration", "ipam.dataDir is too long");
+	if (ranges_optional) {
+		struct cni_error ignored = { 0 };
+
+		if (ranges(ctx, ipam, c) || check_sets(ctx, c)) {
+			/* Nothing to report to the caller: DEL goes by owner. */
+			memcpy(&ignored, &ctx->err, sizeof(ignored));
+			memset(&ctx->err, 0, sizeof(ctx->err));
+			log_warn("ignoring an invalid range configuration for DEL: %s (%s)",
+				 ignored.msg, ignored.details);
+			for (size_t i = 0; i < c->n_sets; i++)
+				free(c->sets[i].r);
+			free(c->sets);
+			c->sets = NULL;
+			c->n_sets = 0;
+		}
+		return 0;
+	}
+	return requested_ips(ctx, c) ?: ranges(ctx, ipam, c) ?: check_sets(ctx, c) ?:
+	       result_template(ctx, ipam, c);
+}
