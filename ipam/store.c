@@ -244,15 +244,13 @@ static int rm_dir_files(const char *dir)
 static int index_rebuild(struct ipam_store *s)
 {
 	struct ipam_lease *leases;
-	char owners[PATH_MAX], tmp[PATH_MAX];
+	char owners[PATH_MAX];
 	size_t n;
 	int ret;
 
-	if (sub(owners, sizeof(owners), s->idx, "owners") ||
-	    sub(tmp, sizeof(tmp), s->idx, "tmp"))
+	if (sub(owners, sizeof(owners), s->idx, "owners"))
 		return -ENAMETOOLONG;
 	rm_dir_files(owners);
-	rm_dir_files(tmp);
 	ret = ipam_store_list(s, &leases, &n);
 	if (ret)
 		return ret;
@@ -318,6 +316,10 @@ int ipam_store_open(struct ipam_store *s, const char *data_dir, const char *netw
 	s->lock_fd = cni_lock_acquire(path, lock_timeout(), err);
 	if (s->lock_fd < 0)
 		return s->lock_fd;
+	/* A crash between writing a temporary file and publishing it leaves
+	 * the file behind; nothing else uses this directory. */
+	if (!sub(path, sizeof(path), s->idx, "tmp"))
+		rm_dir_files(path);
 	ret = index_check(s);
 	if (ret) {
 		cni_lock_release(s->lock_fd);
