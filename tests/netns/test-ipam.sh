@@ -1,0 +1,308 @@
+# SPDX-License-Identifier: Apache-2.0
+# ib-host-local against Debian's Go host-local: the same sequences through
+# both, results and store files compared where they are meant to be equal,
+# the improved behaviour asserted where they are not.
+
+GO_HL=$GO_CNI/host-local
+
+ipam_conf() { # NAME DATADIR IPAM-BODY [VERSION]
+	printf '{"cniVersion":"%s","name":"%s","type":"x","ipam":{"type":"ib-host-local","dataDir":"%s",%s}}' \
+		"${4-1.0.0}" "$1" "$2" "$3"
+}
+
+# store_dump DIR: every file with its mode and content, one per line.
+store_dump() {
+	local f
+	for f in $(ls "$1" | sort); do
+		[ "$f" = lock ] && continue
+		printf '%s=%s\n' "$f" "$(od -An -c "$1/$f" | tr -s ' ' | tr -d '\n')"
+	done
+}
+
+# run_both CMD ID IFNAME CONF: Go into $T/go, ours into $T/ours; GO_OUT/OUT.
+run_both() {
+	local conf_go conf_ours
+	conf_go=${4//@DATA@/$T/go}
+	conf_ours=${4//@DATA@/$T/ours}
+	cni_exec "$GO_HL" "$1" "$2" /proc/self/ns/net "$3" "$conf_go" "${5:-}"
+	GO_OUT=$OUT GO_RC=$RC
+	cni_exec ib-host-local "$1" "$2" /proc/self/ns/net "$3" "$conf_ours" "${5:-}"
+}
+
+same_result() { # what
+	local a b
+	a=$(jq -S -c 'del(.cniVersion)' <<<"$GO_OUT" 2>/dev/null)
+	b=$(jq -S -c 'del(.cniVersion)' <<<"$OUT" 2>/dev/null)
+	[ "$GO_RC" = "$RC" ] || fail "$1: exit Go $GO_RC, ours $RC ($OUT)"
+	if [ "$RC" = 0 ]; then
+		[ "$a" == "$b" ] || fail "$1: Go $a, ours $b"
+	else
+		assert_eq "$(jq -r .msg <<<"$GO_OUT")" "$(jq -r .msg <<<"$OUT")" "$1: error text"
+	fi
+}
+
+same_store() { # NETWORK what
+	local a b
+	a=$(store_dump "$T/go/$1")
+	b=$(store_dump "$T/ours/$1")
+	[ "$a" == "$b" ] || fail "$2: stores differ: Go [$a] ours [$b]"
+}
+
+WORKED='"resolvConf":"@RESOLV@","ranges":[[{"subnet":"10.22.0.0/29","gateway":"10.22.0.1"},{"subnet":"10.23.0.0/30"}],[{"subnet":"fd00:22::/120","rangeStart":"fd00:22::10","rangeEnd":"fd00:22::12"}]],"routes":[{"dst":"0.0.0.0/0"},{"dst":"192.168.0.0/16","gw":"10.22.0.254"},{"dst":"::/0"}]'
+
+test_differential_worked_example() {
+	printf 'nameserver 192.0.2.53\nsearch example.com corp.example\noptions ndots:2\n' >"$T/resolv.conf"
+	local conf step
+	conf=$(ipam_conf demo-net @DATA@ "${WORKED//@RESOLV@/$T/resolv.conf}")
+	for step in "ADD ctr-a eth0" "ADD ctr-b eth0" "ADD ctr-a eth1" "CHECK ctr-a eth0" \
+		"ADD ctr-c eth0" "DEL ctr-a eth0" "DEL ctr-a eth0" "ADD ctr-c eth0" "ADD ctr-d eth0" \
+		"DEL ctr-b eth0" "ADD ctr-e eth0"; do
+		run_both $step "$conf"
+		same_result "$step"
+		same_store demo-net "after $step"
+	done
+	# Duplicate ADD: the same message; the code is ours (111, not 999).
+	run_both ADD ctr-c eth0 "$conf"
+	assert_eq 1 "$RC" "duplicate ADD fails"
+	assert_eq "$(jq -r .msg <<<"$GO_OUT")" "$(jq -r .msg <<<"$OUT")" "duplicate message"
+	assert_json .code 111
+	same_store demo-net "after duplicate ADD"
+}
+
+test_differential_every_version() {
+	local v conf
+	for v in "" 0.1.0 0.2.0 0.3.0 0.3.1 0.4.0 1.0.0; do
+		conf=$(ipam_conf "n${v//./}" @DATA@ '"ranges":[[{"subnet":"10.30.0.0/24"}],[{"subnet":"2001:db8:30::/64"}]]' "$v")
+		run_both ADD ctr eth0 "$conf"
+		same_result "ADD cniVersion '$v'"
+		assert_json .cniVersion "\"${v:-0.1.0}\""
+		[ "$v" = 0.4.0 ] && { run_both CHECK ctr eth0 "$conf"; same_result "CHECK $v"; }
+		run_both DEL ctr eth0 "$conf"
+		same_result "DEL $v"
+		same_store "n${v//./}" "version '$v'"
+	done
+	# 1.1.0 is beyond Debian's host-local; ours answers it.
+	conf=$(ipam_conf n110 "$T/ours" '"ranges":[[{"subnet":"10.30.0.0/24"}]]' 1.1.0)
+	cni_exec ib-host-local ADD ctr eth0 "" "$conf"
+	cni_exec ib-host-local ADD ctr /proc/self/ns/net eth0 "$conf"
+	assert_json '[.cniVersion,.ips[0].address]' '["1.1.0","10.30.0.2/24"]'
+	# Two v4 sets are beyond 0.2.0, for both.
+	conf=$(ipam_conf n020 @DATA@ '"ranges":[[{"subnet":"10.31.0.0/24"}],[{"subnet":"10.32.0.0/24"}]]' 0.2.0)
+	run_both ADD ctr eth0 "$conf"
+	same_result "0.2.0 with two IPv4 sets"
+}
+
+test_differential_static_and_args() {
+	local conf
+	conf=$(ipam_conf s @DATA@ '"ranges":[[{"subnet":"10.40.0.0/24"}],[{"subnet":"2001:db8:40::/64"}]]')
+	conf=${conf%\}}',"args":{"cni":{"ips":["10.40.0.77","2001:db8:40::77/64"]}}}'
+	run_both ADD s1 eth0 "$conf"
+	same_result "args.cni.ips"
+	run_both ADD s2 eth0 "$conf"
+	same_result "requested IP taken"
+	conf=$(ipam_conf s @DATA@ '"ranges":[[{"subnet":"10.40.0.0/24"}]]')
+	run_both ADD s3 eth0 "$conf" "IgnoreUnknown=1;K8S_POD_NAME=p;IP=10.40.0.90"
+	same_result "CNI_ARGS IP"
+	run_both ADD s4 eth0 "$conf" "K8S_POD_NAME=p;IP=10.40.0.91"
+	assert_eq 1 "$RC" "unknown CNI_ARGS refused"
+	assert_eq "$GO_RC" "$RC" "unknown CNI_ARGS refused by both"
+	run_both ADD s5 eth0 "$conf" "IP=10.40.0.1"
+	same_result "requested gateway"
+	same_store s "static requests"
+}
+
+test_improved_rollback_keeps_earlier_leases() {
+	# s5 holds .88 and ::79; a second ADD asks for .90 and fails on the v6
+	# duplicate. host-local's rollback deletes all three; ours only .90.
+	local conf
+	conf=$(ipam_conf r @DATA@ '"ranges":[[{"subnet":"10.40.0.0/24"}],[{"subnet":"2001:db8:40::/64"}]]')
+	conf=${conf%\}}',"args":{"cni":{"ips":["10.40.0.88","2001:db8:40::79"]}}}'
+	run_both ADD s5 eth0 "$conf"
+	same_result "first ADD"
+	conf=$(ipam_conf r @DATA@ '"ranges":[[{"subnet":"10.40.0.0/24"}],[{"subnet":"2001:db8:40::/64"}]]')
+	run_both ADD s5 eth0 "$conf" "IP=10.40.0.90"
+	assert_eq 1 "$RC" "second ADD fails"
+	[ -e "$T/go/r/10.40.0.88" ] && fail "host-local kept .88 (its defect is gone?)"
+	assert_file "$T/ours/r/10.40.0.88" $'s5\r\neth0'
+	assert_file "$T/ours/r/2001:db8:40::79" $'s5\r\neth0'
+	[ -e "$T/ours/r/10.40.0.90" ] && fail "the failed ADD's lease survived"
+	true
+}
+
+test_improved_del_with_broken_ranges() {
+	local good bad
+	good=$(ipam_conf d @DATA@ '"ranges":[[{"subnet":"10.50.0.0/24"}]]')
+	bad=$(ipam_conf d @DATA@ '"subnet":"10.50.0.0/31"')
+	run_both ADD c1 eth0 "$good"
+	run_both DEL c1 eth0 "$bad"
+	assert_eq 1 "$GO_RC" "host-local fails DEL on a bad config"
+	assert_eq 0 "$RC" "ours releases by owner"
+	[ -e "$T/go/d/10.50.0.2" ] || fail "host-local released (its defect is gone?)"
+	[ -e "$T/ours/d/10.50.0.2" ] && fail "ours kept the lease"
+	bad=$(ipam_conf d @DATA@ '"ranges":[]')
+	run_both ADD c2 eth0 "$good"
+	run_both DEL c2 eth0 "$bad"
+	assert_eq 0 "$RC" "DEL with no ranges at all"
+	[ -e "$T/ours/d/10.50.0.3" ] && fail "ours kept c2's lease"
+	true
+}
+
+test_improved_legacy_match_only_ip_files() {
+	local conf
+	conf=$(ipam_conf l @DATA@ '"ranges":[[{"subnet":"10.60.0.0/24","rangeStart":"10.60.0.100"}]]')
+	run_both ADD c1 eth0 "$conf"
+	run_both ADD c2 eth0 "$conf"
+	printf hello >"$T/go/l/README"; printf hello >"$T/ours/l/README"
+	run_both DEL 10.60.0.101 eth0 "$conf"
+	run_both DEL hello eth0 "$conf"
+	[ -e "$T/go/l/last_reserved_ip.0" ] && fail "host-local kept the pointer (defect gone?)"
+	[ -e "$T/go/l/README" ] && fail "host-local kept README (defect gone?)"
+	assert_file "$T/ours/l/last_reserved_ip.0" 10.60.0.101
+	assert_file "$T/ours/l/README" hello
+	# Legacy bare-ID files are still honoured.
+	printf 'legacy-ctr\n' >"$T/ours/l/10.60.0.150"
+	cni_exec ib-host-local CHECK legacy-ctr /proc/self/ns/net eth0 "${conf//@DATA@/$T/ours}"
+	assert_eq 0 "$RC" "CHECK of a legacy lease"
+	cni_exec ib-host-local DEL legacy-ctr /proc/self/ns/net eth0 "${conf//@DATA@/$T/ours}"
+	[ -e "$T/ours/l/10.60.0.150" ] && fail "legacy lease not released"
+	true
+}
+
+test_improved_bounds_and_config_errors() {
+	local conf
+	conf=$(ipam_conf b @DATA@ '"subnet":"10.9.0.0/30","rangeStart":"10.9.0.0","rangeEnd":"10.9.0.3","gateway":"10.9.0.1"')
+	run_both ADD c1 eth0 "$conf"
+	assert_json '.ips[0].address' '"10.9.0.2/30"'
+	assert_eq '"10.9.0.0/30"' "$(jq -c '.ips[0].address' <<<"$GO_OUT")" "host-local leases the network address"
+	run_both ADD c2 eth0 "$conf"
+	assert_json '[.code,.msg]' '[110,"failed to allocate for range 0: no IP addresses available in range set: 10.9.0.0-10.9.0.3"]'
+	for body in '"subnet":"10.1.2.0/24","rangeStart":"10.1.2.50","rangeEnd":"10.1.2.40"' \
+		'"subnet":"10.8.0.0/24","gateway":"192.0.2.1"' \
+		'"subnet":"255.255.255.0/24","rangeStart":"255.255.255.255","gateway":"255.255.255.255"' \
+		'"subnet":"10.1.2.0/24","rangeStart":"10.1.2.255"'; do
+		conf=$(ipam_conf e "$T/ours" "$body")
+		cni_exec ib-host-local ADD c1 /proc/self/ns/net eth0 "$conf"
+		assert_json .code 7
+		[ -e "$T/ours/e" ] && fail "a rejected config created state ($body)"
+	done
+	true
+}
+
+test_improved_requested_outside_changes_nothing() {
+	local conf
+	conf=$(ipam_conf o @DATA@ '"ranges":[[{"subnet":"10.40.0.0/24"}]]')
+	conf=${conf%\}}',"runtimeConfig":{"ips":["10.99.0.5"]}}'
+	run_both ADD c1 eth0 "$conf"
+	same_result "requested outside every set"
+	[ -e "$T/go/o/last_reserved_ip.0" ] || fail "host-local left no pointer (defect gone?)"
+	[ -e "$T/ours/o/last_reserved_ip.0" ] && fail "ours moved the pointer"
+	true
+}
+
+test_improved_static_duplicate_check() {
+	local conf
+	conf=$(ipam_conf sd @DATA@ '"ranges":[[{"subnet":"10.40.0.0/24"}]]')
+	run_both ADD c1 eth0 "$conf"
+	run_both ADD c1 eth0 "$conf" "IP=10.40.0.50"
+	assert_eq 0 "$GO_RC" "host-local grants a second static lease"
+	assert_eq 1 "$RC" "ours refuses a second lease"
+	assert_json .code 111
+	[ -e "$T/ours/sd/10.40.0.50" ] && fail "static duplicate was leased"
+	true
+}
+
+test_check_verifies_prev_result() {
+	local conf prev
+	conf=$(ipam_conf ck "$T/ours" '"ranges":[[{"subnet":"10.70.0.0/24"}]]')
+	cni_exec ib-host-local ADD c1 /proc/self/ns/net eth0 "$conf"
+	cni_exec ib-host-local ADD c2 /proc/self/ns/net eth0 "$conf"
+	prev='"prevResult":{"cniVersion":"1.0.0","ips":[{"address":"10.70.0.2/24"},{"address":"192.168.9.9/24"}]}'
+	cni_exec ib-host-local CHECK c1 /proc/self/ns/net eth0 "${conf%\}},$prev}"
+	assert_eq 0 "$RC" "CHECK of our own address ($OUT)"
+	cni_exec ib-host-local CHECK c2 /proc/self/ns/net eth0 "${conf%\}},$prev}"
+	assert_json '[.code,.msg,.details]' '[112,"ib-host-local: 10.70.0.2 is not leased to c2/eth0","it is leased to c1/eth0"]'
+	prev='"prevResult":{"cniVersion":"1.0.0","ips":[{"address":"10.70.0.9/24"}]}'
+	cni_exec ib-host-local CHECK c1 /proc/self/ns/net eth0 "${conf%\}},$prev}"
+	assert_json '.details' '"the address is free"'
+}
+
+test_gc_and_status() {
+	local conf
+	conf=$(ipam_conf g "$T/ours" '"ranges":[[{"subnet":"10.80.0.0/30"}]]' 1.1.0)
+	cni_exec ib-host-local STATUS "" "" "" "$conf"
+	assert_eq 0 "$RC" "STATUS with room"
+	cni_exec ib-host-local ADD c1 /proc/self/ns/net eth0 "$conf"
+	cni_exec ib-host-local STATUS "" "" "" "$conf"
+	assert_json '[.code,.msg]' '[50,"no free addresses"]'
+	printf 'keep\n' >"$T/ours/g/10.80.0.1"   # a legacy lease (on the gateway address)
+	: >"$T/ours/g/10.80.0.3"                  # a crash leftover
+	cni_exec ib-host-local GC "" "" "" "${conf%\}},\"cni.dev/valid-attachments\":[{\"containerID\":\"keep\",\"ifname\":\"net1\"}]}"
+	assert_eq 0 "$RC" "GC ($OUT)"
+	[ -e "$T/ours/g/10.80.0.2" ] && fail "GC kept c1's lease"
+	[ -e "$T/ours/g/10.80.0.1" ] || fail "GC removed a valid container's legacy lease"
+	[ -e "$T/ours/g/10.80.0.3" ] || fail "GC deleted an unparsable file"
+	assert_match "10.80.0.3 is empty or unreadable; left in place" "$ERR" "GC reports the bad file"
+	cni_exec ib-host-local GC "" "" "" "${conf%\}},\"cni.dev/attachments\":[]}"
+	[ -e "$T/ours/g/10.80.0.1" ] && fail "an empty list releases all"
+	cni_exec "$GO_HL" GC x /proc/self/ns/net eth0 "$conf"
+	assert_eq 1 "$RC" "Debian's host-local has no GC"
+	true
+}
+
+test_lock_timeout_is_code_11() {
+	local conf
+	conf=$(ipam_conf lk "$T/ours" '"ranges":[[{"subnet":"10.90.0.0/24"}]]')
+	cni_exec ib-host-local ADD c1 /proc/self/ns/net eth0 "$conf"
+	flock "$T/ours/lk/lock" sleep 3 &
+	sleep 0.3
+	OUT=$(env -i CNI_COMMAND=ADD CNI_CONTAINERID=c2 CNI_NETNS=/proc/self/ns/net CNI_IFNAME=eth0 \
+		CNI_PATH=/x IBCNI_LOCK_TIMEOUT_MS=200 "$BIN/ib-host-local" <<<"$conf" 2>/dev/null)
+	assert_json '.code' 11
+	wait
+	[ -e "$T/ours/lk/10.90.0.3" ] && fail "a timed-out ADD leased"
+	true
+}
+
+test_concurrent_adds_distinct() {
+	local conf i n
+	conf=$(ipam_conf cc "$T/ours" '"ranges":[[{"subnet":"10.100.0.0/24"}]]')
+	for i in $(seq 1 100); do
+		env -i CNI_COMMAND=ADD CNI_CONTAINERID=ctr$i CNI_NETNS=/proc/self/ns/net CNI_IFNAME=eth0 \
+			CNI_PATH=/x "$BIN/ib-host-local" <<<"$conf" >"$T/out.$i" 2>/dev/null &
+	done
+	wait
+	n=$(cat "$T"/out.* | jq -r '.ips[0].address' 2>/dev/null | sort -u | grep -c '^10\.100\.0\.')
+	assert_eq 100 "$n" "distinct addresses from 100 concurrent ADDs"
+	assert_eq 100 "$(ls "$T/ours/cc" | grep -c '^10\.100')" "lease files"
+	for i in $(seq 1 100); do
+		env -i CNI_COMMAND=DEL CNI_CONTAINERID=ctr$i CNI_IFNAME=eth0 CNI_PATH=/x \
+			"$BIN/ib-host-local" <<<"$conf" >/dev/null 2>&1 &
+	done
+	wait
+	assert_eq 0 "$(ls "$T/ours/cc" | grep -c '^10\.100')" "all released"
+}
+
+test_interop_shared_directory() {
+	# Go host-local and ours allocate concurrently in one directory.
+	local conf i n dup
+	conf=$(ipam_conf mix "$T/shared" '"ranges":[[{"subnet":"10.110.0.0/24"}]]')
+	for i in $(seq 1 60); do
+		env -i CNI_COMMAND=ADD CNI_CONTAINERID=go$i CNI_NETNS=/proc/self/ns/net CNI_IFNAME=eth0 \
+			CNI_PATH=/x "$GO_HL" <<<"$conf" >"$T/go.$i" 2>/dev/null &
+		env -i CNI_COMMAND=ADD CNI_CONTAINERID=ib$i CNI_NETNS=/proc/self/ns/net CNI_IFNAME=eth0 \
+			CNI_PATH=/x "$BIN/ib-host-local" <<<"$conf" >"$T/ib.$i" 2>/dev/null &
+	done
+	wait
+	n=$(cat "$T"/go.* "$T"/ib.* | jq -r '.ips[0].address' 2>/dev/null | grep -c '^10\.110\.0\.')
+	dup=$(cat "$T"/go.* "$T"/ib.* | jq -r '.ips[0].address' 2>/dev/null | sort | uniq -d | wc -l)
+	assert_eq 120 "$n" "every ADD of both got an address"
+	assert_eq 0 "$dup" "no address leased twice"
+	assert_eq 120 "$(ls "$T/shared/mix" | grep -c '^10\.110')" "lease files"
+	# Ours releases what Go leased (the index is rebuilt from the files).
+	cni_exec ib-host-local DEL go7 "" eth0 "$conf"
+	assert_eq 0 "$(grep -l '^go7' "$T/shared/mix"/10.* 2>/dev/null | wc -l)" "ours DELs a Go lease"
+	cni_exec "$GO_HL" DEL ib9 "" eth0 "$conf"
+	assert_eq 0 "$(grep -l '^ib9' "$T/shared/mix"/10.* 2>/dev/null | wc -l)" "Go DELs our lease"
+	cni_exec ib-host-local ADD ib9 /proc/self/ns/net eth0 "$conf"
+	assert_eq 0 "$RC" "ours ADDs after Go changed the directory"
+}
