@@ -306,3 +306,30 @@ test_interop_shared_directory() {
 	cni_exec ib-host-local ADD ib9 /proc/self/ns/net eth0 "$conf"
 	assert_eq 0 "$RC" "ours ADDs after Go changed the directory"
 }
+
+test_cost_independent_of_lease_count() {
+	# 3000 leases on disk (written as host-local would); after the one
+	# rebuild they cause, an ADD or DEL opens a handful of files, not 3000.
+	local conf i opens
+	command -v strace >/dev/null || { fail "strace is missing (make deps installs it)"; return; }
+	conf=$(ipam_conf big "$T/ours" '"ranges":[[{"subnet":"10.120.0.0/16"}]]')
+	cni_exec ib-host-local ADD first /proc/self/ns/net eth0 "$conf"
+	for i in $(seq 0 2999); do
+		printf 'old%d\r\neth0' $i >"$T/ours/big/10.120.$((100 + i / 250)).$((1 + i % 250))"
+	done
+	cni_exec ib-host-local ADD rebuild /proc/self/ns/net eth0 "$conf"
+	for cmd in ADD DEL; do
+		env -i CNI_COMMAND=$cmd CNI_CONTAINERID=probe CNI_NETNS=/proc/self/ns/net CNI_IFNAME=eth0 \
+			CNI_PATH=/x strace -f -qq -e trace=open,openat -o "$T/trace" "$BIN/ib-host-local" \
+			<<<"$conf" >/dev/null 2>&1
+		opens=$(grep -c "$T/ours" "$T/trace")
+		[ "$opens" -le 25 ] || fail "$cmd opened $opens files under the data dir"
+	done
+	# host-local reads every lease on each ADD (its duplicate check).
+	env -i CNI_COMMAND=ADD CNI_CONTAINERID=probe2 CNI_NETNS=/proc/self/ns/net CNI_IFNAME=eth0 \
+		CNI_PATH=/x strace -f -qq -e trace=open,openat -o "$T/trace" "$GO_HL" \
+		<<<"$conf" >/dev/null 2>&1
+	opens=$(grep -c "$T/ours" "$T/trace")
+	[ "$opens" -ge 3000 ] || fail "host-local opened only $opens files (the comparison is stale)"
+	true
+}
