@@ -101,3 +101,8 @@ help:
 	@echo 'options: SAN=1 (ASan+UBSan), WERROR=1, V=1, PREFIX=, DESTDIR='
 
 .PHONY: all static install deps demo clean help
+
+bench: all
+	@bench/ipam.sh
+
+.PHONY: bench

@@ -56,8 +56,8 @@ static int fsync_dir(const char *dir)
 	return 0;
 }
 
-int cni_state_write_raw(const char *dir, const char *name, const void *data,
-			size_t len)
+static int write_atomic(const char *dir, const char *name, const void *data,
+			size_t len, bool durable)
 {
 	char tmp[PATH_MAX], dst[PATH_MAX];
 	_cleanup_close_ int fd = -1;
@@ -72,7 +72,7 @@ int cni_state_write_raw(const char *dir, const char *name, const void *data,
 	ret = write_all(fd, data, len);
 	if (!ret && fchmod(fd, 0600) < 0)
 		ret = -errno;
-	if (!ret && fsync(fd) < 0)
+	if (!ret && durable && fsync(fd) < 0)
 		ret = -errno;
 	if (!ret && rename(tmp, dst) < 0)
 		ret = -errno;
@@ -80,7 +80,19 @@ int cni_state_write_raw(const char *dir, const char *name, const void *data,
 		unlink(tmp);
 		return ret;
 	}
-	return fsync_dir(dir);
+	return durable ? fsync_dir(dir) : 0;
+}
+
+int cni_state_write_raw(const char *dir, const char *name, const void *data,
+			size_t len)
+{
+	return write_atomic(dir, name, data, len, true);
+}
+
+int cni_state_write_cache(const char *dir, const char *name, const void *data,
+			  size_t len)
+{
+	return write_atomic(dir, name, data, len, false);
 }
 
 int cni_state_write(const char *dir, const char *name, struct json_object *rec)

@@ -21,7 +21,12 @@ int cni_state_mkdir(const char *dir);
 int cni_state_write_raw(const char *dir, const char *name, const void *data,
 			size_t len);
 
-/* The same for a JSON record (compact form). */
+/* Atomic (readers see the old or the new file) but not durable: for
+ * caches that are rebuilt from the truth after a crash. */
+int cni_state_write_cache(const char *dir, const char *name, const void *data,
+			  size_t len);
+
+/* The same as cni_state_write_raw for a JSON record (compact form). */
 int cni_state_write(const char *dir, const char *name, struct json_object *rec);
 
 /* Read dir/name (O_NOFOLLOW) as JSON into *rec (caller puts); -ENOENT when

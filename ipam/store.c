@@ -205,10 +205,11 @@ static int index_update(struct ipam_store *s, const char *id, const char *ifname
 	}
 	if (add)
 		used += (size_t)snprintf(out + used, cap - used, "%s\n", name);
+	/* The index is a cache: atomic, not durable (see mark_changed()). */
 	if (used)
-		ret = cni_state_write_raw(dir, key, out, used);
+		ret = cni_state_write_cache(dir, key, out, used);
 	else
-		ret = cni_state_remove(dir, key);
+		ret = unlink(path) < 0 && errno != ENOENT ? -errno : 0;
 	free(out);
 	return ret;
 }
@@ -289,6 +290,23 @@ static int index_check(struct ipam_store *s)
 	return 0;
 }
 
+/* Overwrite a small file in place, as host-local writes its pointer: no new
+ * inode per write. For files whose loss or tearing is harmless (the
+ * round-robin pointer, the index token). */
+static int write_in_place(const char *path, const char *data)
+{
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	size_t len = strlen(data);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = write_all(fd, data, len);
+	if (!ret && (ftruncate(fd, (off_t)len) < 0 || fchmod(fd, 0600) < 0))
+		ret = -errno;
+	return ret;
+}
+
 /* --- opening and closing --- */
 
 int ipam_store_open(struct ipam_store *s, const char *data_dir, const char *network,
@@ -332,22 +350,39 @@ int ipam_store_open(struct ipam_store *s, const char *data_dir, const char *netw
 
 void ipam_store_close(struct ipam_store *s)
 {
-	char now[128];
+	char now[128], path[PATH_MAX];
 
 	if (s->lock_fd < 0)
 		return;
 	/* Written last: a crash before this leaves a stale token, so the next
 	 * caller rebuilds the index rather than trusting it. */
-	if ((s->changed || s->rebuilt) && !token_text(s, now, sizeof(now)))
-		cni_state_write_raw(s->idx, "token", now, strlen(now));
+	if ((s->changed || s->rebuilt) && !token_text(s, now, sizeof(now)) &&
+	    !sub(path, sizeof(path), s->idx, "token"))
+		write_in_place(path, now);
 	cni_lock_release(s->lock_fd);
 	s->lock_fd = -1;
 }
 
 /* --- leasing --- */
 
-/* Write data to a fresh 0600 file in the index's tmp dir; path returned. */
-static int tmp_file(struct ipam_store *s, const char *data, char *path, size_t len)
+/* Before the first change, empty the token: until close() writes a new
+ * one, an interrupted run leaves no valid token and the next open rebuilds
+ * the index. */
+static void mark_changed(struct ipam_store *s)
+{
+	char path[PATH_MAX];
+
+	if (s->changed)
+		return;
+	s->changed = true;
+	if (!sub(path, sizeof(path), s->idx, "token"))
+		write_in_place(path, "");
+}
+
+/* Write data to a fresh 0600 file in the index's tmp dir; path returned.
+ * durable: fsync'ed before it is published. */
+static int tmp_file(struct ipam_store *s, const char *data, char *path, size_t len,
+		    bool durable)
 {
 	_cleanup_close_ int fd = -1;
 	int ret;
@@ -358,7 +393,7 @@ static int tmp_file(struct ipam_store *s, const char *data, char *path, size_t l
 	if (fd < 0)
 		return -errno;
 	ret = write_all(fd, data, strlen(data));
-	if (!ret && (fchmod(fd, 0600) < 0 || fsync(fd) < 0))
+	if (!ret && (fchmod(fd, 0600) < 0 || (durable && fsync(fd) < 0)))
 		ret = -errno;
 	if (ret)
 		unlink(path);
@@ -383,20 +418,17 @@ int ipam_store_reserve(struct ipam_store *s, const struct cni_addr *ip, const ch
 	    check_snprintf(text, sizeof(text), "%s\r\n%s", id, ifname) ||
 	    check_snprintf(ptr, sizeof(ptr), "%s/last_reserved_ip.%zu", s->dir, set))
 		return -ENAMETOOLONG;
-	ret = tmp_file(s, text, tmp, sizeof(tmp));
+	ret = tmp_file(s, text, tmp, sizeof(tmp), true);
 	if (ret)
 		return ret;
+	mark_changed(s);
 	/* link() publishes a complete file, and fails if the address is taken. */
 	ret = link(tmp, dst) < 0 ? -errno : 0;
 	unlink(tmp);
 	if (ret)
 		return ret;
-	s->changed = true;
-	ret = tmp_file(s, name, tmp, sizeof(tmp));
-	if (!ret && rename(tmp, ptr) < 0) {
-		ret = -errno;
-		unlink(tmp);
-	}
+	/* The pointer only steers round robin: losing it to a crash is harmless. */
+	ret = write_in_place(ptr, name);
 	if (!ret)
 		ret = fsync_path(s->dir);
 	if (!ret)
@@ -420,12 +452,12 @@ int ipam_store_release(struct ipam_store *s, const struct cni_addr *ip)
 		ipam_lease_clear(&l);
 		return -ENAMETOOLONG;
 	}
+	mark_changed(s);
 	if (unlink(path) < 0 && errno != ENOENT) {
 		ret = -errno;
 		ipam_lease_clear(&l);
 		return ret;
 	}
-	s->changed = true;
 	ret = fsync_path(s->dir);
 	if (l.id)
 		index_update(s, l.id, l.ifname, ip, false);

@@ -333,3 +333,60 @@ test_cost_independent_of_lease_count() {
 	[ "$opens" -ge 3000 ] || fail "host-local opened only $opens files (the comparison is stale)"
 	true
 }
+
+test_differential_host_local_suite() {
+	# host_local_test.go's scenarios not covered above, through both binaries.
+	local c0 c1 conf i
+	printf 'nameserver 192.0.2.3\n; comment\n# other comment\nnameserver 192.0.2.4\ndomain example.org\nsearch a.example\nsearch b.example c.example\noptions ndots:1\noptions attempts:3 rotate\nbadline\n' >"$T/resolv.conf"
+	# 1 + dns: all resolv.conf fields, comments skipped, search/options accumulate.
+	conf=$(ipam_conf dns @DATA@ "\"resolvConf\":\"$T/resolv.conf\",\"ranges\":[[{\"subnet\":\"10.1.2.0/24\"}]]")
+	run_both ADD dummy eth0 "$conf"
+	same_result "resolvConf"
+	assert_json .dns '{"nameservers":["192.0.2.3","192.0.2.4"],"domain":"example.org","search":["a.example","b.example","c.example"],"options":["ndots:1","attempts:3","rotate"]}'
+	# 7: no error chatter on the first ADD of a fresh network.
+	[[ $ERR == *"Error retrieving last reserved ip"* ]] && fail "error output on first ADD"
+	# 2: one container on two networks with two interfaces.
+	c0=$(ipam_conf mynet0 @DATA@ '"ranges":[[{"subnet":"10.1.2.0/24"}]]')
+	c1=$(ipam_conf mynet1 @DATA@ '"ranges":[[{"subnet":"10.2.2.0/24"}]]')
+	run_both ADD dummy eth0 "$c0"; same_result "mynet0 eth0"
+	run_both ADD dummy eth1 "$c1"; same_result "mynet1 eth1"
+	run_both DEL dummy eth0 "$c0"; same_result "DEL eth0"
+	same_store mynet0 "eth0 released"
+	same_store mynet1 "eth1 kept"
+	assert_file "$T/ours/mynet1/10.2.2.2" $'dummy\r\neth1'
+	# 9 + 10: requested addresses over several sets and both families.
+	conf=$(ipam_conf multi @DATA@ '"ranges":[[{"subnet":"172.16.1.0/24"},{"subnet":"10.1.2.0/24"}],[{"subnet":"10.1.3.0/24"}],[{"subnet":"2001:db8:1::/48"}]]')
+	conf=${conf%\}}',"args":{"cni":{"ips":["10.1.2.88","10.1.3.77","2001:db8:1::999"]}}}'
+	run_both ADD dummy eth0 "$conf"
+	same_result "requested over three sets"
+	same_store multi "requested over three sets"
+	# 11: two requests for one set: always the same one is refused, nothing leased.
+	conf=$(ipam_conf two @DATA@ '"ranges":[[{"subnet":"10.1.2.0/24"}]]')
+	conf=${conf%\}}',"args":{"cni":{"ips":["10.1.2.88","10.1.2.77"]}}}'
+	for i in 1 2 3 4 5; do
+		cni_exec ib-host-local ADD dummy /proc/self/ns/net eth0 "${conf//@DATA@/$T/ours}"
+		assert_json .msg '"failed to allocate all requested IPs: 10.1.2.77"'
+	done
+	[ ! -e "$T/ours/two" ] || [ "$(ls "$T/ours/two")" = lock ] || fail "something was leased"
+}
+
+test_lease_published_complete() {
+	# host-local creates the lease file and then writes it: a crash between
+	# leaves an empty file. Ours writes elsewhere and link()s the finished
+	# file into place: the lease path never appears in an open() or creat().
+	local conf
+	command -v strace >/dev/null || { fail "strace is missing"; return; }
+	conf=$(ipam_conf at @DATA@ '"ranges":[[{"subnet":"10.130.0.0/24"}]]')
+	for who in go ours; do
+		local plugin=$BIN/ib-host-local
+		[ $who = go ] && plugin=$GO_HL
+		env -i CNI_COMMAND=ADD CNI_CONTAINERID=c1 CNI_NETNS=/proc/self/ns/net CNI_IFNAME=eth0 \
+			CNI_PATH=/x strace -f -qq -e trace=open,openat,creat,link,linkat,rename,renameat,renameat2 \
+			-o "$T/trace.$who" "$plugin" <<<"${conf//@DATA@/$T/$who}" >/dev/null 2>&1
+	done
+	grep -q "\"$T/go/at/10.130.0.2\".*O_CREAT" "$T/trace.go" ||
+		fail "host-local no longer creates the lease in place (comparison stale)"
+	grep -q "\"$T/ours/at/10.130.0.2\".*O_CREAT" "$T/trace.ours" && fail "ours created the lease in place"
+	grep -Eq "link(at)?\(.*\"$T/ours/at/10.130.0.2\"" "$T/trace.ours" || fail "ours did not link() the lease"
+	assert_file "$T/ours/at/10.130.0.2" $'c1\r\neth0'
+}
