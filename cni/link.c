@@ -6,7 +6,10 @@
 #include <linux/rtnetlink.h>
 #include <netlink/route/addr.h>
 #include <netlink/route/route.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cleanup.h"
 #include "link.h"
@@ -618,4 +621,76 @@ int cni_link_has_route(int ifindex, const struct cni_route *rt)
 		return -ENOMEM;
 	ret = route_talk(msg, route_parse, &m);
 	return ret ? ret : m.found;
+}
+
+/* --- IPv6 --- */
+
+#ifndef IFF_LOWER_UP
+#define IFF_LOWER_UP 0x10000	/* <linux/if.h>, which clashes with <net/if.h> */
+#endif
+
+int cni_link_ipv6_enable(const char *name)
+{
+	char path[128];
+	int fd, ret = 0;
+
+	if (strlen(name) >= IFNAMSIZ || strchr(name, '/') ||
+	    check_snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/disable_ipv6", name))
+		return -EINVAL;
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, "0", 1) != 1)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+struct dad_scan {
+	int ifindex;
+	bool tentative;
+};
+
+static int dad_parse(struct nl_msg *msg, void *arg)
+{
+	struct dad_scan *d = arg;
+	struct ifaddrmsg *ifa = nlmsg_data(nlmsg_hdr(msg));
+	struct nlattr *tb[IFA_MAX + 1];
+	uint32_t flags;
+
+	if (nlmsg_hdr(msg)->nlmsg_type != RTM_NEWADDR || (int)ifa->ifa_index != d->ifindex ||
+	    nlmsg_parse(nlmsg_hdr(msg), sizeof(*ifa), tb, IFA_MAX, NULL) < 0)
+		return 0;
+	flags = tb[IFA_FLAGS] ? nla_get_u32(tb[IFA_FLAGS]) : ifa->ifa_flags;
+	if ((flags & IFA_F_TENTATIVE) && !(flags & IFA_F_DADFAILED))
+		d->tentative = true;
+	return 0;
+}
+
+int cni_link_wait_dad(int ifindex, unsigned int timeout_ms)
+{
+	uint64_t deadline = now_ms() + timeout_ms;
+	struct cni_link l;
+	int ret;
+
+	for (;;) {
+		struct ifaddrmsg ifa = { .ifa_family = AF_INET6 };
+		_cleanup_nl_msg_ struct nl_msg *msg =
+			nlmsg_alloc_simple(RTM_GETADDR, NLM_F_REQUEST | NLM_F_DUMP);
+		struct dad_scan d = { .ifindex = ifindex };
+
+		ret = cni_link_get(NULL, ifindex, &l);
+		if (ret)
+			return ret;
+		if (!(l.flags & IFF_LOWER_UP))
+			return 0;
+		if (!msg || nlmsg_append(msg, &ifa, sizeof(ifa), NLMSG_ALIGNTO) < 0)
+			return -ENOMEM;
+		ret = route_talk(msg, dad_parse, &d);
+		if (ret || !d.tentative)
+			return ret;
+		if (now_ms() >= deadline)
+			return -ETIMEDOUT;
+		sleep_ms(50);
+	}
 }

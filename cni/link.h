@@ -81,6 +81,15 @@ int cni_link_has_addr(int ifindex, const struct cni_prefix *addr);
 /* True (1) when a route to rt->dst (via rt->gw if set) exists on ifindex. */
 int cni_link_has_route(int ifindex, const struct cni_route *rt);
 
+/* Enable IPv6 on a link (net.ipv6.conf.<name>.disable_ipv6=0) in the
+ * calling thread's namespace; a kernel without IPv6 gives -ENOENT. */
+int cni_link_ipv6_enable(const char *name);
+
+/* Wait (bounded) until no IPv6 address of ifindex is tentative. A link
+ * without carrier cannot finish DAD, so it is not waited for. 0, or
+ * -ETIMEDOUT when addresses are still tentative at the bound. */
+int cni_link_wait_dad(int ifindex, unsigned int timeout_ms);
+
 /* Read every VF of the PF ifindex (RTEXT_FILTER_VF). *vfs is malloc'd
  * (caller frees); *n is 0 for a link without VFs. */
 int cni_link_vfs_get(int pf_ifindex, struct cni_vf **vfs, size_t *n);

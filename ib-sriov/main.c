@@ -1,24 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <errno.h>
 #include <linux/capability.h>
 
 #include "caps.h"
-#include "cni.h"
-
-/* Not built yet: every command says so instead of pretending. */
-static int not_ready(struct cni_ctx *ctx)
-{
-	return cni_errorf(&ctx->err, -ENOSYS, CNI_ERR_INTERNAL,
-			  "ib-sriov is not implemented in this build",
-			  "this build of ibcni ships the runtime only; use a release that includes ib-sriov");
-}
+#include "ibsriov.h"
 
 static const struct cni_plugin plugin = {
 	.name = "ib-sriov",
 	.about = "ib-sriov: SR-IOV VF plugin for InfiniBand and RoCE",
-	.add = not_ready,
-	.del = not_ready,
-	.check = not_ready,
+	.add = ibsriov_add,
+	.del = ibsriov_del,
+	.check = ibsriov_check,
+	.gc = ibsriov_gc,
+	.status = ibsriov_status,
 	.caps = CNI_CAP(CAP_NET_ADMIN) | CNI_CAP(CAP_SYS_ADMIN),
 };
 

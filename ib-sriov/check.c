@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "guid.h"
+#include "ibsriov.h"
+#include "ipam.h"
+#include "netns.h"
+
+static int mismatch(struct cni_ctx *ctx, const char *what, const char *want, const char *got)
+{
+	return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_DEVICE, "CHECK failed", "%s of %s: want %s, got %s",
+			  what, ctx->env.ifname, want, got);
+}
+
+static int check_pod(struct cni_ctx *ctx, const struct ibsriov_record *rec)
+{
+	const struct cni_result *prev = ctx->conf->prev_result;
+	struct cni_link l;
+	char buf[64], want[64];
+	int ret;
+
+	ret = cni_link_get(ctx->env.ifname, 0, &l);
+	if (ret)
+		return cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE, "CHECK failed",
+				  "%s is not in the pod (%s)", ctx->env.ifname, strerror(-ret));
+	ibsriov_hw_str(l.mac, l.mac_len, buf, sizeof(buf));
+	for (size_t i = 0; prev && i < prev->n_ifaces; i++) {
+		const struct cni_iface *f = &prev->ifaces[i];
+
+		if (!f->name || strcmp(f->name, ctx->env.ifname))
+			continue;
+		if (f->mac && *f->mac && strcasecmp(f->mac, buf))
+			return mismatch(ctx, "hardware address", f->mac, buf);
+		if (f->mtu && (unsigned int)f->mtu != l.mtu) {
+			snprintf(want, sizeof(want), "%d", f->mtu);
+			snprintf(buf, sizeof(buf), "%u", l.mtu);
+			return mismatch(ctx, "MTU", want, buf);
+		}
+	}
+	if (!(l.flags & IFF_UP))
+		return mismatch(ctx, "state", "up", "down");
+	for (size_t i = 0; prev && i < prev->n_ips; i++) {
+		ret = cni_link_has_addr(l.ifindex, &prev->ips[i].address);
+		if (ret != 1)
+			return mismatch(ctx, "address",
+					cni_prefix_str(&prev->ips[i].address, want, sizeof(want)),
+					"absent");
+	}
+	for (size_t i = 0; prev && i < prev->n_routes; i++) {
+		struct cni_route rt = prev->routes[i];
+
+		for (size_t k = 0; !rt.gw.family && k < prev->n_ips; k++)
+			if (prev->ips[k].address.family == rt.dst.family)
+				rt.gw = prev->ips[k].gateway;
+		ret = cni_link_has_route(l.ifindex, &rt);
+		if (ret != 1)
+			return mismatch(ctx, "route", cni_prefix_str(&rt.dst, want, sizeof(want)),
+					"absent");
+	}
+	(void)rec;
+	return 0;
+}
+
+int ibsriov_check(struct cni_ctx *ctx)
+{
+	struct ibsriov_record rec = { 0 };
+	struct ibsriov_conf conf;
+	_cleanup_close_ int fd = -1;
+	char name[NAME_MAX + 1];
+	int saved = -1, ret;
+
+	ret = ibsriov_conf_load(ctx, &conf, false);
+	if (ret)
+		return ret;
+	ret = ibsriov_record_name(ctx->env.containerid, ctx->env.ifname, name, sizeof(name));
+	if (!ret)
+		ret = ibsriov_record_load(name, &rec);
+	if (ret)
+		return cni_errorf(&ctx->err, ret, CNI_ERR_UNKNOWN_CONTAINER, "CHECK failed",
+				  "no attachment record %s/%s", IBSRIOV_STATE_DIR, name);
+	if (strcmp(ibsriov_rec_str(&rec, "device"), conf.device)) {
+		ret = mismatch(ctx, "device", conf.device, ibsriov_rec_str(&rec, "device"));
+		goto out;
+	}
+	if (strcmp(ibsriov_rec_str(&rec, "kind"), "vfio")) {
+		fd = cni_netns_open(ctx->env.netns, &ctx->err);
+		ret = fd < 0 ? fd : cni_netns_enter(fd, &saved);
+		if (!ret) {
+			ret = check_pod(ctx, &rec);
+			cni_netns_restore(&saved);
+		}
+	}
+	if (!ret && ctx->conf->ipam_type)
+		ret = cni_ipam_run(&ctx->env, ctx->conf, CNI_CMD_CHECK, &ctx->err);
+out:
+	json_object_put(rec.o);
+	return ret;
+}

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <errno.h>
+#include <string.h>
+
+#include "ibsriov.h"
+#include "ipam.h"
+#include "lock.h"
+#include "state.h"
+#include "util.h"
+
+/* Hold the VF's lock while its record is undone. */
+static int locked_release(struct ibsriov_record *r, struct cni_error *err)
+{
+	char path[PATH_MAX];
+	int lock = -1, ret;
+
+	if (!cni_state_mkdir(IBSRIOV_LOCK_DIR) &&
+	    !check_snprintf(path, sizeof(path), "%s/vf-%s.lock", IBSRIOV_LOCK_DIR,
+			    ibsriov_rec_str(r, "device"))) {
+		lock = cni_lock_acquire(path, IBSRIOV_LOCK_WAIT_MS, err);
+		if (lock < 0)
+			return lock;
+	}
+	ret = ibsriov_release(r, err);
+	cni_lock_release(lock);
+	return ret;
+}
+
+int ibsriov_del(struct cni_ctx *ctx)
+{
+	struct ibsriov_record rec = { 0 };
+	struct ibsriov_conf conf;
+	char name[NAME_MAX + 1];
+	int ret, ipam_ret = 0;
+
+	/* DEL must work with whatever it is given: only a valid attachment
+	 * name is needed to find the record. */
+	ibsriov_conf_load(ctx, &conf, true);
+	memset(&ctx->err, 0, sizeof(ctx->err));
+	/* IPAM DEL always runs, netns or record or not. */
+	if (ctx->conf->ipam_type)
+		ipam_ret = cni_ipam_run(&ctx->env, ctx->conf, CNI_CMD_DEL, &ctx->err);
+	ret = ibsriov_record_name(ctx->env.containerid, ctx->env.ifname, name, sizeof(name));
+	if (!ret)
+		ret = ibsriov_record_load(name, &rec);
+	if (ret == -ENOENT) {
+		log_info("no record for %s: nothing to undo", name);
+		return ipam_ret;
+	}
+	if (ret) {
+		log_warn("record %s/%s is unreadable (%s); removing it", IBSRIOV_STATE_DIR, name,
+			 strerror(-ret));
+		cni_state_remove(IBSRIOV_STATE_DIR, name);
+		return ipam_ret;
+	}
+	ret = locked_release(&rec, &ctx->err);
+	json_object_put(rec.o);
+	return ret ? ret : ipam_ret;
+}

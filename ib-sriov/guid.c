@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <stdio.h>
+#include <string.h>
+
+#include "guid.h"
+#include "util.h"
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* n bytes "xx:xx:..." exactly. */
+static bool parse_bytes(const char *s, unsigned char *out, size_t n)
+{
+	if (!s || strlen(s) != n * 3 - 1)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		int hi = hexval(s[i * 3]), lo = hexval(s[i * 3 + 1]);
+
+		if (hi < 0 || lo < 0 || (i + 1 < n && s[i * 3 + 2] != ':'))
+			return false;
+		out[i] = (unsigned char)(hi << 4 | lo);
+	}
+	return true;
+}
+
+bool ibsriov_guid_parse(const char *s, uint64_t *guid)
+{
+	unsigned char b[8];
+
+	if (!parse_bytes(s, b, 8))
+		return false;
+	*guid = 0;
+	for (int i = 0; i < 8; i++)
+		*guid = *guid << 8 | b[i];
+	return true;
+}
+
+bool ibsriov_guid_unset(uint64_t guid)
+{
+	return guid == 0 || guid == UINT64_MAX;
+}
+
+const char *ibsriov_guid_str(uint64_t guid, char *buf, size_t len)
+{
+	unsigned char b[8];
+
+	for (int i = 7; i >= 0; i--, guid >>= 8)
+		b[i] = (unsigned char)(guid & 0xff);
+	return ibsriov_hw_str(b, 8, buf, len);
+}
+
+uint64_t ibsriov_guid_from_hwaddr(const unsigned char *hw, size_t len)
+{
+	uint64_t g = 0;
+
+	if (len != 20)
+		return 0;
+	for (int i = 12; i < 20; i++)
+		g = g << 8 | hw[i];
+	return g;
+}
+
+bool ibsriov_mac_parse(const char *s, unsigned char mac[6])
+{
+	static const unsigned char zero[6];
+
+	return parse_bytes(s, mac, 6) && memcmp(mac, zero, 6) && !(mac[0] & 1);
+}
+
+const char *ibsriov_hw_str(const unsigned char *hw, size_t n, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && used + 3 < len + (i + 1 == n); i++) {
+		snprintf(buf + used, len - used, "%s%02x", i ? ":" : "", hw[i]);
+		used = strlen(buf);
+	}
+	return buf;
+}
+
+bool ibsriov_pkey_parse(const char *s, uint16_t *pkey)
+{
+	uint64_t v;
+
+	if (parse_u64(s, 0, 0xffff, &v) || !(v & 0x7fff))
+		return false;
+	*pkey = (uint16_t)v;
+	return true;
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Parsers for the values ib-sriov configures (pure; unit-tested). */
+#ifndef IBSRIOV_GUID_H
+#define IBSRIOV_GUID_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* "xx:xx:xx:xx:xx:xx:xx:xx" (hex, either case) into a host-order u64 whose
+ * first byte is the most significant, as the kernel's ifla_vf_guid wants. */
+bool ibsriov_guid_parse(const char *s, uint64_t *guid);
+
+/* All zeros or all ones: what an unassigned VF reports. */
+bool ibsriov_guid_unset(uint64_t guid);
+
+/* Lower-case "xx:...:xx" into buf (at least 24 bytes). */
+const char *ibsriov_guid_str(uint64_t guid, char *buf, size_t len);
+
+/* The port GUID of a 20-byte IPoIB hardware address (bytes 12..19). */
+uint64_t ibsriov_guid_from_hwaddr(const unsigned char *hw, size_t len);
+
+/* A unicast Ethernet MAC "xx:xx:xx:xx:xx:xx" (not zero, not multicast). */
+bool ibsriov_mac_parse(const char *s, unsigned char mac[6]);
+
+/* Lower-case "xx:xx:..." of any hardware address into buf. */
+const char *ibsriov_hw_str(const unsigned char *hw, size_t n, char *buf, size_t len);
+
+/* A partition key "0x8001" or "32769": 15-bit key plus the membership bit;
+ * a key of 0 (0x0000, 0x8000) is refused. */
+bool ibsriov_pkey_parse(const char *s, uint16_t *pkey);
+
+#endif

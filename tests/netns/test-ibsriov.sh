@@ -1,0 +1,224 @@
+# SPDX-License-Identifier: Apache-2.0
+# ib-sriov, the production binary, on the simulated SR-IOV node (veth VFs,
+# so the Ethernet/RoCE path runs for real; PF-side settings are refused by
+# the kernel, which exercises the rollback).
+
+sriov_conf() { # IPAM-TYPE [EXTRA-KEYS] [VERSION] [DEVICE]
+	local ipam=""
+	[ -n "$1" ] && ipam=",\"ipam\":{\"type\":\"$1\",\"dataDir\":\"$T/leases\",\"ranges\":[[{\"subnet\":\"10.56.0.0/24\"}],[{\"subnet\":\"fd00:56::/64\"}]],\"routes\":[{\"dst\":\"10.57.0.0/16\"}]}"
+	printf '{"cniVersion":"%s","name":"rdma-net","type":"ib-sriov","deviceID":"%s"%s%s}' \
+		"${3:-1.1.0}" "${4:-$(sim_vf_addr 0 1)}" "${2:+,$2}" "$ipam"
+}
+
+# A fingerprint of everything on the host an ib-sriov call may touch.
+host_state() {
+	ip -j -d link show | jq -c '.[] | {ifname, mtu, address, operstate, flags}' | sort
+	ls /var/lib/cni/ib-sriov 2>/dev/null
+}
+
+assert_host_unchanged() { # BEFORE WHAT
+	local now
+	now=$(host_state)
+	[ "$1" == "$now" ] || fail "$2: host changed: $(diff <(echo "$1") <(echo "$now") | grep '^[<>]' | tr '\n' ' ')"
+}
+
+vf_as_found() { # NAME MAC MTU: the VF netdev is back in the host, unchanged
+	assert_link host "$1" '[.ifname,.address,.mtu]' "[\"$1\",\"$2\",$3]"
+	[ -z "$(ls /var/lib/cni/ib-sriov 2>/dev/null)" ] || fail "records left: $(ls /var/lib/cni/ib-sriov)"
+}
+
+add_del_with() { # IPAM VERSION
+	local mac before conf
+	sim_node 1 2 eth || { fail "sim_node"; return; }
+	pod_ns pod1
+	mac=$(ip -j link show vf0_1 | jq -r '.[0].address')
+	before=$(host_state)
+	conf=$(sriov_conf "$1" '"mtu":1400,"mac":"02:11:22:33:44:55"' "$2")
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf"
+	assert_eq 0 "$RC" "ADD ($OUT $ERR)"
+	assert_json '.interfaces' '[{"name":"net1","mac":"02:11:22:33:44:55","mtu":1400,"sandbox":"/run/netns/pod1","pciID":"0000:03:01.1"}]'
+	assert_json '[.ips[].address]' '["10.56.0.2/24","fd00:56::2/64"]'
+	assert_json '[.ips[].interface]' '[0,0]'
+	assert_no_link host vf0_1
+	assert_link pod1 net1 '[.mtu,.address,.operstate!="DOWN"]' '[1400,"02:11:22:33:44:55",true]'
+	assert_eq '["10.56.0.2/24","fd00:56::2/64"]' \
+		"$(ip -n pod1 -j addr show net1 | jq -c '[.[0].addr_info[]|select(.scope=="global")|"\(.local)/\(.prefixlen)"]')" "pod addresses"
+	assert_eq '"10.56.0.1"' "$(ip -n pod1 -j route show 10.57.0.0/16 | jq -c '.[0].gateway')" "route via the IPAM gateway"
+	local prev=$OUT
+	cni_exec ib-sriov CHECK ctr1 pod1 net1 "${conf%\}},\"prevResult\":$prev}"
+	assert_eq 0 "$RC" "CHECK ($OUT)"
+	ip -n pod1 link set net1 mtu 1300
+	cni_exec ib-sriov CHECK ctr1 pod1 net1 "${conf%\}},\"prevResult\":$prev}"
+	assert_json '.details' '"MTU of net1: want 1400, got 1300"'
+	cni_exec ib-sriov DEL ctr1 pod1 net1 "${conf%\}},\"prevResult\":$prev}"
+	assert_eq 0 "$RC" "DEL ($OUT)"
+	vf_as_found vf0_1 "$mac" 1500
+	assert_host_unchanged "$before" "host state after ADD+DEL"
+	assert_eq "" "$(ls "$T/leases/rdma-net" 2>/dev/null | grep -v -e lock -e last_reserved)" "leases released"
+	cni_exec ib-sriov DEL ctr1 pod1 net1 "$conf"
+	assert_eq 0 "$RC" "second DEL"
+}
+
+test_add_check_del_ib_host_local() {
+	add_del_with ib-host-local 1.1.0
+}
+
+test_add_check_del_go_host_local() {
+	# Debian's host-local speaks up to 1.0.0.
+	add_del_with host-local 1.0.0
+}
+
+test_add_without_ipam_v040() {
+	sim_node 1 2 eth
+	pod_ns pod1
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf "" "" 0.4.0)"
+	assert_json '.' '{"cniVersion":"0.4.0","interfaces":[{"name":"net1","mac":"'"$(ip -n pod1 -j link show net1 | jq -r '.[0].address')"'","sandbox":"/run/netns/pod1"}],"dns":{}}'
+	cni_exec ib-sriov DEL ctr1 pod1 net1 "$(sriov_conf "" "" 0.4.0)"
+	assert_link host vf0_1 '.ifname' '"vf0_1"'
+}
+
+test_rollback_ipam_failure() {
+	local mac before
+	sim_node 1 2 eth
+	pod_ns pod1
+	mac=$(ip -j link show vf0_1 | jq -r '.[0].address')
+	before=$(host_state)
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf ipam-error '"mtu":1400,"mac":"02:11:22:33:44:55"')"
+	assert_json '[.code,.msg]' '[11,"fake failure"]'
+	vf_as_found vf0_1 "$mac" 1500
+	assert_host_unchanged "$before" "host state"
+	assert_eq "" "$(ip -n pod1 -j link show | jq -r '.[].ifname' | grep -v lo)" "pod empty"
+}
+
+test_rollback_garbage_ipam() {
+	sim_node 1 2 eth
+	pod_ns pod1
+	local before=$(host_state)
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf ipam-garbage)"
+	assert_json '.code' 103
+	assert_host_unchanged "$before" "host state"
+}
+
+test_rollback_kernel_refuses_vf_setting() {
+	local before
+	sim_node 1 2 eth
+	pod_ns pod1
+	before=$(host_state)
+	for extra in '"vlan":100' '"spoofchk":"off"' '"trust":"on"' '"max_tx_rate":1000' '"link_state":"enable"'; do
+		cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf ib-host-local "$extra")"
+		assert_eq 1 "$RC" "$extra refused"
+		assert_json '.msg' '"cannot configure the VF on its PF"'
+		assert_match "PF pf0 refused the settings of VF 1" "$(jq -r .details <<<"$OUT")" "$extra details"
+		assert_host_unchanged "$before" "host state after $extra"
+	done
+	assert_eq "" "$(ls "$T/leases/rdma-net" 2>/dev/null | grep '^10\.')" "no lease taken"
+}
+
+test_ifname_taken_in_pod() {
+	sim_node 1 2 eth
+	pod_ns pod1
+	ip -n pod1 link add net1 type dummy 2>/dev/null || ip -n pod1 link add net1 type veth peer name x1
+	local before=$(host_state)
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf ib-host-local)"
+	assert_json '[.code,.msg]' '[7,"the interface name is taken in the pod"]'
+	assert_host_unchanged "$before" "host state"
+}
+
+test_del_edge_cases() {
+	sim_node 1 2 eth
+	pod_ns pod1
+	local conf
+	conf=$(sriov_conf ib-host-local)
+	cni_exec ib-sriov DEL nothing pod1 net1 "$conf"
+	assert_eq 0 "$RC" "DEL with no record"
+	cni_exec ib-sriov DEL nothing "" net1 "$conf"
+	assert_eq 0 "$RC" "DEL with no record and no netns"
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf"
+	assert_eq 0 "$RC" "ADD"
+	ip netns del pod1
+	cni_exec ib-sriov DEL ctr1 /run/netns/pod1 net1 "$conf"
+	assert_eq 0 "$RC" "DEL after the pod netns is gone ($OUT)"
+	[ -z "$(ls /var/lib/cni/ib-sriov)" ] || fail "record left"
+	assert_eq "" "$(ls "$T/leases/rdma-net" | grep '^10\.')" "lease released without a netns"
+	cni_exec ib-sriov DEL ctr1 /run/netns/pod1 net1 '{"cniVersion":"1.0.0","name":"rdma-net","type":"ib-sriov"}'
+	assert_eq 0 "$RC" "DEL without deviceID"
+}
+
+test_eight_vfs_concurrently() {
+	local i conf before
+	sim_node 1 8 eth
+	before=$(host_state)
+	for i in 0 1 2 3 4 5 6 7; do pod_ns p$i; done
+	for i in 0 1 2 3 4 5 6 7; do
+		conf=$(sriov_conf ib-host-local "" 1.1.0 "$(sim_vf_addr 0 $i)")
+		env -i CNI_COMMAND=ADD CNI_CONTAINERID=c$i CNI_NETNS=/run/netns/p$i CNI_IFNAME=net1 \
+			CNI_PATH="$BIN" "$BIN/ib-sriov" <<<"$conf" >"$T/add.$i" 2>/dev/null &
+	done
+	wait
+	assert_eq 8 "$(cat "$T"/add.* | jq -r '.ips[0].address' | sort -u | grep -c '^10\.56')" "8 distinct addresses"
+	for i in 0 1 2 3 4 5 6 7; do
+		assert_link p$i net1 '.ifname' '"net1"'
+	done
+	for i in 0 1 2 3 4 5 6 7; do
+		conf=$(sriov_conf ib-host-local "" 1.1.0 "$(sim_vf_addr 0 $i)")
+		env -i CNI_COMMAND=DEL CNI_CONTAINERID=c$i CNI_NETNS=/run/netns/p$i CNI_IFNAME=net1 \
+			CNI_PATH="$BIN" "$BIN/ib-sriov" <<<"$conf" >/dev/null 2>&1 &
+	done
+	wait
+	assert_host_unchanged "$before" "host state after 8 ADD+DEL"
+}
+
+test_gc_releases_stale_attachments() {
+	sim_node 1 3 eth
+	pod_ns p0; pod_ns p1; pod_ns p2
+	local conf
+	for i in 0 1; do
+		cni_exec ib-sriov ADD c$i p$i net1 "$(sriov_conf ib-host-local "" 1.1.0 "$(sim_vf_addr 0 $i)")"
+	done
+	# Another network's record must survive.
+	cni_exec ib-sriov ADD c2 p2 net1 "$(sriov_conf "" "" 1.1.0 "$(sim_vf_addr 0 2)" | sed 's/"rdma-net"/"other-net"/')"
+	conf=$(sriov_conf ib-host-local "" 1.1.0)
+	cni_exec ib-sriov GC "" "" "" "${conf%\}},\"cni.dev/valid-attachments\":[{\"containerID\":\"c1\",\"ifname\":\"net1\"}]}"
+	assert_eq 0 "$RC" "GC ($OUT)"
+	assert_link host vf0_0 '.ifname' '"vf0_0"'
+	assert_link p1 net1 '.ifname' '"net1"'
+	assert_link p2 net1 '.ifname' '"net1"'
+	assert_eq "c1-net1 c2-net1" "$(ls /var/lib/cni/ib-sriov | tr '\n' ' ' | sed 's/ $//')" "records"
+	assert_eq "1" "$(ls "$T/leases/rdma-net" | grep -c '^10\.')" "GC forwarded to the IPAM"
+}
+
+test_bad_inputs_change_nothing() {
+	sim_node 1 2 eth
+	pod_ns pod1
+	local before=$(host_state) big
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf "" "" 1.1.0 0000:03:01.zz)"
+	assert_json '[.code,.msg]' '[7,"invalid configuration"]'
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf "" "" 1.1.0 0000:09:01.0)"
+	assert_json '[.code,.msg]' '[101,"device not found"]'
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf "" "" 1.1.0 0000:03:00.0)"
+	assert_json '[.code,.msg]' '[7,"deviceID is not a VF"]'
+	cni_exec ib-sriov ADD ctr1 pod1 net1 '{"cniVersion":"1.0.0","name":"n","type":"ib-sriov"}'
+	assert_json '[.code,.msg]' '[7,"deviceID is required"]'
+	cni_exec ib-sriov ADD ctr1 pod1 0123456789abcdef "$(sriov_conf "")"
+	assert_json .code 4
+	cni_exec ib-sriov ADD 'bad id' pod1 net1 "$(sriov_conf "")"
+	assert_json .code 4
+	cni_exec ib-sriov ADD ctr1 /run/netns/nope net1 "$(sriov_conf "")"
+	assert_json '[.code,.msg]' '[4,"cannot open CNI_NETNS"]'
+	cni_exec ib-sriov ADD ctr1 pod1 net1 '{"cniVersion":'
+	assert_json .code 6
+	big=$(head -c 1100000 /dev/zero | tr '\0' ' ')
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf "")$big"
+	assert_json .code 7
+	for kv in '"vlan":5000' '"vlanQoS":9,"vlan":1' '"spoofchk":"yes"' '"trust":true' '"mtu":"big"' \
+		'"link_state":"up"' '"min_tx_rate":100,"max_tx_rate":10' '"guid":"zz"' '"pkey":"0x0000"' \
+		'"vlanProto":"802.1x","vlan":3' '"mac":"01:00:00:00:00:01"'; do
+		cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf "" "$kv")"
+		assert_json .code 7
+	done
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf "" '"guid":"02:00:00:00:00:00:00:01"')"
+	assert_json '[.code,.msg]' '[7,"InfiniBand settings on an Ethernet VF"]'
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf "" '"rdmaIsolation":true')"
+	assert_json '.msg' '"rdmaIsolation is not available in this build"'
+	assert_host_unchanged "$before" "host state after bad inputs"
+}
