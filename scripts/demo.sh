@@ -27,37 +27,44 @@ for v in 0 1 2 3; do
 	printf '  VF %s -> %s\n' "$(sim_vf_addr 0 $v)" "$("$HELPER" pci "$(sim_vf_addr 0 $v)")"
 done
 
-say "Two pods"
-pod_ns pod-a && pod_ns pod-b && ip netns list
+say "Pod pod-a"
+pod_ns pod-a && ip netns list
 
-conf='{"cniVersion":"1.1.0","name":"ib-data","type":"ib-sriov","ipam":{"type":"ib-host-local","ranges":[[{"subnet":"192.168.100.0/24","rangeStart":"192.168.100.10"}],[{"subnet":"fd00:100::/64"}]],"routes":[{"dst":"192.168.0.0/16"}]}}'
-say "ib-host-local ADD for pod-a/net1 and pod-b/net1 (the leases ib-sriov asks for)"
-for p in pod-a pod-b; do
-	cni_exec ib-host-local ADD "$p" "$p" net1 "$conf"
-	echo "$p: exit $RC"; echo "$OUT" | jq -c .
-done
-say "The lease store, byte-compatible with host-local (/var/lib/cni/networks/ib-data)"
-ls -l /var/lib/cni/networks/ib-data
-printf 'content of 192.168.100.10: '; od -An -c /var/lib/cni/networks/ib-data/192.168.100.10
+conf='{"cniVersion":"1.1.0","name":"ib-data","type":"ib-sriov","deviceID":"0000:03:01.1","mtu":4000,"ipam":{"type":"ib-host-local","ranges":[[{"subnet":"192.168.100.0/24","rangeStart":"192.168.100.10"}],[{"subnet":"fd00:100::/64"}]],"routes":[{"dst":"192.168.0.0/16"}]}}'
+say "ib-sriov ADD: VF 0000:03:01.1 into pod-a as net1, addresses from ib-host-local"
+echo "$conf" | jq -c .
+cni_exec ib-sriov ADD pod-a pod-a net1 "$conf"
+echo "exit $RC"; echo "$OUT" | jq .
+prev=$OUT
+say "In the pod"
+show ip -n pod-a -br addr show net1
+show ip -n pod-a route show dev net1
+say "On the host: vf0_1 is gone, the record and the leases are on disk"
+ip -br link show | grep -E '^vf0_' | awk '{print $1}' | tr '\n' ' '; echo
+show ls /var/lib/cni/ib-sriov /var/lib/cni/networks/ib-data
+jq -c . /var/lib/cni/ib-sriov/pod-a-net1
 
-say "CHECK pod-a with its prevResult, then a CHECK that names pod-b's address"
-cni_exec ib-host-local CHECK pod-a pod-a net1 "${conf%\}},\"prevResult\":{\"cniVersion\":\"1.1.0\",\"ips\":[{\"address\":\"192.168.100.10/24\"}]}}"
-echo "CHECK pod-a: exit $RC"
-cni_exec ib-host-local CHECK pod-a pod-a net1 "${conf%\}},\"prevResult\":{\"cniVersion\":\"1.1.0\",\"ips\":[{\"address\":\"192.168.100.11/24\"}]}}"
-echo "CHECK pod-a naming pod-b's address: exit $RC"; echo "$OUT" | jq -c .
+say "CHECK with the ADD result, then after someone changed the MTU in the pod"
+cni_exec ib-sriov CHECK pod-a pod-a net1 "${conf%\}},\"prevResult\":$prev}"
+echo "CHECK: exit $RC"
+ip -n pod-a link set net1 mtu 1500
+cni_exec ib-sriov CHECK pod-a pod-a net1 "${conf%\}},\"prevResult\":$prev}"
+echo "CHECK: exit $RC"; echo "$OUT" | jq -c .
+ip -n pod-a link set net1 mtu 4000
 
-say "GC keeping only pod-b, then STATUS"
-cni_exec ib-host-local GC "" "" "" "${conf%\}},\"cni.dev/valid-attachments\":[{\"containerID\":\"pod-b\",\"ifname\":\"net1\"}]}"
-echo "GC: exit $RC"; ls /var/lib/cni/networks/ib-data
-cni_exec ib-host-local STATUS "" "" "" "$conf"
-echo "STATUS: exit $RC"
+say "A bad request changes nothing: vlan on a PF that refuses VF settings"
+cni_exec ib-sriov ADD pod-b pod-a net2 "$(echo "$conf" | jq -c '.deviceID="0000:03:01.2" | .vlan=100')"
+echo "exit $RC"; echo "$OUT" | jq -c .
+ip -br link show vf0_2
 
-say "A VF netdev moved into pod-a by the shared runtime (cni/link.c), read back with ip -j"
-show "$HELPER" move vf0_1 /run/netns/pod-a
-ip -n pod-a -j link show vf0_1 | jq -c '.[0] | {ifname, mtu, address, operstate}'
+say "ib-sriov DEL: the VF back on the host, name, MTU and MAC as found; leases released"
+cni_exec ib-sriov DEL pod-a pod-a net1 "${conf%\}},\"prevResult\":$prev}"
+echo "DEL: exit $RC"
+show ip -br link show vf0_1
+show ls /var/lib/cni/ib-sriov /var/lib/cni/networks/ib-data
 
-say "ib-sriov and rdma-ns"
-cni_exec ib-sriov ADD pod-a pod-a net2 "$conf"
+say "rdma-ns"
+cni_exec rdma-ns ADD pod-a pod-a net1 "$conf"
 echo "$OUT" | jq -c .
 echo
 echo "demo: done (everything above lived in private namespaces and is gone now)"
