@@ -21,8 +21,14 @@ $(OUT)/build/unit/%: tests/unit/%.c $(UNIT_EXTRA) $(LIB)
 check-unit: $(UNIT_BIN) all
 	@tests/unit/run.sh $(OUT) $(UNIT_BIN)
 
-check-netns: all $(NETNS_HELPER)
-	@IBCNI_BIN=$(abspath $(BIN)) IBCNI_HELPER=$(abspath $(NETNS_HELPER)) tests/netns/run.sh
+# cnitool, the reference client, built from Debian's packages (root: apt-get).
+CNITOOL := build/cnitool
+$(CNITOOL):
+	@tests/netns/build-cnitool.sh $@ >/dev/null || echo "cnitool could not be built; its tests will fail"
+
+check-netns: all $(NETNS_HELPER) $(CNITOOL)
+	@IBCNI_BIN=$(abspath $(BIN)) IBCNI_HELPER=$(abspath $(NETNS_HELPER)) \
+		IBCNI_CNITOOL=$(abspath $(CNITOOL)) tests/netns/run.sh
 
 check-vm: all
 	@tests/vm/run.sh

@@ -222,3 +222,32 @@ test_bad_inputs_change_nothing() {
 	assert_json '.msg' '"rdmaIsolation is not available in this build"'
 	assert_host_unchanged "$before" "host state after bad inputs"
 }
+
+test_cnitool_conflist() {
+	# The same flow driven by the reference client with a conflist.
+	local tool=${IBCNI_CNITOOL:-} mac out
+	[ -x "$tool" ] || { fail "cnitool is missing (tests/netns/build-cnitool.sh builds it)"; return; }
+	sim_node 1 2 eth
+	pod_ns pod1
+	mac=$(ip -j link show vf0_1 | jq -r '.[0].address')
+	mkdir -p "$T/net.d"
+	cat >"$T/net.d/10-rdma.conflist" <<CONF
+{"cniVersion":"1.0.0","name":"rdma-net","plugins":[{"type":"ib-sriov","deviceID":"$(sim_vf_addr 0 1)",
+ "capabilities":{"mac":true},"mtu":2000,
+ "ipam":{"type":"ib-host-local","dataDir":"$T/leases","ranges":[[{"subnet":"10.58.0.0/24"}]]}}]}
+CONF
+	out=$(NETCONFPATH=$T/net.d CNI_PATH=$BIN CAP_ARGS='{"mac":"02:aa:00:00:00:01"}' \
+		"$tool" add rdma-net /run/netns/pod1 2>"$T/err")
+	assert_eq 0 $? "cnitool add ($(cat "$T/err"))"
+	OUT=$out
+	# libcni 1.1.2 re-encodes the result with its own types (no interface mtu).
+	assert_json '[.interfaces[0].name,.interfaces[0].mac,.ips[0].address,.ips[0].interface]' \
+		'["eth0","02:aa:00:00:00:01","10.58.0.2/24",0]'
+	assert_link pod1 eth0 '[.address,.mtu]' '["02:aa:00:00:00:01",2000]'
+	NETCONFPATH=$T/net.d CNI_PATH=$BIN "$tool" check rdma-net /run/netns/pod1 2>"$T/err"
+	assert_eq 0 $? "cnitool check ($(cat "$T/err"))"
+	NETCONFPATH=$T/net.d CNI_PATH=$BIN "$tool" del rdma-net /run/netns/pod1 2>"$T/err"
+	assert_eq 0 $? "cnitool del ($(cat "$T/err"))"
+	assert_link host vf0_1 '[.address,.mtu]' "[\"$mac\",1500]"
+	assert_eq "" "$(ls "$T/leases/rdma-net" | grep '^10\.')" "lease released"
+}
