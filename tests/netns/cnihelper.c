@@ -9,6 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <linux/if_ether.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+
 #include "cleanup.h"
 #include "link.h"
 #include "netns.h"
@@ -71,6 +77,108 @@ static int parse_mac(const char *s, unsigned char *mac)
 	return 0;
 }
 
+/* The VF attributes (type -> payload) of one RTM_NEWLINK message. */
+static int vf_attrs(struct nl_msg *msg, struct nlattr *tb[IFLA_VF_MAX + 1], int *ifindex)
+{
+	struct nlattr *top[IFLA_MAX + 1], *info;
+	struct nlmsghdr *h = nlmsg_hdr(msg);
+	int rem, n = 0;
+
+	if (h->nlmsg_type != RTM_NEWLINK ||
+	    nlmsg_parse(h, sizeof(struct ifinfomsg), top, IFLA_MAX, NULL) < 0 ||
+	    !top[IFLA_VFINFO_LIST])
+		return -EPROTO;
+	*ifindex = ((struct ifinfomsg *)nlmsg_data(h))->ifi_index;
+	nla_for_each_nested(info, top[IFLA_VFINFO_LIST], rem) {
+		if (nla_parse_nested(tb, IFLA_VF_MAX, info, NULL) < 0)
+			return -EPROTO;
+		n++;
+	}
+	return n == 1 ? 0 : -EPROTO;
+}
+
+/* vf-compare HEX key=value...: decode iproute2's request (hex bytes as sent)
+ * and ours for the same settings; print "same" or each difference. */
+static int vf_compare(int argc, char **argv)
+{
+	struct nlattr *theirs[IFLA_VF_MAX + 1], *ours[IFLA_VF_MAX + 1];
+	struct cni_vf vf = { 0 };
+	struct nl_msg *a, *b = NULL;
+	const char *hex = argv[2];
+	size_t len = strlen(hex) / 2;
+	unsigned char *buf = calloc(1, len + 4);
+	int idx_a, idx_b, diffs = 0;
+
+	for (size_t i = 0; i < len; i++)
+		sscanf(hex + 2 * i, "%2hhx", &buf[i]);
+	a = nlmsg_convert((struct nlmsghdr *)buf);
+	free(buf);
+	if (!a || vf_attrs(a, theirs, &idx_a))
+		return -EPROTO;
+	for (int i = 3; i < argc; i++) {
+		char *eq = strchr(argv[i], '=');
+		uint64_t v = 0;
+
+		if (!eq)
+			return -EINVAL;
+		*eq++ = '\0';
+		if (!strcmp(argv[i], "mac")) {
+			if (parse_mac(eq, vf.mac))
+				return -EINVAL;
+			vf.mask |= CNI_VF_MAC;
+			continue;
+		}
+		if (parse_u64(eq, 0, UINT64_MAX, &v))
+			return -EINVAL;
+		if (!strcmp(argv[i], "vf"))
+			vf.vf = (uint32_t)v;
+		else if (!strcmp(argv[i], "vlan"))
+			vf.vlan = (uint32_t)v, vf.mask |= CNI_VF_VLAN;
+		else if (!strcmp(argv[i], "qos"))
+			vf.qos = (uint32_t)v;
+		else if (!strcmp(argv[i], "proto"))
+			vf.vlan_proto = (uint16_t)v;
+		else if (!strcmp(argv[i], "spoofchk"))
+			vf.spoofchk = (uint32_t)v, vf.mask |= CNI_VF_SPOOFCHK;
+		else if (!strcmp(argv[i], "trust"))
+			vf.trust = (uint32_t)v, vf.mask |= CNI_VF_TRUST;
+		else if (!strcmp(argv[i], "min"))
+			vf.min_tx_rate = (uint32_t)v, vf.mask |= CNI_VF_RATE;
+		else if (!strcmp(argv[i], "max"))
+			vf.max_tx_rate = (uint32_t)v, vf.mask |= CNI_VF_RATE;
+		else if (!strcmp(argv[i], "state"))
+			vf.link_state = (uint32_t)v, vf.mask |= CNI_VF_LINK_STATE;
+		else if (!strcmp(argv[i], "node"))
+			vf.node_guid = v, vf.mask |= CNI_VF_NODE_GUID;
+		else if (!strcmp(argv[i], "port"))
+			vf.port_guid = v, vf.mask |= CNI_VF_PORT_GUID;
+		else
+			return -EINVAL;
+	}
+	if (cni_link_vf_msg(idx_a, &vf, &b) || vf_attrs(b, ours, &idx_b))
+		return -EPROTO;
+	for (int t = 1; t <= IFLA_VF_MAX; t++) {
+		if (!theirs[t] && !ours[t])
+			continue;
+		if (!theirs[t] || !ours[t] || nla_len(theirs[t]) != nla_len(ours[t]) ||
+		    memcmp(nla_data(theirs[t]), nla_data(ours[t]), (size_t)nla_len(ours[t]))) {
+			printf("attribute %d differs (iproute2 %s, ours %s)\n", t,
+			       theirs[t] ? "has it" : "lacks it", ours[t] ? "has it" : "lacks it");
+			diffs++;
+		}
+	}
+	if (nlmsg_hdr(a)->nlmsg_flags != nlmsg_hdr(b)->nlmsg_flags) {
+		printf("flags differ: iproute2 %#x, ours %#x\n", nlmsg_hdr(a)->nlmsg_flags,
+		       nlmsg_hdr(b)->nlmsg_flags);
+		diffs++;
+	}
+	if (!diffs)
+		printf("same\n");
+	nlmsg_free(a);
+	nlmsg_free(b);
+	return diffs ? 1 : 0;
+}
+
 static int run(int argc, char **argv)
 {
 	const char *op = argv[1];
@@ -83,6 +191,8 @@ static int run(int argc, char **argv)
 		return show(argv[2]);
 	if (!strcmp(op, "pci"))
 		return pci(argv[2]);
+	if (!strcmp(op, "vf-compare"))
+		return vf_compare(argc, argv);
 	if (!strcmp(op, "in-netns") && argc > 3) {
 		/* Look a link up from inside another namespace, then come back. */
 		struct cni_error err = { 0 };

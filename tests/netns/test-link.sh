@@ -75,3 +75,37 @@ test_netns_open_rejects_non_netns() {
 	assert_eq "error ENOENT" "$OUT" "missing path"
 	assert_link host a0 '.ifname' '"a0"'
 }
+
+# iproute2's request for `ip link set dev pf0 ARGS`, as hex bytes, captured
+# with strace (the veth refuses it; the bytes are what matter).
+ip_request_hex() {
+	strace -f -qq -e trace=sendmsg -e write=all -o "$T/ip.trace" ip link set dev pf0 "$@" 2>/dev/null
+	awk '/sendmsg\(.*IFLA_VFINFO_LIST/ { grab = 1; hex = ""; next }
+	     /^ \| [0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]  / { if (grab) hex = hex substr($0, 11, 49); next }
+	     { if (grab && hex != "") { last = hex; grab = 0 } }
+	     END { if (grab) last = hex; gsub(/ /, "", last); print last }' "$T/ip.trace"
+}
+
+test_vf_messages_match_iproute2() {
+	command -v strace >/dev/null || { fail "strace is missing"; return; }
+	ip link add pf0 type veth peer name pf0p
+	local hex
+	hex=$(ip_request_hex vf 1 mac 02:11:22:33:44:55 vlan 100 qos 3 spoofchk off trust on \
+		min_tx_rate 10 max_tx_rate 100 state enable)
+	[ -n "$hex" ] || { fail "no request captured"; return; }
+	OUT=$($HELPER vf-compare "$hex" vf=1 mac=02:11:22:33:44:55 vlan=100 qos=3 spoofchk=0 trust=1 \
+		min=10 max=100 state=1)
+	assert_eq same "$OUT" "Ethernet VF settings"
+	hex=$(ip_request_hex vf 3 vlan 4094 qos 7 proto 802.1ad)
+	OUT=$($HELPER vf-compare "$hex" vf=3 vlan=4094 qos=7 proto=0x88a8)
+	assert_eq same "$OUT" "802.1ad VLAN"
+	hex=$(ip_request_hex vf 0 node_guid 00:11:22:33:44:55:66:77)
+	OUT=$($HELPER vf-compare "$hex" vf=0 node=0x0011223344556677)
+	assert_eq same "$OUT" "IB node GUID"
+	hex=$(ip_request_hex vf 0 port_guid 88:99:aa:bb:cc:dd:ee:ff)
+	OUT=$($HELPER vf-compare "$hex" vf=0 port=0x8899aabbccddeeff)
+	assert_eq same "$OUT" "IB port GUID"
+	hex=$(ip_request_hex vf 2 state disable)
+	OUT=$($HELPER vf-compare "$hex" vf=2 state=2)
+	assert_eq same "$OUT" "link state"
+}
