@@ -12,11 +12,12 @@ $(NETNS_HELPER): tests/netns/cnihelper.c $(LIB)
 	$(call quiet,CC,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 # Plugin modules that unit tests exercise directly (never a plugin's main.c).
-UNIT_EXTRA := $(patsubst %.c,$(OBJ)/%.o,ipam/range.c ipam/store.c ipam/alloc.c ipam/conf.c)
+UNIT_EXTRA := $(patsubst %.c,$(OBJ)/%.o,ipam/range.c ipam/store.c ipam/alloc.c ipam/conf.c \
+	ib-sriov/conf.c ib-sriov/guid.c)
 
 $(OUT)/build/unit/%: tests/unit/%.c $(UNIT_EXTRA) $(LIB)
 	@mkdir -p $(dir $@)
-	$(call quiet,CC,$@)$(CC) $(CFLAGS) -Iipam -Wno-missing-prototypes $(LDFLAGS) -o $@ $< $(UNIT_EXTRA) $(LIB) $(LDLIBS) $(CRITERION_LIBS)
+	$(call quiet,CC,$@)$(CC) $(CFLAGS) -Iipam -Iib-sriov -Wno-missing-prototypes $(LDFLAGS) -o $@ $< $(UNIT_EXTRA) $(LIB) $(LDLIBS) $(CRITERION_LIBS)
 
 check-unit: $(UNIT_BIN) all
 	@tests/unit/run.sh $(OUT) $(UNIT_BIN)
