@@ -8,6 +8,7 @@
 #include <netlink/route/route.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -35,10 +36,29 @@ static struct nl_msg *link_msg(int type, int flags, int ifindex)
 	return msg;
 }
 
+/* Fault injection for the rollback tests: IBCNI_LINK_FAILPOINT=N makes the
+ * Nth change request of this process fail with EIO before it is sent. */
+static bool failpoint(void)
+{
+	static long n = -1;
+	static long seen;
+	const char *s;
+
+	if (n < 0) {
+		s = getenv("IBCNI_LINK_FAILPOINT");
+		n = s ? strtol(s, NULL, 10) : 0;
+	}
+	return n > 0 && ++seen == n;
+}
+
 static int route_talk(struct nl_msg *msg, cni_nl_parse_fn parse, void *arg)
 {
-	_cleanup_nl_sock_ struct nl_sock *sk = cni_nl_open(NETLINK_ROUTE);
+	_cleanup_nl_sock_ struct nl_sock *sk = NULL;
+	int type = nlmsg_hdr(msg)->nlmsg_type;
 
+	if (type != RTM_GETLINK && type != RTM_GETADDR && type != RTM_GETROUTE && failpoint())
+		return -EIO;
+	sk = cni_nl_open(NETLINK_ROUTE);
 	if (!sk)
 		return -errno;
 	return cni_nl_talk(sk, msg, parse, arg);

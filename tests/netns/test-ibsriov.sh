@@ -251,3 +251,28 @@ CONF
 	assert_link host vf0_1 '[.address,.mtu]' "[\"$mac\",1500]"
 	assert_eq "" "$(ls "$T/leases/rdma-net" | grep '^10\.')" "lease released"
 }
+
+test_rollback_at_every_link_step() {
+	# IBCNI_LINK_FAILPOINT=N fails the Nth kernel change of the ADD. Every
+	# step in turn: the ADD fails and the VF, the pod and the leases end as
+	# they were found.
+	local before n conf steps=0
+	sim_node 1 2 eth
+	pod_ns pod1
+	before=$(host_state)
+	conf=$(sriov_conf ib-host-local '"mtu":1400,"mac":"02:11:22:33:44:55"')
+	for n in $(seq 1 20); do
+		OUT=$(env -i CNI_COMMAND=ADD CNI_CONTAINERID=ctr1 CNI_NETNS=/run/netns/pod1 CNI_IFNAME=net1 \
+			CNI_PATH="$BIN" IBCNI_LINK_FAILPOINT=$n "$BIN/ib-sriov" <<<"$conf" 2>/dev/null)
+		if [ "$(jq -r '.code // 0' <<<"$OUT")" = 0 ]; then
+			break	# past the last change: the ADD succeeded
+		fi
+		steps=$((steps + 1))
+		assert_host_unchanged "$before" "failure at change $n ($(jq -r .msg <<<"$OUT"))"
+		assert_eq "" "$(ip -n pod1 -j link show | jq -r '.[].ifname' | grep -v '^lo$')" "pod after failure $n"
+		assert_eq "" "$(ls "$T/leases/rdma-net" 2>/dev/null | grep -e '^10\.' -e '^fd')" "leases after failure $n"
+	done
+	[ "$steps" -ge 8 ] || fail "only $steps failing steps were exercised"
+	cni_exec ib-sriov DEL ctr1 pod1 net1 "$conf"
+	assert_host_unchanged "$before" "after the final DEL"
+}
