@@ -229,11 +229,19 @@ static int link_parse(struct nl_msg *msg, void *arg)
 		memcpy(l->mac, nla_data(tb[IFLA_ADDRESS]), l->mac_len);
 	}
 	if (tb[IFLA_LINKINFO]) {
-		struct nlattr *li[IFLA_INFO_MAX + 1];
+		struct nlattr *li[IFLA_INFO_MAX + 1], *ib[IFLA_IPOIB_MAX + 1];
 
 		if (nla_parse_nested(li, IFLA_INFO_MAX, tb[IFLA_LINKINFO], NULL) == 0 &&
 		    li[IFLA_INFO_KIND])
 			nla_strlcpy(l->kind, li[IFLA_INFO_KIND], sizeof(l->kind));
+		if (!strcmp(l->kind, "ipoib") && li[IFLA_INFO_DATA] &&
+		    nla_parse_nested(ib, IFLA_IPOIB_MAX, li[IFLA_INFO_DATA], NULL) == 0) {
+			l->ipoib = true;
+			if (ib[IFLA_IPOIB_PKEY])
+				l->pkey = nla_get_u16(ib[IFLA_IPOIB_PKEY]);
+			if (ib[IFLA_IPOIB_MODE])
+				l->ipoib_mode = nla_get_u16(ib[IFLA_IPOIB_MODE]);
+		}
 	}
 	if (r->want_vfs && l->num_vf > 0) {
 		r->vfs = calloc((size_t)l->num_vf, sizeof(*r->vfs));
@@ -343,6 +351,47 @@ int cni_link_move(int ifindex, int netns_fd)
 	uint32_t fd = (uint32_t)netns_fd;
 
 	return link_change(ifindex, 0, 0, IFLA_NET_NS_FD, &fd, sizeof(fd));
+}
+
+int cni_link_ipoib_msg(int parent, const char *name, uint16_t pkey, uint16_t mode,
+		       struct nl_msg **out)
+{
+	_cleanup_nl_msg_ struct nl_msg *msg =
+		link_msg(RTM_NEWLINK, NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL, 0);
+	struct nlattr *info, *data;
+
+	*out = NULL;
+	if (!msg)
+		return -ENOMEM;
+	if (strlen(name) >= IFNAMSIZ)
+		return -ENAMETOOLONG;
+	if (nla_put_string(msg, IFLA_IFNAME, name) < 0 ||
+	    nla_put_u32(msg, IFLA_LINK, (uint32_t)parent) < 0 ||
+	    !(info = nla_nest_start(msg, IFLA_LINKINFO)) ||
+	    nla_put_string(msg, IFLA_INFO_KIND, "ipoib") < 0 ||
+	    !(data = nla_nest_start(msg, IFLA_INFO_DATA)) ||
+	    nla_put_u16(msg, IFLA_IPOIB_PKEY, pkey) < 0 ||
+	    nla_put_u16(msg, IFLA_IPOIB_MODE, mode) < 0)
+		return -ENOMEM;
+	nla_nest_end(msg, data);
+	nla_nest_end(msg, info);
+	*out = steal_ptr(msg);
+	return 0;
+}
+
+int cni_link_ipoib_add(int parent, const char *name, uint16_t pkey, uint16_t mode)
+{
+	_cleanup_nl_msg_ struct nl_msg *msg = NULL;
+	int ret = cni_link_ipoib_msg(parent, name, pkey, mode, &msg);
+
+	return ret ? ret : route_talk(msg, NULL, NULL);
+}
+
+int cni_link_delete(int ifindex)
+{
+	_cleanup_nl_msg_ struct nl_msg *msg = link_msg(RTM_DELLINK, NLM_F_ACK, ifindex);
+
+	return msg ? route_talk(msg, NULL, NULL) : -ENOMEM;
 }
 
 /* --- VF settings on the PF --- */

@@ -26,6 +26,9 @@ struct cni_link {
 	unsigned char mac[CNI_MAC_MAX];
 	unsigned int mac_len;
 	int num_vf;		/* IFLA_NUM_VF, -1 when not reported */
+	bool ipoib;		/* kind "ipoib": pkey and mode below are valid */
+	uint16_t pkey;		/* IFLA_IPOIB_PKEY */
+	uint16_t ipoib_mode;	/* IFLA_IPOIB_MODE: 0 datagram, 1 connected */
 };
 
 /* Which fields of a cni_vf are meaningful. */
@@ -64,6 +67,18 @@ int cni_link_set_up(int ifindex, bool up);
 int cni_link_rename(int ifindex, const char *name);
 int cni_link_set_mtu(int ifindex, unsigned int mtu);
 int cni_link_set_mac(int ifindex, const unsigned char *mac, size_t len);
+
+/* Build the RTM_NEWLINK that creates an IPoIB child of parent on partition
+ * pkey in mode, as `ip link add link PARENT name NAME type ipoib pkey P mode
+ * M` does. Caller frees *msg with nlmsg_free(). */
+int cni_link_ipoib_msg(int parent, const char *name, uint16_t pkey, uint16_t mode,
+		       struct nl_msg **msg);
+
+/* Create that child; -EEXIST when the name is taken. */
+int cni_link_ipoib_add(int parent, const char *name, uint16_t pkey, uint16_t mode);
+
+/* Delete a (virtual) link. */
+int cni_link_delete(int ifindex);
 
 /* Move a link into the network namespace netns_fd refers to. */
 int cni_link_move(int ifindex, int netns_fd);

@@ -291,13 +291,47 @@ static int pkey_present(struct add *a)
 			  a->pci.rdma_dev, a->conf.device, a->conf.pkey_wait_ms);
 }
 
+/* The pod joins partition pkey through an IPoIB child of the VF's netdev
+ * when the netdev itself is on another partition. The child (created under
+ * the temporary name) is what moves into the pod; the VF netdev stays. */
+static int pkey_child(struct add *a)
+{
+	const char *tmp = ibsriov_rec_str(&a->rec, "tmpname");
+	struct cni_link child;
+	int ret;
+
+	if (!a->ib || a->vfio || !a->conf.has_pkey ||
+	    (a->vf.ipoib && (a->vf.pkey & 0x7fff) == (a->conf.pkey & 0x7fff)))
+		return 0;
+	ibsriov_rec_set_int(&a->rec, "child", 1);
+	ret = ibsriov_record_save(&a->rec);
+	if (ret)
+		return fail(a, ret, CNI_ERR_IO, "cannot update the attachment record", a->rec.name);
+	if (!(a->vf.flags & IFF_UP) && (ret = cni_link_set_up(a->vf.ifindex, true)))
+		return fail(a, ret, CNI_ERR_INTERNAL, "cannot bring the VF netdev up", a->vf.name);
+	ret = cni_link_ipoib_add(a->vf.ifindex, tmp, a->conf.pkey, a->vf.ipoib_mode);
+	if (!ret)
+		ret = cni_link_get(tmp, 0, &child);
+	if (ret) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "pkey %#06x on %s", a->conf.pkey, a->vf.name);
+		return fail(a, ret, CNI_ERR_DEVICE, "cannot create the IPoIB child", what);
+	}
+	log_info("pkey %#06x: IPoIB child %s of %s", a->conf.pkey, tmp, a->vf.name);
+	a->vf = child;
+	return 0;
+}
+
 /* Down, temporary name, into the pod, CNI_IFNAME, MTU, MAC, up. */
 static int move_in(struct add *a)
 {
 	const char *tmp = ibsriov_rec_str(&a->rec, "tmpname");
 	int idx = a->vf.ifindex, saved = -1, ret;
 
-	ret = cni_link_set_up(idx, false) ?: cni_link_rename(idx, tmp);
+	ret = cni_link_set_up(idx, false);
+	if (!ret && strcmp(a->vf.name, tmp))
+		ret = cni_link_rename(idx, tmp);
 	if (ret)
 		return fail(a, ret, CNI_ERR_INTERNAL, "cannot prepare the VF netdev", a->vf.name);
 	ret = cni_link_move(idx, a->netns_fd);
@@ -439,7 +473,7 @@ int ibsriov_add(struct cni_ctx *ctx)
 	ret = record_start(&a);
 	if (ret)
 		goto out;
-	ret = apply_vf(&a) ?: rebind(&a) ?: pkey_present(&a);
+	ret = apply_vf(&a) ?: rebind(&a) ?: pkey_present(&a) ?: pkey_child(&a);
 	if (ret)
 		goto undo;
 	if (!a.vfio) {

@@ -96,6 +96,11 @@ static int leave_pod(const struct ibsriov_record *r, int host_fd, struct cni_err
 		ret = 0;	/* not in the pod (never moved, or already back) */
 		goto out;
 	}
+	if (ibsriov_rec_int(r, "child", 0)) {
+		/* An IPoIB child of ours: it goes away, the VF netdev never left. */
+		ret = cni_link_delete(l.ifindex);
+		goto out;
+	}
 	ret = cni_link_set_up(l.ifindex, false);
 	if (!ret && strcmp(l.name, ibsriov_rec_str(r, "tmpname")))
 		ret = cni_link_rename(l.ifindex, ibsriov_rec_str(r, "tmpname"));
@@ -128,6 +133,16 @@ int ibsriov_netdev_release(const struct ibsriov_record *r, struct cni_error *err
 	if (ret)
 		return ret;
 	cni_pci_netdev(CNI_PCI_ROOT, ibsriov_rec_str(r, "device"), pci_name);
+	if (ibsriov_rec_int(r, "child", 0)) {
+		/* A child that never reached the pod; then the parent's state. */
+		if (cni_link_get(names[0], 0, &l) == 0 && (ret = cni_link_delete(l.ifindex)))
+			return cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot delete the IPoIB child",
+					  "%s: %s", names[0], strerror(-ret));
+		if (find_here(r, names + 1, ARRAY_SIZE(names) - 1, &l) == 0 &&
+		    !ibsriov_rec_int(r, "orig_up", 0))
+			return cni_link_set_up(l.ifindex, false);
+		return 0;
+	}
 	if (find_here(r, names, ARRAY_SIZE(names), &l))
 		return 0;	/* gone with its pod (a virtual VF) or never had one */
 	ret = cni_link_set_up(l.ifindex, false);

@@ -179,6 +179,59 @@ static int vf_compare(int argc, char **argv)
 	return diffs ? 1 : 0;
 }
 
+/* ipoib-compare HEX PARENT-IFINDEX NAME PKEY MODE: iproute2's child
+ * creation request against ours. */
+static int ipoib_compare(int argc, char **argv)
+{
+	struct nlattr *ta[IFLA_MAX + 1], *tb[IFLA_MAX + 1];
+	struct nlattr *la[IFLA_INFO_MAX + 1], *lb[IFLA_INFO_MAX + 1];
+	struct nlattr *da[IFLA_IPOIB_MAX + 1], *db[IFLA_IPOIB_MAX + 1];
+	struct nl_msg *a, *b = NULL;
+	size_t len = strlen(argv[2]) / 2;
+	unsigned char *buf = calloc(1, len + 4);
+	uint64_t parent, pkey, mode;
+	int diffs = 0;
+
+	if (argc < 7 || parse_u64(argv[3], 10, INT32_MAX, &parent) ||
+	    parse_u64(argv[5], 0, 0xffff, &pkey) || parse_u64(argv[6], 0, 1, &mode))
+		return -EINVAL;
+	for (size_t i = 0; i < len; i++)
+		sscanf(argv[2] + 2 * i, "%2hhx", &buf[i]);
+	a = nlmsg_convert((struct nlmsghdr *)buf);
+	free(buf);
+	if (!a || cni_link_ipoib_msg((int)parent, argv[4], (uint16_t)pkey, (uint16_t)mode, &b))
+		return -EPROTO;
+	if (nlmsg_parse(nlmsg_hdr(a), sizeof(struct ifinfomsg), ta, IFLA_MAX, NULL) ||
+	    nlmsg_parse(nlmsg_hdr(b), sizeof(struct ifinfomsg), tb, IFLA_MAX, NULL) ||
+	    !ta[IFLA_LINKINFO] || !tb[IFLA_LINKINFO] ||
+	    nla_parse_nested(la, IFLA_INFO_MAX, ta[IFLA_LINKINFO], NULL) ||
+	    nla_parse_nested(lb, IFLA_INFO_MAX, tb[IFLA_LINKINFO], NULL) ||
+	    !la[IFLA_INFO_DATA] || !lb[IFLA_INFO_DATA] ||
+	    nla_parse_nested(da, IFLA_IPOIB_MAX, la[IFLA_INFO_DATA], NULL) ||
+	    nla_parse_nested(db, IFLA_IPOIB_MAX, lb[IFLA_INFO_DATA], NULL))
+		return -EPROTO;
+	for (int t = 1; t <= IFLA_MAX; t++)
+		if (!ta[t] != !tb[t] || (t != IFLA_LINKINFO && ta[t] &&
+					 (nla_len(ta[t]) != nla_len(tb[t]) ||
+					  memcmp(nla_data(ta[t]), nla_data(tb[t]), (size_t)nla_len(ta[t]))))) {
+			printf("attribute %d differs\n", t);
+			diffs++;
+		}
+	if (strcmp(nla_get_string(la[IFLA_INFO_KIND]), nla_get_string(lb[IFLA_INFO_KIND])))
+		printf("kind differs\n"), diffs++;
+	for (int t = 1; t <= IFLA_IPOIB_MAX; t++)
+		if (!da[t] != !db[t] || (da[t] && nla_get_u16(da[t]) != nla_get_u16(db[t])))
+			printf("ipoib attribute %d differs\n", t), diffs++;
+	if (nlmsg_hdr(a)->nlmsg_flags != nlmsg_hdr(b)->nlmsg_flags)
+		printf("flags differ: iproute2 %#x, ours %#x\n", nlmsg_hdr(a)->nlmsg_flags,
+		       nlmsg_hdr(b)->nlmsg_flags), diffs++;
+	if (!diffs)
+		printf("same\n");
+	nlmsg_free(a);
+	nlmsg_free(b);
+	return diffs ? 1 : 0;
+}
+
 static int run(int argc, char **argv)
 {
 	const char *op = argv[1];
@@ -193,6 +246,8 @@ static int run(int argc, char **argv)
 		return pci(argv[2]);
 	if (!strcmp(op, "vf-compare"))
 		return vf_compare(argc, argv);
+	if (!strcmp(op, "ipoib-compare"))
+		return ipoib_compare(argc, argv);
 	if (!strcmp(op, "in-netns") && argc > 3) {
 		/* Look a link up from inside another namespace, then come back. */
 		struct cni_error err = { 0 };

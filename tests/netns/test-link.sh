@@ -79,8 +79,14 @@ test_netns_open_rejects_non_netns() {
 # iproute2's request for `ip link set dev pf0 ARGS`, as hex bytes, captured
 # with strace (the veth refuses it; the bytes are what matter).
 ip_request_hex() {
-	strace -f -qq -e trace=sendmsg -e write=all -o "$T/ip.trace" ip link set dev pf0 "$@" 2>/dev/null
-	awk '/sendmsg\(.*IFLA_VFINFO_LIST/ { grab = 1; hex = ""; next }
+	ip_hex 'IFLA_VFINFO_LIST' link set dev pf0 "$@"
+}
+
+ip_hex() { # PATTERN IP-ARGS...: the last request whose decode matches PATTERN
+	local pat=$1
+	shift
+	strace -f -qq -e trace=sendmsg -e write=all -o "$T/ip.trace" ip "$@" 2>/dev/null
+	awk -v pat="$pat" '$0 ~ "sendmsg\\(.*" pat { grab = 1; hex = ""; next }
 	     /^ \| [0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]  / { if (grab) hex = hex substr($0, 11, 49); next }
 	     { if (grab && hex != "") { last = hex; grab = 0 } }
 	     END { if (grab) last = hex; gsub(/ /, "", last); print last }' "$T/ip.trace"
@@ -108,4 +114,9 @@ test_vf_messages_match_iproute2() {
 	hex=$(ip_request_hex vf 2 state disable)
 	OUT=$($HELPER vf-compare "$hex" vf=2 state=2)
 	assert_eq same "$OUT" "link state"
+	# The IPoIB child for a pkey (this kernel has no ipoib; the bytes count).
+	hex=$(ip_hex IFLA_INFO_KIND link add link pf0 name ibcni12 type ipoib pkey 0x8001 mode connected)
+	[ -n "$hex" ] || { fail "no ipoib request captured"; return; }
+	OUT=$($HELPER ipoib-compare "$hex" "$(ip -j link show pf0 | jq .[0].ifindex)" ibcni12 0x8001 1)
+	assert_eq same "$OUT" "IPoIB child"
 }

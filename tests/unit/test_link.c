@@ -144,3 +144,25 @@ Test(link, empty_request_refused)
 	cr_assert_eq(cni_link_vf_msg(1, &vf, &msg), -EINVAL);
 	cr_assert_null(msg);
 }
+
+Test(link, ipoib_child_message)
+{
+	struct nlattr *tb[IFLA_MAX + 1], *li[IFLA_INFO_MAX + 1], *ib[IFLA_IPOIB_MAX + 1];
+	struct nl_msg *msg;
+	struct nlmsghdr *h;
+
+	cr_assert_eq(cni_link_ipoib_msg(12, "ibcni12", 0x8001, 1, &msg), 0);
+	h = nlmsg_hdr(msg);
+	cr_assert_eq(h->nlmsg_type, RTM_NEWLINK);
+	cr_assert_eq(h->nlmsg_flags & (NLM_F_CREATE | NLM_F_EXCL), NLM_F_CREATE | NLM_F_EXCL);
+	cr_assert_eq(nlmsg_parse(h, sizeof(struct ifinfomsg), tb, IFLA_MAX, NULL), 0);
+	cr_assert_str_eq(nla_get_string(tb[IFLA_IFNAME]), "ibcni12");
+	cr_assert_eq(nla_get_u32(tb[IFLA_LINK]), 12);
+	cr_assert_eq(nla_parse_nested(li, IFLA_INFO_MAX, tb[IFLA_LINKINFO], NULL), 0);
+	cr_assert_str_eq(nla_get_string(li[IFLA_INFO_KIND]), "ipoib");
+	cr_assert_eq(nla_parse_nested(ib, IFLA_IPOIB_MAX, li[IFLA_INFO_DATA], NULL), 0);
+	cr_assert_eq(nla_get_u16(ib[IFLA_IPOIB_PKEY]), 0x8001);
+	cr_assert_eq(nla_get_u16(ib[IFLA_IPOIB_MODE]), 1);
+	nlmsg_free(msg);
+	cr_assert_eq(cni_link_ipoib_msg(12, "0123456789abcdef", 0x8001, 0, &msg), -ENAMETOOLONG);
+}
