@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "announce.h"
 #include "caps.h"
 #include "cleanup.h"
 #include "guid.h"
@@ -388,6 +389,15 @@ static int configure_ip(struct add *a)
 	if (!ret && v6 && cni_link_wait_dad(a->vf.ifindex, 10000) == -ETIMEDOUT)
 		log_warn("IPv6 duplicate address detection still running on %s after 10 s",
 			 a->ctx->env.ifname);
+	/* Neighbours may still map these addresses to a previous owner. */
+	for (size_t i = 0; !ret && !a->ib && a->vf.mac_len == 6 && i < r->n_ips; i++) {
+		int sent = cni_announce(a->vf.ifindex, a->vf.mac, &r->ips[i].address);
+
+		if (sent)
+			log_warn("cannot announce %s on %s: %s",
+				 cni_prefix_str(&r->ips[i].address, what, sizeof(what)),
+				 a->ctx->env.ifname, strerror(-sent));
+	}
 	for (size_t i = 0; !ret && i < r->n_routes; i++) {
 		struct cni_route rt = r->routes[i];
 

@@ -2,7 +2,11 @@
 /* Drives cni/link.c, cni/netns.c and cni/pci.c from the netns tier so the
  * scripts can check the kernel's state with `ip -j` afterwards.
  * Usage: cnihelper OP ARGS...; prints a JSON line or the errno name. */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <linux/if_packet.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,6 +236,47 @@ static int ipoib_compare(int argc, char **argv)
 	return diffs ? 1 : 0;
 }
 
+/* listen IFNAME MS: print the gratuitous ARPs and neighbour advertisements
+ * seen on IFNAME for MS milliseconds ("garp IP MAC", "na IP override=N"). */
+static int listen_announce(const char *name, const char *ms)
+{
+	uint64_t wait, deadline;
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(0x0003) };
+	int fd, idx = ifindex_of(name);
+
+	if (idx < 0 || parse_u64(ms, 10, 60000, &wait))
+		return -EINVAL;
+	fd = socket(AF_PACKET, SOCK_RAW, htons(0x0003));
+	sll.sll_ifindex = idx;
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0)
+		return -errno;
+	printf("listening\n");
+	fflush(stdout);
+	deadline = now_ms() + wait;
+	while (now_ms() < deadline) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		unsigned char f[2048];
+		char ip[64];
+		ssize_t n;
+
+		if (poll(&p, 1, (int)(deadline - now_ms())) <= 0)
+			continue;
+		n = recv(fd, f, sizeof(f), 0);
+		if (n >= 42 && f[12] == 0x08 && f[13] == 0x06 && f[21] == 1 &&
+		    !memcmp(f + 28, f + 38, 4)) {
+			inet_ntop(AF_INET, f + 28, ip, sizeof(ip));
+			printf("garp %s %02x:%02x:%02x:%02x:%02x:%02x\n", ip, f[22], f[23], f[24],
+			       f[25], f[26], f[27]);
+		} else if (n >= 78 && f[12] == 0x86 && f[13] == 0xdd && f[20] == 58 && f[54] == 136) {
+			inet_ntop(AF_INET6, f + 62, ip, sizeof(ip));
+			printf("na %s override=%d hops=%d\n", ip, !!(f[58] & 0x20), f[21]);
+		}
+		fflush(stdout);
+	}
+	close(fd);
+	return 0;
+}
+
 static int run(int argc, char **argv)
 {
 	const char *op = argv[1];
@@ -248,6 +293,8 @@ static int run(int argc, char **argv)
 		return vf_compare(argc, argv);
 	if (!strcmp(op, "ipoib-compare"))
 		return ipoib_compare(argc, argv);
+	if (!strcmp(op, "listen") && argc > 3)
+		return listen_announce(argv[2], argv[3]);
 	if (!strcmp(op, "in-netns") && argc > 3) {
 		/* Look a link up from inside another namespace, then come back. */
 		struct cni_error err = { 0 };

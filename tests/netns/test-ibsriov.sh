@@ -276,3 +276,19 @@ test_rollback_at_every_link_step() {
 	cni_exec ib-sriov DEL ctr1 pod1 net1 "$conf"
 	assert_host_unchanged "$before" "after the final DEL"
 }
+
+test_addresses_announced() {
+	# The VF's peer plays the switch: it must see a gratuitous ARP and an
+	# unsolicited neighbour advertisement for the pod's new addresses.
+	sim_node 1 2 eth
+	pod_ns pod1
+	ip link set vf0_1p up
+	"$HELPER" listen vf0_1p 6000 >"$T/seen" &
+	local pid=$!
+	for _ in $(seq 50); do grep -q listening "$T/seen" && break; sleep 0.1; done
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf ib-host-local '"mac":"02:11:22:33:44:55"')"
+	assert_eq 0 "$RC" "ADD ($OUT)"
+	kill $pid 2>/dev/null; wait $pid 2>/dev/null
+	assert_match "garp 10.56.0.2 02:11:22:33:44:55" "$(cat "$T/seen")" "gratuitous ARP"
+	assert_match "na fd00:56::2 override=1 hops=255" "$(cat "$T/seen")" "unsolicited NA"
+}
