@@ -406,17 +406,25 @@ static int vf_put(struct nl_msg *msg, const struct cni_vf *vf)
 	if (!info)
 		return -ENOMEM;
 	if (vf->mask & CNI_VF_MAC) {
-		struct ifla_vf_mac m = { .vf = vf->vf };
+		struct ifla_vf_mac m;
 
+		/* Zeroed whole: padding must not carry stack bytes to the kernel. */
+		memset(&m, 0, sizeof(m));
+		m.vf = vf->vf;
 		memcpy(m.mac, vf->mac, 6);
 		ret = nla_put(msg, IFLA_VF_MAC, sizeof(m), &m);
 	}
 	if (!ret && (vf->mask & CNI_VF_VLAN)) {
 		if (vf->vlan_proto && vf->vlan_proto != ETH_P_8021Q) {
-			struct ifla_vf_vlan_info v = { .vf = vf->vf, .vlan = vf->vlan,
-						       .qos = vf->qos,
-						       .vlan_proto = htons(vf->vlan_proto) };
-			struct nlattr *vl = nla_nest_start(msg, IFLA_VF_VLAN_LIST);
+			struct ifla_vf_vlan_info v;
+			struct nlattr *vl;
+
+			memset(&v, 0, sizeof(v));
+			v.vf = vf->vf;
+			v.vlan = vf->vlan;
+			v.qos = vf->qos;
+			v.vlan_proto = htons(vf->vlan_proto);
+			vl = nla_nest_start(msg, IFLA_VF_VLAN_LIST);
 
 			ret = vl ? nla_put(msg, IFLA_VF_VLAN_INFO, sizeof(v), &v) : -NLE_NOMEM;
 			if (!ret)
@@ -449,12 +457,20 @@ static int vf_put(struct nl_msg *msg, const struct cni_vf *vf)
 		ret = nla_put(msg, IFLA_VF_LINK_STATE, sizeof(l), &l);
 	}
 	if (!ret && (vf->mask & CNI_VF_NODE_GUID)) {
-		struct ifla_vf_guid g = { .vf = vf->vf, .guid = vf->node_guid };
+		struct ifla_vf_guid g;
+
+		memset(&g, 0, sizeof(g));
+		g.vf = vf->vf;
+		g.guid = vf->node_guid;
 
 		ret = nla_put(msg, IFLA_VF_IB_NODE_GUID, sizeof(g), &g);
 	}
 	if (!ret && (vf->mask & CNI_VF_PORT_GUID)) {
-		struct ifla_vf_guid g = { .vf = vf->vf, .guid = vf->port_guid };
+		struct ifla_vf_guid g;
+
+		memset(&g, 0, sizeof(g));
+		g.vf = vf->vf;
+		g.guid = vf->port_guid;
 
 		ret = nla_put(msg, IFLA_VF_IB_PORT_GUID, sizeof(g), &g);
 	}
