@@ -13,6 +13,7 @@
 #include "guid.h"
 #include "ibsriov.h"
 #include "ipam.h"
+#include "json.h"
 #include "lock.h"
 #include "netns.h"
 #include "state.h"
@@ -444,6 +445,27 @@ static int build_result(struct add *a)
 	}
 	for (size_t k = 0; k < ctx->result->n_ips; k++)
 		ctx->result->ips[k].iface = 0;
+	/* The network's own "dns" when the IPAM gave none. */
+	if (!ctx->result->dns.n_nameservers && !ctx->result->dns.domain &&
+	    !ctx->result->dns.n_search && cni_json_get(ctx->conf->root, "dns")) {
+		struct cni_result *tmp = NULL;
+		struct json_object *wrap = json_object_new_object();
+
+		if (!wrap)
+			return -ENOMEM;
+		json_object_object_add(wrap, "cniVersion", json_object_new_string("1.0.0"));
+		json_object_object_add(wrap, "dns", json_object_get(cni_json_get(ctx->conf->root, "dns")));
+		if (cni_result_from_json(wrap, CNI_V100, &tmp, &ctx->err) == 0) {
+			struct cni_dns swap = ctx->result->dns;
+
+			ctx->result->dns = tmp->dns;
+			tmp->dns = swap;
+		}
+		json_object_put(wrap);
+		cni_result_free(tmp);
+		if (ctx->err.code)
+			return -EINVAL;
+	}
 	return i->name && i->sandbox && i->pci_id ? 0 : -ENOMEM;
 }
 

@@ -19,7 +19,7 @@ int ibsriov_vf_restore(const struct ibsriov_record *r)
 	struct json_object *o = NULL;
 	struct cni_vf vf = { 0 };
 	const char *mac;
-	int pf = (int)ibsriov_rec_int(r, "pf_ifindex", 0);
+	int pf = (int)ibsriov_rec_int(r, "pf_ifindex", 0), ret;
 	struct cni_link link;
 
 	if (!json_object_object_get_ex(r->o, "vf_orig", &o) || !pf)
@@ -60,7 +60,17 @@ int ibsriov_vf_restore(const struct ibsriov_record *r)
 	/* The PF may have been renamed or re-created: look it up again. */
 	if (cni_link_get(ibsriov_rec_str(r, "pf"), 0, &link) == 0)
 		pf = link.ifindex;
-	return cni_link_vf_set(pf, &vf);
+	ret = cni_link_vf_set(pf, &vf);
+	/* Like ADD, a GUID takes effect when the driver re-initialises the VF. */
+	if (!ret && (vf.mask & CNI_VF_NODE_GUID) && strcmp(ibsriov_rec_str(r, "kind"), "vfio")) {
+		char name[IFNAMSIZ];
+
+		ret = cni_pci_rebind(CNI_PCI_ROOT, ibsriov_rec_str(r, "device"));
+		if (!ret)
+			ret = cni_pci_wait_netdev(CNI_PCI_ROOT, ibsriov_rec_str(r, "device"),
+						  IBSRIOV_NETDEV_WAIT_MS, name);
+	}
+	return ret;
 }
 
 /* Find the VF netdev in the current namespace by any name it may have. */

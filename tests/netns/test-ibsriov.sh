@@ -71,8 +71,8 @@ test_add_check_del_go_host_local() {
 test_add_without_ipam_v040() {
 	sim_node 1 2 eth
 	pod_ns pod1
-	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf "" "" 0.4.0)"
-	assert_json '.' '{"cniVersion":"0.4.0","interfaces":[{"name":"net1","mac":"'"$(ip -n pod1 -j link show net1 | jq -r '.[0].address')"'","sandbox":"/run/netns/pod1"}],"dns":{}}'
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf "" '"dns":{"nameservers":["10.0.0.53"],"search":["svc"]}' 0.4.0)"
+	assert_json '.' '{"cniVersion":"0.4.0","interfaces":[{"name":"net1","mac":"'"$(ip -n pod1 -j link show net1 | jq -r '.[0].address')"'","sandbox":"/run/netns/pod1"}],"dns":{"nameservers":["10.0.0.53"],"search":["svc"]}}'
 	cni_exec ib-sriov DEL ctr1 pod1 net1 "$(sriov_conf "" "" 0.4.0)"
 	assert_link host vf0_1 '.ifname' '"vf0_1"'
 }
