@@ -18,6 +18,7 @@ enum {
 	CNI_ERR_DEVICE = 101,		/* device missing or in an unusable state */
 	CNI_ERR_PERMISSION = 102,	/* a needed capability is missing */
 	CNI_ERR_DELEGATE = 103,		/* a delegated plugin misbehaved */
+	CNI_ERR_RDMA_MODE = 104,	/* RDMA netns mode is shared, exclusive needed */
 	CNI_ERR_NO_ADDRESS = 110,	/* IPAM: a range set is exhausted */
 	CNI_ERR_ADDRESS_TAKEN = 111,	/* IPAM: a requested address is in use */
 	CNI_ERR_NOT_LEASED = 112,	/* IPAM CHECK: an address is not leased to us */

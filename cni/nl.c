@@ -36,6 +36,7 @@ int cni_nl_errno(int nlerr)
 		{ NLE_PERM, EPERM },	      { NLE_NOACCESS, EACCES },
 		{ NLE_NODEV, ENODEV },	      { NLE_BUSY, EBUSY },
 		{ NLE_DUMP_INTR, EINTR },     { NLE_IMMUTABLE, EROFS },
+		{ NLE_PROTO_MISMATCH, EPROTONOSUPPORT },
 	};
 	int e = nlerr < 0 ? -nlerr : nlerr;
 

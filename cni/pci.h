@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #define CNI_PCI_ROOT "/sys/bus/pci"
+#define CNI_AUX_ROOT "/sys/bus/auxiliary"	/* sub-functions: same devices/<id>/ layout */
 #define CNI_PCI_ADDR_LEN 13	/* "dddd:bb:dd.f" + NUL */
 #define CNI_RDMA_NAME_MAX 64
 
@@ -40,8 +41,9 @@ int cni_pci_netdev(const char *root, const char *addr, char name[IFNAMSIZ]);
 int cni_pci_wait_netdev(const char *root, const char *addr,
 			unsigned int timeout_ms, char name[IFNAMSIZ]);
 
-/* RDMA devices under devices/<addr>/infiniband/, sorted; returns how many
- * were found (at most max) or -errno. */
+/* RDMA devices under <root>/devices/<addr>/infiniband/, sorted; returns how
+ * many were found (at most max) or -errno. With CNI_AUX_ROOT, addr is an
+ * auxiliary device name (mlx5_core.sf.4). */
 int cni_pci_rdma_devs(const char *root, const char *addr,
 		      char names[][CNI_RDMA_NAME_MAX], size_t max);
 

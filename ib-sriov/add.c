@@ -16,6 +16,7 @@
 #include "json.h"
 #include "lock.h"
 #include "netns.h"
+#include "rdma.h"
 #include "state.h"
 #include "util.h"
 
@@ -90,10 +91,16 @@ static int check_fits(struct add *a)
 				  "InfiniBand settings on an Ethernet VF",
 				  "%s is Ethernet (RoCE): a GUID (%s) or pkey applies to InfiniBand VFs only",
 				  c->device, c->has_guid ? c->guid_from : "pkey");
-	if (c->rdma_isolation)
-		return cni_errorf(err, -ENOSYS, CNI_ERR_INTERNAL, "rdmaIsolation is not available in this build",
-				  "moving the RDMA device needs RDMA netlink support (rdma-ns), which this "
-				  "build lacks; unset rdmaIsolation or chain rdma-ns when it is available");
+	if (c->rdma_isolation && !a->vfio) {
+		int ret = cni_rdma_require_exclusive(err, CNI_ERR_RDMA_MODE);
+
+		if (ret)
+			return ret;
+		if (!a->pci.rdma_dev[0])
+			return cni_errorf(err, -ENODEV, CNI_ERR_DEVICE, "the VF has no RDMA device",
+					  "rdmaIsolation is set but %s has nothing under infiniband/ in sysfs",
+					  c->device);
+	}
 	if (a->ib && !a->vfio && !c->has_guid &&
 	    ibsriov_guid_unset(ibsriov_guid_from_hwaddr(a->vf.mac, a->vf.mac_len)))
 		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG, "the VF has no valid GUID",
@@ -325,6 +332,36 @@ static int pkey_child(struct add *a)
 	return 0;
 }
 
+/* RDMA isolation: the VF's RDMA devices into the pod before its netdev,
+ * because moving them re-creates their ULP netdevs in the old namespace. */
+static int rdma_in(struct add *a)
+{
+	char names[8][CNI_RDMA_NAME_MAX];
+	struct json_object *list;
+	int n, ret;
+
+	if (!a->conf.rdma_isolation || a->vfio)
+		return 0;
+	n = cni_pci_rdma_devs(CNI_PCI_ROOT, a->conf.device, names, 8);
+	list = json_object_new_array();
+	if (!list)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++)
+		json_object_array_add(list, json_object_new_string(names[i]));
+	json_object_object_add(a->rec.o, "rdma", list);
+	ret = ibsriov_record_save(&a->rec);
+	if (ret)
+		return fail(a, ret, CNI_ERR_IO, "cannot update the attachment record", a->rec.name);
+	for (int i = 0; i < n; i++) {
+		ret = cni_rdma_move_by_name(names[i], a->netns_fd);
+		if (ret)
+			return cni_errorf(&a->ctx->err, ret, CNI_ERR_DEVICE,
+					  "cannot move the RDMA device into the pod", "%s: %s %s", names[i],
+					  cni_rdma_strerror(ret), cni_rdma_ext_ack());
+	}
+	return 0;
+}
+
 /* Down, temporary name, into the pod, CNI_IFNAME, MTU, MAC, up. */
 static int move_in(struct add *a)
 {
@@ -510,7 +547,19 @@ int ibsriov_add(struct cni_ctx *ctx)
 		goto undo;
 	if (!a.vfio) {
 		ibsriov_rec_set_int(&a.rec, "orig_ifindex", a.vf.ifindex);
-		ret = move_in(&a);
+		ret = rdma_in(&a);
+		if (!ret && a.conf.rdma_isolation) {
+			/* The ULP netdev was re-created: find it by PCI address again. */
+			char name[IFNAMSIZ];
+
+			ret = cni_pci_wait_netdev(CNI_PCI_ROOT, a.conf.device, a.conf.netdev_wait_ms, name);
+			ret = ret ?: cni_link_get(name, 0, &a.vf);
+			if (ret)
+				fail(&a, ret, CNI_ERR_DEVICE, "the VF netdev did not come back after the RDMA move",
+				     a.conf.device);
+		}
+		if (!ret)
+			ret = move_in(&a);
 		if (ret)
 			goto undo;
 	}

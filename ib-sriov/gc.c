@@ -6,6 +6,7 @@
 #include "ibsriov.h"
 #include "ipam.h"
 #include "json.h"
+#include "rdma.h"
 
 int ibsriov_gc(struct cni_ctx *ctx)
 {
@@ -59,10 +60,8 @@ int ibsriov_status(struct cni_ctx *ctx)
 	if (ret && ret != -ENOENT)
 		return ret;
 	(void)conf;
-	if (rdma)
-		return cni_errorf(&ctx->err, -ENOSYS, CNI_ERR_NOT_AVAILABLE,
-				  "RDMA isolation is not available",
-				  "rdmaIsolation needs RDMA netlink support (rdma-ns), which this build lacks");
+	if (rdma && (ret = cni_rdma_require_exclusive(&ctx->err, CNI_ERR_NOT_AVAILABLE)))
+		return ret;
 	if (ctx->conf->ipam_type)
 		return cni_ipam_run(&ctx->env, ctx->conf, CNI_CMD_STATUS, &ctx->err);
 	return 0;

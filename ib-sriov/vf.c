@@ -11,6 +11,7 @@
 #include "ibsriov.h"
 #include "json.h"
 #include "netns.h"
+#include "rdma.h"
 #include "util.h"
 
 /* The kernel refuses settings it does not know; restore what we changed. */
@@ -175,9 +176,34 @@ int ibsriov_netdev_release(const struct ibsriov_record *r, struct cni_error *err
 	return 0;
 }
 
+/* The RDMA devices that rdmaIsolation moved, back from the pod. */
+static int rdma_release(const struct ibsriov_record *r, struct cni_error *err)
+{
+	struct json_object *list = NULL;
+	struct cni_error ignored = { 0 };
+	const char *names[8], *failed = NULL;
+	_cleanup_close_ int pod = -1;
+	size_t n = 0;
+	int ret;
+
+	if (!json_object_object_get_ex(r->o, "rdma", &list) || !json_object_array_length(list))
+		return 0;
+	pod = cni_netns_open(ibsriov_rec_str(r, "netns"), &ignored);
+	if (pod < 0)
+		return 0;	/* the pod is gone: the kernel took the devices back */
+	for (size_t i = 0; i < json_object_array_length(list) && n < 8; i++)
+		names[n++] = json_object_get_string(json_object_array_get_idx(list, i));
+	ret = cni_rdma_return(pod, names, n, &failed);
+	if (ret)
+		return cni_errorf(err, ret, CNI_ERR_DEVICE, "cannot move the RDMA device back to the host",
+				  "%s: %s %s", failed ? failed : "(entering the pod)", cni_rdma_strerror(ret),
+				  cni_rdma_ext_ack());
+	return 0;
+}
+
 int ibsriov_release(struct ibsriov_record *r, struct cni_error *err)
 {
-	int ret = ibsriov_netdev_release(r, err);
+	int ret = ibsriov_netdev_release(r, err) ?: rdma_release(r, err);
 
 	if (ret)
 		return ret;

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "netns.h"
+#include "nl.h"
+#include "rdma.h"
+#include "uapi/rdma/rdma_netlink.h"
+
+const char *cni_rdma_ext_ack(void)
+{
+	return cni_nl_ext_ack();
+}
+
+const char *cni_rdma_strerror(int ret)
+{
+	switch (-ret) {
+	case EPROTONOSUPPORT:
+		return "the kernel has no RDMA subsystem (is ib_core loaded?)";
+	case EBUSY:
+		return "another network namespace exists; the mode can only change while there is none";
+	case EOPNOTSUPP:
+		return "the device's driver cannot change network namespace, or the mode is shared";
+	default:
+		return strerror(-ret);
+	}
+}
+
+static struct nl_msg *request(int cmd, int flags)
+{
+	return nlmsg_alloc_simple(RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd),
+				  NLM_F_REQUEST | NLM_F_ACK | flags);
+}
+
+struct nl_msg *cni_rdma_msg_sys_get(void)
+{
+	return request(RDMA_NLDEV_CMD_SYS_GET, 0);
+}
+
+struct nl_msg *cni_rdma_msg_sys_set(bool exclusive)
+{
+	struct nl_msg *msg = request(RDMA_NLDEV_CMD_SYS_SET, 0);
+
+	if (msg && nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_NETNS_MODE, exclusive ? 0 : 1) < 0) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+struct nl_msg *cni_rdma_msg_dump(void)
+{
+	return request(RDMA_NLDEV_CMD_GET, NLM_F_DUMP);
+}
+
+/* DEV_INDEX and NET_NS_FD only: with DEV_NAME the kernel would rename and
+ * ignore the namespace. */
+struct nl_msg *cni_rdma_msg_move(uint32_t index, int netns_fd)
+{
+	struct nl_msg *msg = request(RDMA_NLDEV_CMD_SET, 0);
+
+	if (msg && (nla_put_u32(msg, RDMA_NLDEV_ATTR_DEV_INDEX, index) < 0 ||
+		    nla_put_u32(msg, RDMA_NLDEV_NET_NS_FD, (uint32_t)netns_fd) < 0)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+static int rdma_talk(struct nl_msg *msg, cni_nl_parse_fn parse, void *arg)
+{
+	_cleanup_nl_sock_ struct nl_sock *sk = NULL;
+
+	if (!msg)
+		return -ENOMEM;
+	sk = cni_nl_open(NETLINK_RDMA);
+	if (!sk)
+		return errno == EPROTONOSUPPORT || errno == EAFNOSUPPORT ? -EPROTONOSUPPORT : -errno;
+	return cni_nl_talk(sk, msg, parse, arg);
+}
+
+static struct nla_policy policy[IBCNI_RDMA_ATTR_MAX + 1] = {
+	[RDMA_NLDEV_ATTR_DEV_INDEX] = { .type = NLA_U32 },
+	[RDMA_NLDEV_ATTR_DEV_NAME] = { .type = NLA_NUL_STRING },
+	[RDMA_NLDEV_ATTR_PORT_INDEX] = { .type = NLA_U32 },
+	[RDMA_NLDEV_ATTR_NODE_GUID] = { .type = NLA_U64 },
+	[RDMA_NLDEV_ATTR_LINK_TYPE] = { .type = NLA_NUL_STRING },
+	[RDMA_NLDEV_SYS_ATTR_NETNS_MODE] = { .type = NLA_U8 },
+};
+
+/* Newer kernels send attributes past our table: parse the ones we know. */
+static int parse(struct nl_msg *msg, struct nlattr **tb)
+{
+	struct nlmsghdr *h = nlmsg_hdr(msg);
+	struct nlattr *a;
+	int rem;
+
+	memset(tb, 0, sizeof(*tb) * (IBCNI_RDMA_ATTR_MAX + 1));
+	nlmsg_for_each_attr(a, h, 0, rem) {
+		int t = nla_type(a);
+
+		if (t > IBCNI_RDMA_ATTR_MAX)
+			continue;
+		if (policy[t].type == NLA_U32 && nla_len(a) < 4)
+			return -EPROTO;
+		if (policy[t].type == NLA_U64 && nla_len(a) < 8)
+			return -EPROTO;
+		if (policy[t].type == NLA_U8 && nla_len(a) < 1)
+			return -EPROTO;
+		tb[t] = a;
+	}
+	return 0;
+}
+
+int cni_rdma_parse_dev(struct nl_msg *msg, struct cni_rdma_dev *dev)
+{
+	struct nlattr *tb[IBCNI_RDMA_ATTR_MAX + 1];
+	int ret = parse(msg, tb);
+
+	if (ret)
+		return ret;
+	if (!tb[RDMA_NLDEV_ATTR_DEV_INDEX] || !tb[RDMA_NLDEV_ATTR_DEV_NAME])
+		return -EPROTO;
+	memset(dev, 0, sizeof(*dev));
+	dev->index = nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
+	nla_strlcpy(dev->name, tb[RDMA_NLDEV_ATTR_DEV_NAME], sizeof(dev->name));
+	if (tb[RDMA_NLDEV_ATTR_NODE_GUID])
+		dev->node_guid = nla_get_u64(tb[RDMA_NLDEV_ATTR_NODE_GUID]);
+	if (tb[RDMA_NLDEV_ATTR_PORT_INDEX])
+		dev->ports = nla_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
+	if (tb[RDMA_NLDEV_ATTR_LINK_TYPE])
+		nla_strlcpy(dev->link_type, tb[RDMA_NLDEV_ATTR_LINK_TYPE], sizeof(dev->link_type));
+	return 0;
+}
+
+static int mode_parse(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[IBCNI_RDMA_ATTR_MAX + 1];
+	int ret = parse(msg, tb);
+
+	if (ret)
+		return ret;
+	if (!tb[RDMA_NLDEV_SYS_ATTR_NETNS_MODE])
+		return -EPROTO;
+	*(int *)arg = nla_get_u8(tb[RDMA_NLDEV_SYS_ATTR_NETNS_MODE]);
+	return 0;
+}
+
+int cni_rdma_get_netns_mode(bool *exclusive)
+{
+	_cleanup_nl_msg_ struct nl_msg *msg = cni_rdma_msg_sys_get();
+	int mode = -1, ret = rdma_talk(msg, mode_parse, &mode);
+
+	if (ret)
+		return ret;
+	if (mode != 0 && mode != 1)
+		return -EPROTO;
+	*exclusive = mode == 0;
+	return 0;
+}
+
+int cni_rdma_set_netns_mode(bool exclusive)
+{
+	_cleanup_nl_msg_ struct nl_msg *msg = cni_rdma_msg_sys_set(exclusive);
+
+	return rdma_talk(msg, NULL, NULL);
+}
+
+struct dump {
+	struct cni_rdma_dev *devs;
+	size_t n;
+};
+
+static int dump_parse(struct nl_msg *msg, void *arg)
+{
+	struct dump *d = arg;
+	struct cni_rdma_dev *p = realloc(d->devs, (d->n + 1) * sizeof(*p));
+	int ret;
+
+	if (!p)
+		return -ENOMEM;
+	d->devs = p;
+	ret = cni_rdma_parse_dev(msg, &p[d->n]);
+	if (!ret)
+		d->n++;
+	return ret;
+}
+
+int cni_rdma_devs(struct cni_rdma_dev **devs, size_t *n)
+{
+	_cleanup_nl_msg_ struct nl_msg *msg = cni_rdma_msg_dump();
+	struct dump d = { 0 };
+	int ret = rdma_talk(msg, dump_parse, &d);
+
+	if (ret) {
+		free(d.devs);
+		return ret;
+	}
+	*devs = d.devs;
+	*n = d.n;
+	return 0;
+}
+
+int cni_rdma_dev_get(const char *name, uint32_t index, struct cni_rdma_dev *dev)
+{
+	struct cni_rdma_dev *devs;
+	size_t n;
+	int ret = cni_rdma_devs(&devs, &n);
+
+	if (ret)
+		return ret;
+	ret = -ENODEV;
+	for (size_t i = 0; i < n && ret; i++) {
+		if ((name && !strcmp(devs[i].name, name)) || (!name && devs[i].index == index)) {
+			*dev = devs[i];
+			ret = 0;
+		}
+	}
+	free(devs);
+	return ret;
+}
+
+int cni_rdma_move(uint32_t index, int netns_fd)
+{
+	_cleanup_nl_msg_ struct nl_msg *msg = cni_rdma_msg_move(index, netns_fd);
+
+	return rdma_talk(msg, NULL, NULL);
+}
+
+int cni_rdma_move_by_name(const char *name, int netns_fd)
+{
+	struct cni_rdma_dev d;
+	int ret = cni_rdma_dev_get(name, 0, &d);
+
+	return ret ? ret : cni_rdma_move(d.index, netns_fd);
+}
+
+int cni_rdma_return(int pod_fd, const char *const *names, size_t n, const char **failed)
+{
+	_cleanup_close_ int host = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	int saved = -1, ret;
+
+	*failed = NULL;
+	if (host < 0)
+		return -errno;
+	ret = cni_netns_enter(pod_fd, &saved);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < n && !ret; i++) {
+		ret = cni_rdma_move_by_name(names[i], host);
+		if (ret == -ENODEV || ret == -EPROTONOSUPPORT)
+			ret = 0;	/* already back, or no RDMA at all */
+		else if (ret)
+			*failed = names[i];
+	}
+	cni_netns_restore(&saved);
+	return ret;
+}
+
+int cni_rdma_require_exclusive(struct cni_error *err, int code)
+{
+	bool exclusive = false;
+	int ret = cni_rdma_get_netns_mode(&exclusive);
+
+	if (ret)
+		return cni_errorf(err, ret, code, "cannot read the RDMA netns mode", "%s",
+				  cni_rdma_strerror(ret));
+	if (exclusive)
+		return 0;
+	return cni_errorf(err, -EPERM, code,
+			  "the RDMA subsystem is in shared netns mode; exclusive is needed",
+			  "the kernel changes the mode only while no network namespace but the host's "
+			  "exists, so set it at boot: run `rdma-ns netns-mode exclusive` before the container "
+			  "runtime starts (conf-examples has a systemd unit), or add `options ib_core "
+			  "netns_mode=0` to /etc/modprobe.d/ and reboot");
+}
