@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: Apache-2.0
+/* RDMA netlink requests against the kernel ABI's layouts (reference B2),
+ * and replies as the kernel sends them. */
+#include <criterion/criterion.h>
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+
+#include "helpers.h"
+#include "rdma.h"
+#include "uapi/rdma/rdma_netlink.h"
+
+static void header(struct nl_msg *msg, unsigned int len, unsigned int type, unsigned int flags)
+{
+	struct nlmsghdr *h = nlmsg_hdr(msg);
+
+	cr_assert_eq(h->nlmsg_len, len);
+	cr_assert_eq(h->nlmsg_type, type);
+	cr_assert_eq(h->nlmsg_flags, flags);
+}
+
+Test(rdma, sys_get_layout)
+{
+	struct nl_msg *msg = cni_rdma_msg_sys_get();
+
+	header(msg, 16, 5126, NLM_F_REQUEST | NLM_F_ACK);
+	nlmsg_free(msg);
+}
+
+Test(rdma, sys_set_layout)
+{
+	for (int exclusive = 0; exclusive < 2; exclusive++) {
+		struct nl_msg *msg = cni_rdma_msg_sys_set(exclusive);
+		unsigned char *a = (unsigned char *)nlmsg_hdr(msg) + 16;
+
+		header(msg, 24, 5127, NLM_F_REQUEST | NLM_F_ACK);
+		/* NLA{len=5, type=66, u8 mode} + 3 bytes of padding */
+		cr_assert(a[0] == 5 && a[1] == 0 && a[2] == 66 && a[3] == 0);
+		cr_assert_eq(a[4], exclusive ? 0 : 1, "0 is exclusive, 1 shared");
+		nlmsg_free(msg);
+	}
+}
+
+Test(rdma, dump_layout)
+{
+	struct nl_msg *msg = cni_rdma_msg_dump();
+
+	header(msg, 16, 5121, NLM_F_REQUEST | NLM_F_ACK | NLM_F_DUMP);
+	nlmsg_free(msg);
+}
+
+Test(rdma, move_layout_without_name)
+{
+	struct nl_msg *msg = cni_rdma_msg_move(7, 42);
+	uint32_t *w = (uint32_t *)((unsigned char *)nlmsg_hdr(msg) + 16);
+	struct nlattr *tb[IBCNI_RDMA_ATTR_MAX + 1];
+
+	header(msg, 32, 5122, NLM_F_REQUEST | NLM_F_ACK);
+	cr_assert_eq(nlmsg_parse(nlmsg_hdr(msg), 0, tb, IBCNI_RDMA_ATTR_MAX, NULL), 0);
+	cr_assert_eq(nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]), 7);
+	cr_assert_eq(nla_get_u32(tb[RDMA_NLDEV_NET_NS_FD]), 42);
+	cr_assert_null(tb[RDMA_NLDEV_ATTR_DEV_NAME], "with a name the kernel only renames");
+	/* NLA{8,1,index} then NLA{8,68,fd}, native endian. */
+	cr_assert(w[0] == (8 | 1 << 16) && w[1] == 7 && w[2] == (8 | 68 << 16) && w[3] == 42);
+	nlmsg_free(msg);
+}
+
+/* A GET reply as a 6.1 kernel sends it, with attributes we do not know. */
+static struct nl_msg *reply(bool with_name)
+{
+	struct nl_msg *msg = nlmsg_alloc_simple(5121, NLM_F_MULTI);
+
+	nla_put_u32(msg, RDMA_NLDEV_ATTR_DEV_INDEX, 3);
+	if (with_name)
+		nla_put_string(msg, RDMA_NLDEV_ATTR_DEV_NAME, "rxe0");
+	nla_put_u32(msg, RDMA_NLDEV_ATTR_PORT_INDEX, 1);
+	nla_put_string(msg, 5, "");	/* FW_VERSION */
+	nla_put_u64(msg, RDMA_NLDEV_ATTR_NODE_GUID, 0x0211223344556677ULL);
+	nla_put_u64(msg, 7, 0x1);	/* SYS_IMAGE_GUID */
+	nla_put_string(msg, RDMA_NLDEV_ATTR_LINK_TYPE, "rxe");
+	nla_put_u8(msg, 200, 1);	/* from a kernel newer than our table */
+	return msg;
+}
+
+Test(rdma, reply_parsing)
+{
+	struct cni_rdma_dev d;
+	struct nl_msg *msg = reply(true);
+
+	cr_assert_eq(cni_rdma_parse_dev(msg, &d), 0);
+	cr_assert_eq(d.index, 3);
+	cr_assert_str_eq(d.name, "rxe0");
+	cr_assert_eq(d.ports, 1);
+	cr_assert_eq(d.node_guid, 0x0211223344556677ULL);
+	cr_assert_str_eq(d.link_type, "rxe");
+	nlmsg_free(msg);
+	msg = reply(false);
+	cr_assert_eq(cni_rdma_parse_dev(msg, &d), -EPROTO, "a reply without a name is refused");
+	nlmsg_free(msg);
+}
+
+Test(rdma, error_sentences)
+{
+	cr_assert_str_eq(cni_rdma_strerror(-EPROTONOSUPPORT),
+			 "the kernel has no RDMA subsystem (is ib_core loaded?)");
+	cr_assert(strstr(cni_rdma_strerror(-EBUSY), "another network namespace exists"));
+	cr_assert(strstr(cni_rdma_strerror(-EOPNOTSUPP), "cannot change network namespace"));
+	cr_assert_str_eq(cni_rdma_strerror(-ENODEV), "No such device");
+}
+
+Test(rdma, no_subsystem_here_is_named)
+{
+	bool exclusive;
+	struct cni_error err = { 0 };
+	int ret = cni_rdma_get_netns_mode(&exclusive);
+
+	if (ret == 0)
+		cr_skip_test("this kernel has RDMA: the vm tier covers it");
+	cr_assert_eq(ret, -EPROTONOSUPPORT);
+	cr_assert_lt(cni_rdma_require_exclusive(&err, 50), 0);
+	assert_cni_error(&err, 50, "cannot read the RDMA netns mode");
+	cr_assert_str_eq(err.details, "the kernel has no RDMA subsystem (is ib_core loaded?)");
+}
