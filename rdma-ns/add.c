@@ -45,9 +45,9 @@ static int move_all(struct cni_ctx *ctx, int pod, char names[][CNI_RDMA_NAME_MAX
 		if (ret == -EOPNOTSUPP)
 			return cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE,
 					  "the RDMA device cannot change network namespace",
-					  "%s%s%s: its driver does not support moving between namespaces "
+					  "%s: its driver does not support moving between network namespaces "
 					  "(soft RDMA drivers such as rxe and siw never do) %s", names[i],
-					  *d.link_type ? " is " : "", d.link_type, cni_rdma_ext_ack());
+					  cni_rdma_ext_ack());
 		if (ret)
 			return cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE,
 					  "cannot move the RDMA device into the pod", "%s: %s %s",

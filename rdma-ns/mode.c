@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -92,5 +93,23 @@ int rdmans_mode_main(int argc, char **argv)
 		return 1;
 	}
 	printf("%s (was %s)\n", want, exclusive ? "exclusive" : "shared");
+	return 0;
+}
+
+int rdmans_devices_main(void)
+{
+	struct cni_rdma_dev *devs;
+	size_t n;
+	int ret = cni_rdma_devs(&devs, &n);
+
+	if (ret) {
+		fprintf(stderr, "rdma-ns: cannot list RDMA devices: %s\n", cni_rdma_strerror(ret));
+		return 1;
+	}
+	for (size_t i = 0; i < n; i++)
+		printf("%u %s %s %016llx %u\n", devs[i].index, devs[i].name,
+		       *devs[i].link_type ? devs[i].link_type : "-",
+		       (unsigned long long)devs[i].node_guid, devs[i].ports);
+	free(devs);
 	return 0;
 }

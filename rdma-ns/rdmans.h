@@ -43,4 +43,8 @@ int rdmans_status(struct cni_ctx *ctx);
 /* `rdma-ns netns-mode [show|exclusive|shared]`: the admin command. */
 int rdmans_mode_main(int argc, char **argv);
 
+/* `rdma-ns devices`: the RDMA devices visible here, one per line
+ * ("index name link-type node-guid ports"). */
+int rdmans_devices_main(void);
+
 #endif

@@ -1,0 +1,85 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# /init of the vm tier: Debian's kernel with rdma_rxe, the static ibcni
+# binaries, iproute2's ip and rdma. Prints one line per test and a totals
+# line on the serial console, then powers off.
+/bin/busybox --install -s /bin
+export PATH=/bin
+# Debian's static busybox runs its own applets before anything on PATH:
+# iproute2's ip and rdma are called by path.
+ip() { /usr/sbin/ip "$@"; }
+rdma() { /usr/sbin/rdma "$@"; }
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+mkdir -p /run /tmp /var/lib/cni
+mount -t tmpfs run /run
+mount -t tmpfs tmp /tmp
+for m in crc32_generic udp_tunnel ip6_udp_tunnel ib_core ib_uverbs rdma_rxe veth; do
+	insmod /lib/modules/$m.ko || echo "vm: insmod $m failed"
+done
+ip link set lo up
+
+pass=0 fail=0
+ok() { echo "  PASS  $1"; pass=$((pass + 1)); }
+ko() { echo "  FAIL  $1: $2"; fail=$((fail + 1)); }
+expect() { # NAME WANT GOT
+	if [ "$2" = "$3" ]; then ok "$1"; else ko "$1" "want '$2', got '$3'"; fi
+}
+contains() { # NAME NEEDLE HAYSTACK
+	case $3 in *"$2"*) ok "$1" ;; *) ko "$1" "'$2' not in '$3'" ;; esac
+}
+cni() { # COMMAND ID NETNS IFNAME CONF
+	echo "$5" | env -i CNI_COMMAND=$1 CNI_CONTAINERID=$2 CNI_NETNS=$3 CNI_IFNAME=$4 \
+		CNI_PATH=/bin /bin/rdma-ns 2>/tmp/stderr
+}
+kernel_mode() { rdma system show | sed -n 's/.*netns \([a-z]*\).*/\1/p'; }
+
+echo "vm: kernel $(uname -r), $(kernel_mode) mode at boot"
+
+# netns mode: show agrees with iproute2; exclusive with no other netns.
+expect "netns-mode show agrees with rdma system show" "$(kernel_mode)" "$(rdma-ns netns-mode show)"
+out=$(rdma-ns netns-mode exclusive 2>&1); rc=$?
+expect "switch to exclusive exits 0" 0 "$rc"
+expect "the kernel reports exclusive" exclusive "$(kernel_mode)"
+expect "switching again is idempotent" "exclusive (unchanged)" "$(rdma-ns netns-mode exclusive 2>&1)"
+expect "show after the switch" exclusive "$(rdma-ns netns-mode show)"
+
+# rxe devices over a veth, found by our netlink dump.
+ip link add veth0 type veth peer name veth1
+ip link set veth0 up; ip link set veth1 up
+rdma link add rxe0 type rxe netdev veth0
+devs=$(rdma-ns devices)
+contains "the device dump finds rxe0" " rxe0 " "$devs"
+expect "iproute2 sees the same device" "rxe0" "$(rdma dev | sed -n 's/^[0-9]*: \([a-z0-9]*\):.*/\1/p' | head -1)"
+
+# A simulated VF whose infiniband/ names rxe0, and a pod.
+mount -t tmpfs pci /sys/bus/pci/devices
+mkdir -p /sys/bus/pci/devices/0000:00:09.0/infiniband/rxe0
+ip netns add pod
+conf='{"cniVersion":"1.1.0","name":"rdma-net","type":"rdma-ns","deviceID":"0000:00:09.0","prevResult":{"cniVersion":"1.1.0","interfaces":[{"name":"net1"}],"ips":[{"address":"10.1.0.5/24","interface":0}]}}'
+out=$(cni ADD c1 /run/netns/pod net1 "$conf"); rc=$?
+expect "ADD of rxe0 fails" 1 "$rc"
+contains "the move reaches the kernel's EOPNOTSUPP" '"msg": "the RDMA device cannot change network namespace"' "$out"
+contains "the error names the device and the limitation" "rxe0: its driver does not support moving between network namespaces" "$out"
+contains "rxe0 is still on the host" " rxe0 " "$(rdma-ns devices)"
+expect "no record is left" "" "$(ls /var/lib/cni/rdma-ns 2>/dev/null)"
+cni DEL c1 /run/netns/pod net1 "$conf" >/dev/null; expect "DEL succeeds" 0 $?
+cni DEL c1 /run/netns/pod net1 "$conf" >/dev/null; expect "DEL twice succeeds" 0 $?
+cni GC "" "" "" '{"cniVersion":"1.1.0","name":"rdma-net","type":"rdma-ns","cni.dev/valid-attachments":[]}' >/dev/null
+expect "GC succeeds" 0 $?
+cni STATUS "" "" "" '{"cniVersion":"1.1.0","name":"rdma-net","type":"rdma-ns"}' >/dev/null
+expect "STATUS succeeds in exclusive mode" 0 $?
+cni CHECK c1 /run/netns/pod net1 "$conf" >/dev/null
+expect "CHECK without an attachment fails" 1 $?
+
+# With a second namespace, the kernel refuses any switch: our explanation.
+out=$(rdma-ns netns-mode shared 2>&1); rc=$?
+expect "switch with a second netns exits 1" 1 "$rc"
+contains "the refusal is explained as EBUSY" "refused to switch to shared (EBUSY)" "$out"
+contains "the blocking namespace is named" "named network namespace pod" "$out"
+contains "the boot-time fix is given" "options ib_core netns_mode=1" "$out"
+expect "the mode did not change" exclusive "$(kernel_mode)"
+
+echo "vm: $pass passed, $fail failed"
+poweroff -f
