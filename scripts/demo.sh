@@ -63,8 +63,10 @@ echo "DEL: exit $RC"
 show ip -br link show vf0_1
 show ls /var/lib/cni/ib-sriov /var/lib/cni/networks/ib-data
 
-say "rdma-ns"
-cni_exec rdma-ns ADD pod-a pod-a net1 "$conf"
-echo "$OUT" | jq -c .
+say "rdma-ns, chained after ib-sriov: this kernel has no RDMA subsystem, and says so"
+show "$BIN/rdma-ns" netns-mode show
+cni_exec rdma-ns ADD pod-a pod-a net1 "$(echo "$conf" | jq -c --argjson p "$prev" '.type="rdma-ns" | .prevResult=$p')"
+echo "exit $RC"; echo "$OUT" | jq -c .
+echo "(sudo make check-vm runs rdma-ns against Debian's kernel with rdma_rxe under qemu)"
 echo
 echo "demo: done (everything above lived in private namespaces and is gone now)"
