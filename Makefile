@@ -104,5 +104,7 @@ help:
 
 bench: all
 	@bench/ipam.sh
+	@$(MAKE) --no-print-directory build/netns/cnihelper >/dev/null
+	@bench/ibsriov.sh
 
 .PHONY: bench
