@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* rtnetlink through libnl-route-3; the only module that speaks it. Every
- * call acts in the calling thread's network namespace and returns 0 or a
- * negative errno exactly as the kernel reported it. */
+/* rtnetlink through libnl-route-3; link.c, link_vf.c and link_addr.c are
+ * the only files that speak it. Every call acts in the calling thread's
+ * network namespace and returns 0 or a negative errno exactly as the kernel
+ * reported it. */
 #ifndef CNI_LINK_H
 #define CNI_LINK_H
 

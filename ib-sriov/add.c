@@ -11,7 +11,7 @@
 #include "caps.h"
 #include "cleanup.h"
 #include "guid.h"
-#include "ibsriov.h"
+#include "add.h"
 #include "ipam.h"
 #include "json.h"
 #include "lock.h"
@@ -19,24 +19,6 @@
 #include "rdma.h"
 #include "state.h"
 #include "util.h"
-
-/* Everything ADD learns before it changes anything. */
-struct add {
-	struct cni_ctx *ctx;
-	struct ibsriov_conf conf;
-	struct cni_pci_vf pci;
-	struct cni_link pf, vf;
-	bool ib, vfio;
-	int netns_fd;
-	struct ibsriov_record rec;
-	struct cni_result *ipam;
-};
-
-static int fail(struct add *a, int ret, int code, const char *msg, const char *what)
-{
-	return cni_errorf(&a->ctx->err, ret, code, msg, "%s: %s%s%s", what, strerror(-ret),
-			  *cni_link_ext_ack() ? ": " : "", cni_link_ext_ack());
-}
 
 /* Resolve the VF from deviceID and check the request fits it. */
 static int resolve(struct add *a)
@@ -332,180 +314,6 @@ static int pkey_child(struct add *a)
 	return 0;
 }
 
-/* RDMA isolation: the VF's RDMA devices into the pod before its netdev,
- * because moving them re-creates their ULP netdevs in the old namespace. */
-static int rdma_in(struct add *a)
-{
-	char names[8][CNI_RDMA_NAME_MAX];
-	struct json_object *list;
-	int n, ret;
-
-	if (!a->conf.rdma_isolation || a->vfio)
-		return 0;
-	n = cni_pci_rdma_devs(CNI_PCI_ROOT, a->conf.device, names, 8);
-	list = json_object_new_array();
-	if (!list)
-		return -ENOMEM;
-	for (int i = 0; i < n; i++)
-		json_object_array_add(list, json_object_new_string(names[i]));
-	json_object_object_add(a->rec.o, "rdma", list);
-	ret = ibsriov_record_save(&a->rec);
-	if (ret)
-		return fail(a, ret, CNI_ERR_IO, "cannot update the attachment record", a->rec.name);
-	for (int i = 0; i < n; i++) {
-		ret = cni_rdma_move_by_name(names[i], a->netns_fd);
-		if (ret)
-			return cni_errorf(&a->ctx->err, ret, CNI_ERR_DEVICE,
-					  "cannot move the RDMA device into the pod", "%s: %s %s", names[i],
-					  cni_rdma_strerror(ret), cni_rdma_ext_ack());
-	}
-	return 0;
-}
-
-/* Down, temporary name, into the pod, CNI_IFNAME, MTU, MAC, up. */
-static int move_in(struct add *a)
-{
-	const char *tmp = ibsriov_rec_str(&a->rec, "tmpname");
-	int idx = a->vf.ifindex, saved = -1, ret;
-
-	ret = cni_link_set_up(idx, false);
-	if (!ret && strcmp(a->vf.name, tmp))
-		ret = cni_link_rename(idx, tmp);
-	if (ret)
-		return fail(a, ret, CNI_ERR_INTERNAL, "cannot prepare the VF netdev", a->vf.name);
-	ret = cni_link_move(idx, a->netns_fd);
-	if (ret)
-		return fail(a, ret, CNI_ERR_INTERNAL, "cannot move the VF netdev into the pod", tmp);
-	ret = cni_netns_enter(a->netns_fd, &saved);
-	if (ret)
-		return fail(a, ret, CNI_ERR_INTERNAL, "cannot enter the pod network namespace",
-			    a->ctx->env.netns);
-	ret = cni_link_get(tmp, 0, &a->vf);
-	if (!ret)
-		ret = cni_link_rename(a->vf.ifindex, a->ctx->env.ifname);
-	if (!ret && a->conf.mtu && a->conf.mtu != a->vf.mtu)
-		ret = cni_link_set_mtu(a->vf.ifindex, a->conf.mtu);
-	if (!ret && a->conf.has_mac)
-		ret = cni_link_set_mac(a->vf.ifindex, a->conf.vf.mac, 6);
-	if (!ret)
-		ret = cni_link_set_up(a->vf.ifindex, true);
-	if (!ret)
-		ret = cni_link_get(NULL, a->vf.ifindex, &a->vf);
-	if (ret)
-		fail(a, ret, CNI_ERR_INTERNAL, "cannot configure the VF netdev in the pod",
-		     a->ctx->env.ifname);
-	cni_netns_restore(&saved);
-	return ret;
-}
-
-/* Addresses and routes of the IPAM result on the pod's interface. */
-static int configure_ip(struct add *a)
-{
-	struct cni_result *r = a->ipam;
-	bool v6 = false;
-	int saved = -1, ret = 0;
-	char what[96];
-
-	if (!r)
-		return 0;
-	for (size_t i = 0; i < r->n_ips; i++)
-		v6 |= r->ips[i].address.family == AF_INET6;
-	ret = cni_netns_enter(a->netns_fd, &saved);
-	if (ret)
-		return fail(a, ret, CNI_ERR_INTERNAL, "cannot enter the pod network namespace",
-			    a->ctx->env.netns);
-	if (v6 && (ret = cni_link_ipv6_enable(a->ctx->env.ifname)) && ret != -ENOENT)
-		fail(a, ret, CNI_ERR_INTERNAL, "cannot enable IPv6", a->ctx->env.ifname);
-	else
-		ret = 0;
-	for (size_t i = 0; !ret && i < r->n_ips; i++) {
-		ret = cni_link_addr_add(a->vf.ifindex, &r->ips[i].address);
-		if (ret)
-			fail(a, ret, CNI_ERR_INTERNAL, "cannot add an address",
-			     cni_prefix_str(&r->ips[i].address, what, sizeof(what)));
-	}
-	if (!ret && v6 && cni_link_wait_dad(a->vf.ifindex, 10000) == -ETIMEDOUT)
-		log_warn("IPv6 duplicate address detection still running on %s after 10 s",
-			 a->ctx->env.ifname);
-	/* Neighbours may still map these addresses to a previous owner. */
-	for (size_t i = 0; !ret && !a->ib && a->vf.mac_len == 6 && i < r->n_ips; i++) {
-		int sent = cni_announce(a->vf.ifindex, a->vf.mac, &r->ips[i].address);
-
-		if (sent)
-			log_warn("cannot announce %s on %s: %s",
-				 cni_prefix_str(&r->ips[i].address, what, sizeof(what)),
-				 a->ctx->env.ifname, strerror(-sent));
-	}
-	for (size_t i = 0; !ret && i < r->n_routes; i++) {
-		struct cni_route rt = r->routes[i];
-
-		/* A route without gw goes through the gateway of its family's address. */
-		for (size_t k = 0; !rt.gw.family && k < r->n_ips; k++)
-			if (r->ips[k].address.family == rt.dst.family)
-				rt.gw = r->ips[k].gateway;
-		ret = cni_link_route_add(a->vf.ifindex, &rt);
-		if (ret)
-			fail(a, ret, CNI_ERR_INTERNAL, "cannot add a route",
-			     cni_prefix_str(&rt.dst, what, sizeof(what)));
-	}
-	cni_netns_restore(&saved);
-	return ret;
-}
-
-static int build_result(struct add *a)
-{
-	struct cni_ctx *ctx = a->ctx;
-	struct cni_iface *i;
-	char mac[64];
-
-	ctx->result = a->ipam ? steal_ptr(a->ipam) : cni_result_new();
-	if (!ctx->result)
-		return -ENOMEM;
-	/* IPAM results name no interfaces; ours is the only one. */
-	for (size_t k = 0; k < ctx->result->n_ifaces; k++) {
-		free(ctx->result->ifaces[k].name);
-		free(ctx->result->ifaces[k].mac);
-		free(ctx->result->ifaces[k].sandbox);
-		free(ctx->result->ifaces[k].socket_path);
-		free(ctx->result->ifaces[k].pci_id);
-	}
-	ctx->result->n_ifaces = 0;
-	i = cni_result_add_iface(ctx->result);
-	if (!i)
-		return -ENOMEM;
-	i->name = strdup(ctx->env.ifname);
-	i->sandbox = strdup(ctx->env.netns);
-	i->pci_id = strdup(a->conf.device);
-	if (!a->vfio) {
-		i->mac = strdup(ibsriov_hw_str(a->vf.mac, a->vf.mac_len, mac, sizeof(mac)));
-		i->mtu = (int)a->vf.mtu;
-	}
-	for (size_t k = 0; k < ctx->result->n_ips; k++)
-		ctx->result->ips[k].iface = 0;
-	/* The network's own "dns" when the IPAM gave none. */
-	if (!ctx->result->dns.n_nameservers && !ctx->result->dns.domain &&
-	    !ctx->result->dns.n_search && cni_json_get(ctx->conf->root, "dns")) {
-		struct cni_result *tmp = NULL;
-		struct json_object *wrap = json_object_new_object();
-
-		if (!wrap)
-			return -ENOMEM;
-		json_object_object_add(wrap, "cniVersion", json_object_new_string("1.0.0"));
-		json_object_object_add(wrap, "dns", json_object_get(cni_json_get(ctx->conf->root, "dns")));
-		if (cni_result_from_json(wrap, CNI_V100, &tmp, &ctx->err) == 0) {
-			struct cni_dns swap = ctx->result->dns;
-
-			ctx->result->dns = tmp->dns;
-			tmp->dns = swap;
-		}
-		json_object_put(wrap);
-		cni_result_free(tmp);
-		if (ctx->err.code)
-			return -EINVAL;
-	}
-	return i->name && i->sandbox && i->pci_id ? 0 : -ENOMEM;
-}
-
 static int vf_lock(struct add *a)
 {
 	char path[PATH_MAX];
@@ -547,7 +355,7 @@ int ibsriov_add(struct cni_ctx *ctx)
 		goto undo;
 	if (!a.vfio) {
 		ibsriov_rec_set_int(&a.rec, "orig_ifindex", a.vf.ifindex);
-		ret = rdma_in(&a);
+		ret = ibsriov_rdma_in(&a);
 		if (!ret && a.conf.rdma_isolation) {
 			/* The ULP netdev was re-created: find it by PCI address again. */
 			char name[IFNAMSIZ];
@@ -559,7 +367,7 @@ int ibsriov_add(struct cni_ctx *ctx)
 				     a.conf.device);
 		}
 		if (!ret)
-			ret = move_in(&a);
+			ret = ibsriov_move_in(&a);
 		if (ret)
 			goto undo;
 	}
@@ -577,11 +385,11 @@ int ibsriov_add(struct cni_ctx *ctx)
 					 "%s gave no addresses", ctx->conf->ipam_type);
 			goto undo;
 		}
-		ret = configure_ip(&a);
+		ret = ibsriov_configure_ip(&a);
 		if (ret)
 			goto undo;
 	}
-	ret = build_result(&a);
+	ret = ibsriov_build_result(&a);
 	if (ret)
 		goto undo;
 	ibsriov_rec_set_int(&a.rec, "complete", 1);
