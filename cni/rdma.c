@@ -137,30 +137,36 @@ int cni_rdma_parse_dev(struct nl_msg *msg, struct cni_rdma_dev *dev)
 	return 0;
 }
 
-static int mode_parse(struct nl_msg *msg, void *arg)
+int cni_rdma_parse_mode(struct nl_msg *msg, bool *exclusive)
 {
 	struct nlattr *tb[IBCNI_RDMA_ATTR_MAX + 1];
-	int ret = parse(msg, tb);
+	int ret = parse(msg, tb), mode;
 
 	if (ret)
 		return ret;
 	if (!tb[RDMA_NLDEV_SYS_ATTR_NETNS_MODE])
 		return -EPROTO;
-	*(int *)arg = nla_get_u8(tb[RDMA_NLDEV_SYS_ATTR_NETNS_MODE]);
+	mode = nla_get_u8(tb[RDMA_NLDEV_SYS_ATTR_NETNS_MODE]);
+	if (mode != 0 && mode != 1)
+		return -EPROTO;
+	*exclusive = mode == 0;
 	return 0;
+}
+
+static int mode_parse(struct nl_msg *msg, void *arg)
+{
+	return cni_rdma_parse_mode(msg, arg);
 }
 
 int cni_rdma_get_netns_mode(bool *exclusive)
 {
 	_cleanup_nl_msg_ struct nl_msg *msg = cni_rdma_msg_sys_get();
-	int mode = -1, ret = rdma_talk(msg, mode_parse, &mode);
+	bool mode = false;
+	int ret = rdma_talk(msg, mode_parse, &mode);
 
-	if (ret)
-		return ret;
-	if (mode != 0 && mode != 1)
-		return -EPROTO;
-	*exclusive = mode == 0;
-	return 0;
+	if (!ret)
+		*exclusive = mode;
+	return ret;
 }
 
 int cni_rdma_set_netns_mode(bool exclusive)

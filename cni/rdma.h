@@ -65,6 +65,9 @@ struct nl_msg *cni_rdma_msg_sys_set(bool exclusive);
 struct nl_msg *cni_rdma_msg_dump(void);
 struct nl_msg *cni_rdma_msg_move(uint32_t index, int netns_fd);
 
+/* Decode a SYS_GET reply; -EPROTO without a valid mode attribute. */
+int cni_rdma_parse_mode(struct nl_msg *msg, bool *exclusive);
+
 /* Decode one GET reply into dev; -EPROTO when a required attribute is missing. */
 int cni_rdma_parse_dev(struct nl_msg *msg, struct cni_rdma_dev *dev);
 

@@ -39,6 +39,8 @@ test_rdmans_del_gc_succeed() {
 	pod_ns pod1
 	cni_exec rdma-ns DEL ctr1 pod1 net1 "$(rdmans_conf)"
 	assert_eq 0 "$RC" "DEL without a record"
+	cni_exec rdma-ns CHECK ctr1 pod1 net1 "$(rdmans_conf 1.1.0 "$PREV")"
+	assert_json '[.code,.msg]' '[3,"CHECK failed"]'
 	cni_exec rdma-ns DEL ctr1 "" net1 "$(rdmans_conf)"
 	assert_eq 0 "$RC" "DEL without a netns"
 	# Records as an ADD on an RDMA kernel leaves them.

@@ -3,6 +3,7 @@
  * and replies as the kernel sends them. */
 #include <criterion/criterion.h>
 #include <netlink/attr.h>
+#include <stdio.h>
 #include <netlink/msg.h>
 
 #include "helpers.h"
@@ -119,4 +120,62 @@ Test(rdma, no_subsystem_here_is_named)
 	cr_assert_lt(cni_rdma_require_exclusive(&err, 50), 0);
 	assert_cni_error(&err, 50, "cannot read the RDMA netns mode");
 	cr_assert_str_eq(err.details, "the kernel has no RDMA subsystem (is ib_core loaded?)");
+}
+
+/* One message of tests/fixtures/rdma-replies.txt (recorded in the vm tier). */
+static struct nl_msg *recorded(const char *which)
+{
+	char path[512], line[4096];
+	struct nl_msg *msg = NULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/rdma-replies.txt", fixtures_dir());
+	f = fopen(path, "r");
+	cr_assert_not_null(f, "%s", path);
+	while (fgets(line, sizeof(line), f)) {
+		char *hex = strchr(line, ' ');
+		unsigned char buf[1024] = { 0 };
+		size_t n;
+
+		if (line[0] == '#' || !hex || strncmp(line, which, strlen(which)) || line[strlen(which)] != ' ')
+			continue;
+		hex++;
+		n = strcspn(hex, "\n") / 2;
+		for (size_t i = 0; i < n && i < sizeof(buf); i++)
+			cr_assert_eq(sscanf(hex + 2 * i, "%2hhx", &buf[i]), 1);
+		msg = nlmsg_convert((struct nlmsghdr *)buf);
+	}
+	fclose(f);
+	cr_assert_not_null(msg, "no recorded %s", which);
+	return msg;
+}
+
+Test(rdma, recorded_device_dump_reply)
+{
+	struct nl_msg *msg = recorded("dump-device");
+	struct cni_rdma_dev d;
+
+	cr_assert_eq(nlmsg_hdr(msg)->nlmsg_type, 5121);
+	cr_assert(nlmsg_hdr(msg)->nlmsg_flags & NLM_F_MULTI);
+	cr_assert_eq(cni_rdma_parse_dev(msg, &d), 0);
+	cr_assert_eq(d.index, 0);
+	cr_assert_str_eq(d.name, "rxe0");
+	cr_assert_eq(d.ports, 1);
+	/* The EUI-64 of the veth's MAC aa:00:73:3b:29:3e. */
+	cr_assert_eq(d.node_guid, 0xa80073fffe3b293eULL);
+	nlmsg_free(msg);
+}
+
+Test(rdma, recorded_sys_get_reply)
+{
+	struct nl_msg *msg = recorded("sys-get");
+	bool exclusive = true;
+
+	cr_assert_eq(nlmsg_hdr(msg)->nlmsg_type, 5126);
+	cr_assert_eq(cni_rdma_parse_mode(msg, &exclusive), 0);
+	cr_assert_not(exclusive, "the VM booted in shared mode");
+	nlmsg_free(msg);
+	msg = recorded("dump-done");
+	cr_assert_eq(cni_rdma_parse_mode(msg, &exclusive), -EPROTO, "no mode attribute");
+	nlmsg_free(msg);
 }
