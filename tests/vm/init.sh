@@ -73,6 +73,29 @@ expect "STATUS succeeds in exclusive mode" 0 $?
 cni CHECK c1 /run/netns/pod net1 "$conf" >/dev/null
 expect "CHECK without an attachment fails" 1 $?
 
+# ib-sriov's rdmaIsolation on a simulated VF whose RDMA device is rxe1 over
+# the VF's own netdev: the mode check passes, the kernel refuses the move,
+# and the VF ends as it was found.
+ip link add pf0 type veth peer name pf0p
+ip link add vf0 type veth peer name vf0p
+ip link set vf0 up; ip link set vf0p up
+rdma link add rxe1 type rxe netdev vf0
+D=/sys/bus/pci/devices
+mkdir -p $D/0000:00:08.0/net/pf0 $D/0000:00:08.1/net/vf0 $D/0000:00:08.1/infiniband/rxe1
+ln -s ../0000:00:08.0 $D/0000:00:08.1/physfn
+ln -s ../0000:00:08.1 $D/0000:00:08.0/virtfn0
+sriov='{"cniVersion":"1.1.0","name":"ib","type":"ib-sriov","deviceID":"0000:00:08.1","rdmaIsolation":true}'
+before=$(ip -br link show vf0)
+out=$(echo "$sriov" | env -i CNI_COMMAND=ADD CNI_CONTAINERID=c2 CNI_NETNS=/run/netns/pod \
+	CNI_IFNAME=net1 CNI_PATH=/bin /bin/ib-sriov 2>/dev/null)
+contains "ib-sriov rdmaIsolation reaches the kernel's move" '"msg": "cannot move the RDMA device into the pod"' "$out"
+contains "the refusal names rxe1" '"details": "rxe1: the device' "$out"
+expect "the VF netdev is as it was found" "$before" "$(ip -br link show vf0)"
+contains "rxe1 is still on the host" " rxe1 " "$(rdma-ns devices)"
+expect "no ib-sriov record is left" "" "$(ls /var/lib/cni/ib-sriov 2>/dev/null)"
+echo "$sriov" | env -i CNI_COMMAND=STATUS CNI_PATH=/bin /bin/ib-sriov >/dev/null 2>&1
+expect "ib-sriov STATUS with rdmaIsolation in exclusive mode" 0 $?
+
 # With a second namespace, the kernel refuses any switch: our explanation.
 out=$(rdma-ns netns-mode shared 2>&1); rc=$?
 expect "switch with a second netns exits 1" 1 "$rc"
