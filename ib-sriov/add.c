@@ -350,7 +350,7 @@ int ibsriov_add(struct cni_ctx *ctx)
 	ret = record_start(&a);
 	if (ret)
 		goto out;
-	ret = apply_vf(&a) ?: rebind(&a) ?: pkey_present(&a) ?: pkey_child(&a);
+	ret = apply_vf(&a) ?: rebind(&a) ?: pkey_present(&a);
 	if (ret)
 		goto undo;
 	if (!a.vfio) {
@@ -366,6 +366,10 @@ int ibsriov_add(struct cni_ctx *ctx)
 				fail(&a, ret, CNI_ERR_DEVICE, "the VF netdev did not come back after the RDMA move",
 				     a.conf.device);
 		}
+		/* After the RDMA move: it re-creates the VF's IPoIB netdev, and
+		 * with it any child. */
+		if (!ret)
+			ret = pkey_child(&a);
 		if (!ret)
 			ret = ibsriov_move_in(&a);
 		if (ret)

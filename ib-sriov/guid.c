@@ -16,8 +16,7 @@ static int hexval(char c)
 	return -1;
 }
 
-/* n bytes "xx:xx:..." exactly. */
-static bool parse_bytes(const char *s, unsigned char *out, size_t n)
+bool ibsriov_hw_parse(const char *s, unsigned char *out, size_t n)
 {
 	if (!s || strlen(s) != n * 3 - 1)
 		return false;
@@ -35,7 +34,7 @@ bool ibsriov_guid_parse(const char *s, uint64_t *guid)
 {
 	unsigned char b[8];
 
-	if (!parse_bytes(s, b, 8))
+	if (!ibsriov_hw_parse(s, b, 8))
 		return false;
 	*guid = 0;
 	for (int i = 0; i < 8; i++)
@@ -72,7 +71,7 @@ bool ibsriov_mac_parse(const char *s, unsigned char mac[6])
 {
 	static const unsigned char zero[6];
 
-	return parse_bytes(s, mac, 6) && memcmp(mac, zero, 6) && !(mac[0] & 1);
+	return ibsriov_hw_parse(s, mac, 6) && memcmp(mac, zero, 6) && !(mac[0] & 1);
 }
 
 const char *ibsriov_hw_str(const unsigned char *hw, size_t n, char *buf, size_t len)

@@ -20,6 +20,9 @@ const char *ibsriov_guid_str(uint64_t guid, char *buf, size_t len);
 /* The port GUID of a 20-byte IPoIB hardware address (bytes 12..19). */
 uint64_t ibsriov_guid_from_hwaddr(const unsigned char *hw, size_t len);
 
+/* n bytes "xx:xx:..." (any value, zero included) into out. */
+bool ibsriov_hw_parse(const char *s, unsigned char *out, size_t n);
+
 /* A unicast Ethernet MAC "xx:xx:xx:xx:xx:xx" (not zero, not multicast). */
 bool ibsriov_mac_parse(const char *s, unsigned char mac[6]);
 

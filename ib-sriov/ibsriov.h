@@ -13,8 +13,13 @@
 #include "link.h"
 #include "pci.h"
 
+/* Overridable so the unit tier can run ADD against a fake kernel. */
+#ifndef IBSRIOV_STATE_DIR
 #define IBSRIOV_STATE_DIR "/var/lib/cni/ib-sriov"
+#endif
+#ifndef IBSRIOV_LOCK_DIR
 #define IBSRIOV_LOCK_DIR "/run/ibcni/ib-sriov"
+#endif
 #define IBSRIOV_NETDEV_WAIT_MS 10000
 #define IBSRIOV_PKEY_WAIT_MS 10000
 #define IBSRIOV_LOCK_WAIT_MS 30000

@@ -53,9 +53,10 @@ int ibsriov_vf_restore(const struct ibsriov_record *r)
 		else if (!strcmp(key, "port_guid"))
 			vf.port_guid = (uint64_t)n;
 	}
+	/* An unset admin MAC reads back as zeros, and zeros clear it again. */
 	mac = json_object_get_string(cni_json_get(o, "mac"));
-	if ((vf.mask & CNI_VF_MAC) && (!mac || !ibsriov_mac_parse(mac, vf.mac)))
-		vf.mask &= ~(uint32_t)CNI_VF_MAC;	/* a zero MAC cannot be set back */
+	if ((vf.mask & CNI_VF_MAC) && (!mac || !ibsriov_hw_parse(mac, vf.mac, 6)))
+		vf.mask &= ~(uint32_t)CNI_VF_MAC;
 	if (!vf.mask)
 		return 0;
 	/* The PF may have been renamed or re-created: look it up again. */

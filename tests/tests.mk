@@ -19,6 +19,17 @@ $(OUT)/build/unit/%: tests/unit/%.c $(UNIT_EXTRA) $(LIB)
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) $(CFLAGS) -Iipam -Iib-sriov -Wno-missing-prototypes $(LDFLAGS) -o $@ $< $(UNIT_EXTRA) $(LIB) $(LDLIBS) $(CRITERION_LIBS)
 
+# ib-sriov ADD against the fake kernel: its sources rebuilt with every path
+# under a temporary directory, linked without the real kernel modules.
+FAKE_CNI := $(filter-out $(addprefix $(OBJ)/cni/,link.o link_vf.o link_addr.o netns.o rdma.o announce.o nl.o), \
+	$(patsubst %.c,$(OBJ)/%.o,$(LIB_SRC)))
+FAKE_SRC := tests/unit/fake_kernel.c $(addprefix ib-sriov/,add.c pod.c vf.c record.c conf.c guid.c del.c)
+UNIT_BIN := $(filter-out %/test_ibsriov_add,$(UNIT_BIN)) $(OUT)/build/unit/test_ibsriov_add
+$(OUT)/build/unit/test_ibsriov_add: tests/unit/test_ibsriov_add.c $(FAKE_SRC) $(FAKE_CNI) tests/unit/fake_kernel.h tests/unit/fake_paths.h
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(CFLAGS) -Iib-sriov -Itests/unit -include tests/unit/fake_paths.h \
+		-Wno-missing-prototypes $(LDFLAGS) -o $@ $< $(FAKE_SRC) $(FAKE_CNI) $(LDLIBS) $(CRITERION_LIBS)
+
 check-unit: $(UNIT_BIN) all
 	@tests/unit/run.sh $(OUT) $(UNIT_BIN)
 

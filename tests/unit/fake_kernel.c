@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: Apache-2.0
+/* A fake kernel for the unit tier: the link, netns, RDMA and announce
+ * modules replaced by an in-memory model whose Nth change fails, so ADD's
+ * rollback can be checked after a failure at every step. */
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if_arp.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "announce.h"
+#include "fake_kernel.h"
+#include "link.h"
+#include "netns.h"
+#include "rdma.h"
+
+struct fake_kernel fk;
+
+static int changed_at(const char *what)
+{
+	++fk.changes;
+	if (getenv("FAKE_TRACE"))
+		fprintf(stderr, "change %d: %s%s\n", fk.changes, what,
+			fk.changes == fk.fail_at ? " (fails)" : "");
+	return fk.changes == fk.fail_at ? -EIO : 0;
+}
+
+#define changed() changed_at(__func__)
+
+static struct fake_link *by_index(int ifindex)
+{
+	for (int i = 0; i < fk.n; i++)
+		if (fk.links[i].exists && fk.links[i].ifindex == ifindex && fk.links[i].ns == fk.ns)
+			return &fk.links[i];
+	return NULL;
+}
+
+const char *cni_link_ext_ack(void)
+{
+	return "";
+}
+
+int cni_link_get(const char *name, int ifindex, struct cni_link *out)
+{
+	for (int i = 0; i < fk.n; i++) {
+		struct fake_link *l = &fk.links[i];
+
+		if (!l->exists || l->ns != fk.ns ||
+		    (ifindex ? l->ifindex != ifindex : strcmp(l->name, name)))
+			continue;
+		memset(out, 0, sizeof(*out));
+		out->ifindex = l->ifindex;
+		memcpy(out->name, l->name, sizeof(out->name));
+		out->type = l->type;
+		out->flags = l->up ? IFF_UP : 0;
+		out->mtu = l->mtu;
+		out->mac_len = l->mac_len;
+		memcpy(out->mac, l->mac, l->mac_len);
+		out->num_vf = -1;
+		out->ipoib = l->type == ARPHRD_INFINIBAND;
+		out->pkey = l->pkey;
+		return 0;
+	}
+	return -ENODEV;
+}
+
+int cni_link_set_up(int ifindex, bool up)
+{
+	struct fake_link *l = by_index(ifindex);
+
+	if (!l)
+		return -ENODEV;
+	return changed() ?: (l->up = up, 0);
+}
+
+int cni_link_rename(int ifindex, const char *name)
+{
+	struct fake_link *l = by_index(ifindex);
+	struct cni_link other;
+
+	if (!l)
+		return -ENODEV;
+	if (!cni_link_get(name, 0, &other) && other.ifindex != ifindex)
+		return -EEXIST;
+	return changed() ?: (snprintf(l->name, sizeof(l->name), "%s", name), 0);
+}
+
+int cni_link_set_mtu(int ifindex, unsigned int mtu)
+{
+	struct fake_link *l = by_index(ifindex);
+
+	return !l ? -ENODEV : changed() ?: (l->mtu = mtu, 0);
+}
+
+int cni_link_set_mac(int ifindex, const unsigned char *mac, size_t len)
+{
+	struct fake_link *l = by_index(ifindex);
+
+	if (!l)
+		return -ENODEV;
+	return changed() ?: (memcpy(l->mac, mac, len), l->mac_len = (unsigned int)len, 0);
+}
+
+int cni_link_move(int ifindex, int netns_fd)
+{
+	struct fake_link *l = by_index(ifindex);
+
+	if (!l)
+		return -ENODEV;
+	return changed() ?: (l->ns = netns_fd == fk.pod_fd ? 1 : 0, 0);
+}
+
+int cni_link_ipoib_add(int parent, const char *name, uint16_t pkey, uint16_t mode)
+{
+	struct fake_link *p = by_index(parent), *c;
+	int ret = changed();
+
+	if (ret)
+		return ret;
+	if (!p || fk.n == FAKE_MAX_LINKS)
+		return -ENODEV;
+	c = &fk.links[fk.n++];
+	*c = *p;
+	c->ifindex = 100 + fk.n;
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->pkey = pkey;
+	c->up = false;
+	c->child = true;
+	return 0;
+}
+
+int cni_link_delete(int ifindex)
+{
+	struct fake_link *l = by_index(ifindex);
+
+	return !l ? -ENODEV : changed() ?: (l->exists = false, 0);
+}
+
+int cni_link_addr_add(int ifindex, const struct cni_prefix *addr)
+{
+	return changed();
+}
+
+int cni_link_route_add(int ifindex, const struct cni_route *rt)
+{
+	return changed();
+}
+
+int cni_link_has_addr(int ifindex, const struct cni_prefix *addr)
+{
+	return 1;
+}
+
+int cni_link_has_route(int ifindex, const struct cni_route *rt)
+{
+	return 1;
+}
+
+int cni_link_ipv6_enable(const char *name)
+{
+	return 0;
+}
+
+int cni_link_wait_dad(int ifindex, unsigned int timeout_ms)
+{
+	return 0;
+}
+
+int cni_link_vfs_get(int pf_ifindex, struct cni_vf **vfs, size_t *n)
+{
+	*vfs = calloc(FAKE_VFS, sizeof(**vfs));
+	if (!*vfs)
+		return -ENOMEM;
+	memcpy(*vfs, fk.vfs, sizeof(fk.vfs));
+	for (size_t i = 0; i < FAKE_VFS; i++)
+		(*vfs)[i].mask = 0xff;	/* the PF reports everything */
+	*n = FAKE_VFS;
+	return 0;
+}
+
+int cni_link_vf_set(int pf_ifindex, const struct cni_vf *vf)
+{
+	struct cni_vf *v = &fk.vfs[vf->vf];
+	int ret = changed();
+
+	if (ret)
+		return ret;
+	if (vf->mask & CNI_VF_MAC)
+		memcpy(v->mac, vf->mac, 6);
+	if (vf->mask & CNI_VF_VLAN)
+		v->vlan = vf->vlan, v->qos = vf->qos, v->vlan_proto = vf->vlan_proto;
+	if (vf->mask & CNI_VF_RATE)
+		v->min_tx_rate = vf->min_tx_rate, v->max_tx_rate = vf->max_tx_rate;
+	if (vf->mask & CNI_VF_SPOOFCHK)
+		v->spoofchk = vf->spoofchk;
+	if (vf->mask & CNI_VF_TRUST)
+		v->trust = vf->trust;
+	if (vf->mask & CNI_VF_LINK_STATE)
+		v->link_state = vf->link_state;
+	if (vf->mask & CNI_VF_NODE_GUID)
+		v->node_guid = vf->node_guid;
+	if (vf->mask & CNI_VF_PORT_GUID)
+		v->port_guid = vf->port_guid;
+	return 0;
+}
+
+int cni_announce(int ifindex, const unsigned char mac[6], const struct cni_prefix *addr)
+{
+	return 0;
+}
+
+int cni_netns_open(const char *path, struct cni_error *err)
+{
+	if (strcmp(path, "/pod"))
+		return cni_errorf(err, -ENOENT, CNI_ERR_INVALID_ENV, "cannot open CNI_NETNS", "%s", path);
+	fk.pod_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	return fk.pod_fd;
+}
+
+int cni_netns_enter(int fd, int *saved)
+{
+	*saved = 1000 + fk.ns;
+	fk.ns = fd == fk.pod_fd ? 1 : 0;
+	return 0;
+}
+
+int cni_netns_restore(int *saved)
+{
+	if (*saved >= 1000)
+		fk.ns = *saved - 1000;
+	*saved = -1;
+	return 0;
+}
+
+const char *cni_rdma_ext_ack(void)
+{
+	return "";
+}
+
+const char *cni_rdma_strerror(int ret)
+{
+	return strerror(-ret);
+}
+
+int cni_rdma_require_exclusive(struct cni_error *err, int code)
+{
+	return 0;
+}
+
+int cni_rdma_move_by_name(const char *name, int netns_fd)
+{
+	return changed() ?: (fk.rdma_in_pod = netns_fd == fk.pod_fd, 0);
+}
+
+int cni_rdma_return(int pod_fd, const char *const *names, size_t n, const char **failed)
+{
+	*failed = NULL;
+	return changed() ?: (fk.rdma_in_pod = false, 0);
+}

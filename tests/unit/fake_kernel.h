@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#ifndef TESTS_FAKE_KERNEL_H
+#define TESTS_FAKE_KERNEL_H
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "link.h"
+
+#define FAKE_MAX_LINKS 8
+#define FAKE_VFS 2
+
+struct fake_link {
+	bool exists, up, child;
+	int ifindex, ns;	/* ns 0 is the host, 1 the pod */
+	char name[IFNAMSIZ];
+	unsigned int type, mtu, mac_len;
+	unsigned char mac[CNI_MAC_MAX];
+	uint16_t pkey;
+};
+
+/* The whole fake kernel; tests set it up and compare snapshots of it. */
+struct fake_kernel {
+	struct fake_link links[FAKE_MAX_LINKS];
+	int n;
+	struct cni_vf vfs[FAKE_VFS];
+	int ns, pod_fd;
+	bool rdma_in_pod;
+	int changes, fail_at;	/* the change numbered fail_at fails with EIO */
+};
+
+extern struct fake_kernel fk;
+
+#endif

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Force-included into ib-sriov's sources for test_ibsriov_add: every path
+ * they use lives under a per-process temporary directory. */
+#ifndef TESTS_FAKE_PATHS_H
+#define TESTS_FAKE_PATHS_H
+
+const char *fake_path(const char *what);
+
+#define CNI_PCI_ROOT fake_path("sys/bus/pci")
+#define IBSRIOV_STATE_DIR fake_path("state")
+#define IBSRIOV_LOCK_DIR fake_path("lock")
+
+#endif

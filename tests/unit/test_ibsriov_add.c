@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: Apache-2.0
+/* ib-sriov ADD against a fake kernel whose Nth change fails, for every N
+ * until ADD succeeds: each failure must leave the kernel as it was found,
+ * and no record behind. Then DEL must undo the successful ADD. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/if_link.h>
+#include <net/if_arp.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fake_kernel.h"
+#include "fake_paths.h"
+#include "helpers.h"
+#include "ibsriov.h"
+
+static char base[64];
+
+const char *fake_path(const char *what)
+{
+	static char buf[4][160];
+	static int next;
+	char *p = buf[next++ % 4];
+
+	snprintf(p, sizeof(buf[0]), "%s/%s", base, what);
+	return p;
+}
+
+static void mkdirs(const char *rel)
+{
+	char cmd[400];
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/%s'", base, rel);
+	cr_assert_eq(system(cmd), 0);
+}
+
+static void put(const char *rel, const char *text)
+{
+	char path[300];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", base, rel);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	cr_assert(fd >= 0, "%s", path);
+	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+static void link_at(const char *target, const char *rel)
+{
+	char path[300];
+
+	snprintf(path, sizeof(path), "%s/%s", base, rel);
+	cr_assert_eq(symlink(target, path), 0, "%s", path);
+}
+
+/* PF 0000:03:00.0 (pf0) with VF 1 at 0000:03:00.2 (vf0, RDMA device mlx5_1). */
+static void sysfs(void)
+{
+	const char *d = "sys/bus/pci/devices";
+	char rel[200];
+
+	make_tmpdir(base, sizeof(base));
+	snprintf(rel, sizeof(rel), "%s/0000:03:00.0/net/pf0", d);
+	mkdirs(rel);
+	snprintf(rel, sizeof(rel), "%s/0000:03:00.2/net/vf0", d);
+	mkdirs(rel);
+	snprintf(rel, sizeof(rel), "%s/0000:03:00.2/infiniband/mlx5_1/ports/1/pkeys", d);
+	mkdirs(rel);
+	mkdirs("sys/bus/pci/drivers/mlx5_core");
+	put("sys/bus/pci/drivers/mlx5_core/bind", "");
+	put("sys/bus/pci/drivers/mlx5_core/unbind", "");
+	put("sys/bus/pci/devices/0000:03:00.2/infiniband/mlx5_1/ports/1/pkeys/0", "0xffff\n");
+	put("sys/bus/pci/devices/0000:03:00.2/infiniband/mlx5_1/ports/1/pkeys/1", "0x8001\n");
+	link_at("../0000:03:00.0", "sys/bus/pci/devices/0000:03:00.2/physfn");
+	link_at("../0000:03:00.1", "sys/bus/pci/devices/0000:03:00.0/virtfn0");
+	link_at("../0000:03:00.2", "sys/bus/pci/devices/0000:03:00.0/virtfn1");
+	link_at("../../drivers/mlx5_core", "sys/bus/pci/devices/0000:03:00.2/driver");
+}
+
+static void teardown(void)
+{
+	rm_tree(base);
+}
+
+static void kernel(bool ib)
+{
+	static const unsigned char eth[6] = { 0x02, 0, 0, 0, 0, 0x42 };
+	/* IPoIB: flags+QPN, the fe80:: subnet prefix, GUID 00..00 (unassigned). */
+	static const unsigned char ipoib[20] = { 0, 0, 1, 7, 0xfe, 0x80 };
+	struct fake_link *pf = &fk.links[0], *vf = &fk.links[1];
+
+	memset(&fk, 0, sizeof(fk));
+	fk.pod_fd = -1;
+	fk.n = 2;
+	*pf = (struct fake_link){ .exists = true, .ifindex = 2, .name = "pf0", .mtu = 1500,
+				  .type = ib ? ARPHRD_INFINIBAND : ARPHRD_ETHER };
+	*vf = (struct fake_link){ .exists = true, .ifindex = 7, .name = "vf0", .mtu = 1500,
+				  .type = pf->type, .pkey = 0xffff };
+	vf->mac_len = ib ? 20 : 6;
+	memcpy(vf->mac, ib ? ipoib : eth, vf->mac_len);
+	fk.vfs[1].vf = 1;
+	fk.vfs[1].vlan_proto = 0x8100;
+	fk.vfs[1].spoofchk = 1;
+}
+
+static struct cni_ctx *ctx_for(const char *keys)
+{
+	static struct cni_ctx ctx;
+	char *raw;
+
+	cni_conf_free(ctx.conf);
+	cni_result_free(ctx.result);
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.env = (struct cni_env){ .command = CNI_CMD_ADD, .command_str = "ADD",
+				    .containerid = "c1", .netns = "/pod", .ifname = "net1",
+				    .args = "", .path = "/nonexistent" };
+	cr_assert(asprintf(&raw, "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"type\":\"ib-sriov\","
+				 "\"deviceID\":\"0000:03:00.2\",%s}", keys) > 0);
+	cr_assert_eq(cni_conf_parse(raw, strlen(raw), CNI_CMD_ADD, &ctx.conf, &ctx.err), 0);
+	return &ctx;
+}
+
+static bool records_left(void)
+{
+	DIR *d = opendir(fake_path("state"));
+	struct dirent *e;
+	bool any = false;
+
+	while (d && (e = readdir(d)))
+		any |= e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return any;
+}
+
+static void assert_as_found(const struct fake_kernel *before, const char *when)
+{
+	for (int i = 0; i < fk.n; i++) {
+		const struct fake_link *l = &fk.links[i];
+
+		if (i >= before->n) {
+			cr_assert_not(l->exists, "%s: link %s was left behind", when, l->name);
+			continue;
+		}
+		const struct fake_link *b = &before->links[i];
+
+		cr_assert(l->exists == b->exists && l->up == b->up && l->ifindex == b->ifindex &&
+			  l->ns == b->ns && !strcmp(l->name, b->name) && l->mtu == b->mtu &&
+			  l->mac_len == b->mac_len && !memcmp(l->mac, b->mac, l->mac_len) &&
+			  l->pkey == b->pkey,
+			     "%s: link %s (ns %d, up %d, mtu %u) is not as found (%s, ns %d, up %d, mtu %u)",
+			     when, l->name, l->ns, l->up, l->mtu, before->links[i].name,
+			     before->links[i].ns, before->links[i].up, before->links[i].mtu);
+	}
+	cr_assert_eq(memcmp(fk.vfs, before->vfs, sizeof(fk.vfs)), 0, "%s: VF settings changed", when);
+	cr_assert_not(fk.rdma_in_pod, "%s: the RDMA device stayed in the pod", when);
+	cr_assert_not(records_left(), "%s: a record was left", when);
+}
+
+static int fail_everywhere(bool ib, const char *keys, int min_steps)
+{
+	struct fake_kernel before;
+	struct cni_ctx *ctx;
+	char when[64];
+	int n, ret = -1;
+
+	for (n = 1; n < 80 && ret; n++) {
+		kernel(ib);
+		before = fk;
+		fk.fail_at = n;
+		ctx = ctx_for(keys);
+		ret = ibsriov_add(ctx);
+		snprintf(when, sizeof(when), "failure at change %d", n);
+		if (ret) {
+			cr_assert_neq(ctx->err.code, 0, "%s: no CNI error", when);
+			fk.fail_at = 0;
+			assert_as_found(&before, when);
+		}
+	}
+	cr_assert_eq(ret, 0, "ADD never succeeded");
+	cr_assert_geq(n - 2, min_steps, "only %d failing steps", n - 2);
+	/* The last ADD succeeded: the pod has the interface, and DEL undoes it all. */
+	cr_assert(fk.links[1].ns == 1 || fk.links[fk.n - 1].ns == 1, "nothing in the pod");
+	ctx->env.command = CNI_CMD_DEL;
+	fk.fail_at = 0;
+	cr_assert_eq(ibsriov_del(ctx), 0, "DEL: %s %s", ctx->err.msg, ctx->err.details);
+	assert_as_found(&before, "after DEL");
+	return n - 2;
+}
+
+Test(ibsriov_add, rollback_at_every_step_ethernet, .init = sysfs, .fini = teardown)
+{
+	fail_everywhere(false, "\"mtu\":1400,\"mac\":\"02:11:22:33:44:55\",\"vlan\":10,\"spoofchk\":\"off\","
+			       "\"trust\":\"on\",\"link_state\":\"enable\",\"max_tx_rate\":100", 8);
+}
+
+Test(ibsriov_add, rollback_at_every_step_infiniband, .init = sysfs, .fini = teardown)
+{
+	/* GUID (with rebind), a pkey needing an IPoIB child, RDMA isolation. */
+	fail_everywhere(true, "\"guid\":\"02:00:00:00:00:00:00:09\",\"pkey\":\"0x8001\","
+			      "\"link_state\":\"enable\",\"rdmaIsolation\":true,\"mtu\":2044", 9);
+}
