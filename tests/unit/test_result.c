@@ -20,10 +20,12 @@
 static const char *const forms[3][3] = {
 	{
 		"{\"cniVersion\":\"%s\",\"interfaces\":[{\"name\":\"eth0\",\"mac\":\"02:00:00:00:00:01\","
-		"\"mtu\":1500,\"sandbox\":\"/var/run/netns/p\",\"pciID\":\"0000:03:00.2\"}],"
+		"\"mtu\":1500,\"sandbox\":\"/var/run/netns/p\",\"socketPath\":\"/run/vhu.sock\","
+		"\"pciID\":\"0000:03:00.2\"}],"
 		"\"ips\":[{\"interface\":0,\"address\":\"10.1.2.5/24\",\"gateway\":\"10.1.2.1\"},"
 		"{\"interface\":0,\"address\":\"2001:db8::5/64\",\"gateway\":\"2001:db8::1\"}],"
-		"\"routes\":[{\"dst\":\"0.0.0.0/0\",\"gw\":\"10.1.2.1\",\"mtu\":9000,\"table\":100,\"scope\":0},"
+		"\"routes\":[{\"dst\":\"0.0.0.0/0\",\"gw\":\"10.1.2.1\",\"mtu\":9000,\"advmss\":8960,"
+		"\"priority\":10,\"table\":100,\"scope\":0},"
 		"{\"dst\":\"2001:db8:1::/48\"}]," DNS "}",
 		"{\"cniVersion\":\"%s\",\"interfaces\":[{\"name\":\"eth0\",\"mac\":\"02:00:00:00:00:01\","
 		"\"sandbox\":\"/var/run/netns/p\"}],"
