@@ -37,13 +37,14 @@ struct nl_msg *cni_link_msg(int type, int flags, int ifindex)
  * Nth change request of this process fail with EIO before it is sent. */
 static bool failpoint(void)
 {
-	static long n = -1;
-	static long seen;
+	static int64_t n = -1;
+	static int64_t seen;
 	const char *s;
+	uint64_t v;
 
 	if (n < 0) {
 		s = getenv("IBCNI_LINK_FAILPOINT");
-		n = s ? strtol(s, NULL, 10) : 0;
+		n = s && !parse_u64(s, 10, 1000000, &v) ? (int64_t)v : 0;
 	}
 	return n > 0 && ++seen == n;
 }
