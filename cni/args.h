@@ -29,6 +29,7 @@ int cni_args_check(const struct cni_args *args, const char *const *known,
 /* The value of key, borrowed; NULL when absent. */
 const char *cni_args_get(const struct cni_args *args, const char *key);
 
+/* Free what cni_args_parse() allocated; args is left empty. */
 void cni_args_free(struct cni_args *args);
 
 #endif

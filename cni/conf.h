@@ -51,6 +51,7 @@ int cni_conf_read(int fd, char **buf, size_t *len, struct cni_error *err);
 int cni_conf_parse(char *raw, size_t len, enum cni_command cmd,
 		   struct cni_conf **out, struct cni_error *err);
 
+/* Free conf, its JSON tree and its stdin copy; NULL is ignored. */
 void cni_conf_free(struct cni_conf *conf);
 
 /* True when (containerid, ifname) is in the GC list. */

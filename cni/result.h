@@ -67,6 +67,8 @@ struct cni_result {
 
 /* A zeroed result, or NULL (ENOMEM). Free with cni_result_free(). */
 struct cni_result *cni_result_new(void);
+
+/* Free r and everything it holds; NULL is ignored. */
 void cni_result_free(struct cni_result *r);
 
 /* Append a zeroed element; NULL on ENOMEM. Pointers stay valid until the

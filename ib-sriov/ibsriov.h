@@ -50,12 +50,16 @@ struct ibsriov_record {
 	char name[NAME_MAX + 1];	/* <containerID>-<ifname> */
 };
 
+/* The record's file name for an attachment; -EINVAL when unsafe. */
 int ibsriov_record_name(const char *id, const char *ifname, char *buf, size_t len);
+
+/* Write (atomically, 0600), read (-ENOENT when absent) or remove a record
+ * under IBSRIOV_STATE_DIR. */
 int ibsriov_record_save(struct ibsriov_record *r);
 int ibsriov_record_load(const char *name, struct ibsriov_record *r);
 int ibsriov_record_remove(struct ibsriov_record *r);
 
-/* Record fields. */
+/* Record fields: "" / dflt when absent; setters replace. */
 const char *ibsriov_rec_str(const struct ibsriov_record *r, const char *key);
 int64_t ibsriov_rec_int(const struct ibsriov_record *r, const char *key, int64_t dflt);
 void ibsriov_rec_set_str(struct ibsriov_record *r, const char *key, const char *v);
@@ -73,6 +77,10 @@ int ibsriov_netdev_release(const struct ibsriov_record *r, struct cni_error *err
  * record removed. */
 int ibsriov_release(struct ibsriov_record *r, struct cni_error *err);
 
+/* The CNI commands (README, "ib-sriov"): ADD undoes every completed step on
+ * failure; DEL succeeds for anything already gone; CHECK compares the pod
+ * with prevResult; GC releases this network's stale records; STATUS asks
+ * for exclusive RDMA mode when rdmaIsolation is set. All forward to the IPAM. */
 int ibsriov_add(struct cni_ctx *ctx);
 int ibsriov_del(struct cni_ctx *ctx);
 int ibsriov_check(struct cni_ctx *ctx);

@@ -26,6 +26,7 @@ struct ipam_conf {
  * n_sets at 0: DEL must release by owner whatever the ranges say. */
 int ipam_conf_load(struct cni_ctx *ctx, bool ranges_optional, struct ipam_conf *c);
 
+/* Free what ipam_conf_load() allocated; c is left zeroed. */
 void ipam_conf_free(struct ipam_conf *c);
 
 #endif

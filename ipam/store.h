@@ -68,6 +68,7 @@ int ipam_store_lease(struct ipam_store *s, const struct cni_addr *ip,
  * files have id NULL). Caller frees with ipam_leases_free(). */
 int ipam_store_list(struct ipam_store *s, struct ipam_lease **leases, size_t *n);
 
+/* Free a lease's owner strings / a list from ipam_store_list(). */
 void ipam_lease_clear(struct ipam_lease *l);
 void ipam_leases_free(struct ipam_lease *l, size_t n);
 

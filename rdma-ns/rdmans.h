@@ -34,6 +34,9 @@ int rdmans_release(const char *record, struct cni_error *err);
 /* Apply args.cni.debug (debug logging), as rdma-cni does. */
 void rdmans_args(struct cni_ctx *ctx);
 
+/* The CNI commands (README, "rdma-ns"): ADD moves every RDMA device of the
+ * function into the pod and prints prevResult; DEL moves them back; CHECK
+ * finds them in the pod; GC releases stale records; STATUS needs exclusive. */
 int rdmans_add(struct cni_ctx *ctx);
 int rdmans_del(struct cni_ctx *ctx);
 int rdmans_check(struct cni_ctx *ctx);
