@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "error.h"
 
@@ -43,6 +44,36 @@ static inline void rm_tree(const char *dir)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		cr_log_warn("could not remove %s", dir);
+}
+
+/* Test trees under base: a directory (with parents), a file holding text,
+ * a symbolic link. Each asserts that it worked. */
+static inline void tree_mkdir(const char *base, const char *rel)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/%s'", base, rel);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+}
+
+static inline void tree_put(const char *base, const char *rel, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", base, rel);
+	f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	cr_assert_geq(fputs(text, f), 0, "%s", path);
+	fclose(f);
+}
+
+static inline void tree_link(const char *base, const char *target, const char *rel)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", base, rel);
+	cr_assert_eq(symlink(target, path), 0, "%s", path);
 }
 
 #endif

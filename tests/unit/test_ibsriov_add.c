@@ -27,34 +27,6 @@ const char *fake_path(const char *what)
 	return p;
 }
 
-static void mkdirs(const char *rel)
-{
-	char cmd[400];
-
-	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/%s'", base, rel);
-	cr_assert_eq(system(cmd), 0);
-}
-
-static void put(const char *rel, const char *text)
-{
-	char path[300];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", base, rel);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	cr_assert(fd >= 0, "%s", path);
-	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
-}
-
-static void link_at(const char *target, const char *rel)
-{
-	char path[300];
-
-	snprintf(path, sizeof(path), "%s/%s", base, rel);
-	cr_assert_eq(symlink(target, path), 0, "%s", path);
-}
-
 /* PF 0000:03:00.0 (pf0) with VF 1 at 0000:03:00.2 (vf0, RDMA device mlx5_1). */
 static void sysfs(void)
 {
@@ -63,20 +35,20 @@ static void sysfs(void)
 
 	make_tmpdir(base, sizeof(base));
 	snprintf(rel, sizeof(rel), "%s/0000:03:00.0/net/pf0", d);
-	mkdirs(rel);
+	tree_mkdir(base, rel);
 	snprintf(rel, sizeof(rel), "%s/0000:03:00.2/net/vf0", d);
-	mkdirs(rel);
+	tree_mkdir(base, rel);
 	snprintf(rel, sizeof(rel), "%s/0000:03:00.2/infiniband/mlx5_1/ports/1/pkeys", d);
-	mkdirs(rel);
-	mkdirs("sys/bus/pci/drivers/mlx5_core");
-	put("sys/bus/pci/drivers/mlx5_core/bind", "");
-	put("sys/bus/pci/drivers/mlx5_core/unbind", "");
-	put("sys/bus/pci/devices/0000:03:00.2/infiniband/mlx5_1/ports/1/pkeys/0", "0xffff\n");
-	put("sys/bus/pci/devices/0000:03:00.2/infiniband/mlx5_1/ports/1/pkeys/1", "0x8001\n");
-	link_at("../0000:03:00.0", "sys/bus/pci/devices/0000:03:00.2/physfn");
-	link_at("../0000:03:00.1", "sys/bus/pci/devices/0000:03:00.0/virtfn0");
-	link_at("../0000:03:00.2", "sys/bus/pci/devices/0000:03:00.0/virtfn1");
-	link_at("../../drivers/mlx5_core", "sys/bus/pci/devices/0000:03:00.2/driver");
+	tree_mkdir(base, rel);
+	tree_mkdir(base, "sys/bus/pci/drivers/mlx5_core");
+	tree_put(base, "sys/bus/pci/drivers/mlx5_core/bind", "");
+	tree_put(base, "sys/bus/pci/drivers/mlx5_core/unbind", "");
+	tree_put(base, "sys/bus/pci/devices/0000:03:00.2/infiniband/mlx5_1/ports/1/pkeys/0", "0xffff\n");
+	tree_put(base, "sys/bus/pci/devices/0000:03:00.2/infiniband/mlx5_1/ports/1/pkeys/1", "0x8001\n");
+	tree_link(base, "../0000:03:00.0", "sys/bus/pci/devices/0000:03:00.2/physfn");
+	tree_link(base, "../0000:03:00.1", "sys/bus/pci/devices/0000:03:00.0/virtfn0");
+	tree_link(base, "../0000:03:00.2", "sys/bus/pci/devices/0000:03:00.0/virtfn1");
+	tree_link(base, "../../drivers/mlx5_core", "sys/bus/pci/devices/0000:03:00.2/driver");
 }
 
 static void teardown(void)

@@ -10,59 +10,29 @@
 #include "pci.h"
 #include "util.h"
 
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
 
 static char root[64];
-
-static void mk(const char *fmt, const char *a)
-{
-	char path[512], cmd[600];
-
-	snprintf(path, sizeof(path), fmt, a);
-	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/%s'", root, path);
-	cr_assert_eq(system(cmd), 0);
-}
-
-static void ln(const char *target, const char *name)
-{
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/%s", root, name);
-	cr_assert_eq(symlink(target, path), 0, "%s", path);
-}
-
-static void put(const char *name, const char *content)
-{
-	char path[512];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", root, name);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	cr_assert(fd >= 0, "%s", path);
-	cr_assert_eq(write(fd, content, strlen(content)), (ssize_t)strlen(content));
-	close(fd);
-}
 
 /* PF 0000:03:00.0 (netdev ib0) with VFs .1 (ib1) and .2 (ib2, mlx5_3). */
 static void build(void)
 {
 	make_tmpdir(root, sizeof(root));
-	mk("devices/0000:03:00.0/net/%s", "ib0");
-	mk("devices/0000:03:00.1/net/%s", "ib1");
-	mk("devices/0000:03:00.2/net/%s", "ib2");
-	mk("devices/0000:03:00.2/infiniband/mlx5_3/ports/1/pkeys%s", "");
-	mk("devices/0000:04:00.0%s", "");
-	mk("drivers/mlx5_core%s", "");
-	ln("../0000:03:00.1", "devices/0000:03:00.0/virtfn0");
-	ln("../0000:03:00.2", "devices/0000:03:00.0/virtfn1");
-	ln("../0000:03:00.0", "devices/0000:03:00.1/physfn");
-	ln("../0000:03:00.0", "devices/0000:03:00.2/physfn");
-	ln("../../drivers/mlx5_core", "devices/0000:03:00.2/driver");
-	put("drivers/mlx5_core/bind", "");
-	put("drivers/mlx5_core/unbind", "");
-	put("devices/0000:03:00.2/infiniband/mlx5_3/ports/1/pkeys/0", "0xffff\n");
-	put("devices/0000:03:00.2/infiniband/mlx5_3/ports/1/pkeys/1", "0x8001\n");
-	put("devices/0000:03:00.2/infiniband/mlx5_3/ports/1/pkeys/2", "0x0000\n");
+	tree_mkdir(root, "devices/0000:03:00.0/net/ib0");
+	tree_mkdir(root, "devices/0000:03:00.1/net/ib1");
+	tree_mkdir(root, "devices/0000:03:00.2/net/ib2");
+	tree_mkdir(root, "devices/0000:03:00.2/infiniband/mlx5_3/ports/1/pkeys");
+	tree_mkdir(root, "devices/0000:04:00.0");
+	tree_mkdir(root, "drivers/mlx5_core");
+	tree_link(root, "../0000:03:00.1", "devices/0000:03:00.0/virtfn0");
+	tree_link(root, "../0000:03:00.2", "devices/0000:03:00.0/virtfn1");
+	tree_link(root, "../0000:03:00.0", "devices/0000:03:00.1/physfn");
+	tree_link(root, "../0000:03:00.0", "devices/0000:03:00.2/physfn");
+	tree_link(root, "../../drivers/mlx5_core", "devices/0000:03:00.2/driver");
+	tree_put(root, "drivers/mlx5_core/bind", "");
+	tree_put(root, "drivers/mlx5_core/unbind", "");
+	tree_put(root, "devices/0000:03:00.2/infiniband/mlx5_3/ports/1/pkeys/0", "0xffff\n");
+	tree_put(root, "devices/0000:03:00.2/infiniband/mlx5_3/ports/1/pkeys/1", "0x8001\n");
+	tree_put(root, "devices/0000:03:00.2/infiniband/mlx5_3/ports/1/pkeys/2", "0x0000\n");
 }
 
 static void teardown(void)
@@ -120,7 +90,7 @@ Test(pci, netdev_gone_and_back)
 	cr_assert_eq(rmdir(path), 0);
 	cr_assert_eq(cni_pci_netdev(root, "0000:03:00.1", name), -ENODEV);
 	cr_assert_eq(cni_pci_wait_netdev(root, "0000:03:00.1", 50, name), -ETIMEDOUT);
-	mk("devices/0000:03:00.1/net/%s", "ib7");
+	tree_mkdir(root, "devices/0000:03:00.1/net/ib7");
 	cr_assert_eq(cni_pci_wait_netdev(root, "0000:03:00.1", 50, name), 0);
 	cr_assert_str_eq(name, "ib7");
 }
