@@ -148,12 +148,10 @@ static int parse_fields(struct cni_conf *c, struct json_object **prev,
 	int ret;
 
 	/* Errors are printed in the request's version wherever it is known. */
-	if (!core_string(c->root, "cniVersion", &c->version_str, err) &&
-	    cni_version_parse(c->version_str, &v))
+	ret = core_string(c->root, "cniVersion", &c->version_str, err);
+	if (!ret && cni_version_parse(c->version_str, &v))
 		copy_str(err->version, sizeof(err->version), cni_version_str(v));
-
-	ret = core_string(c->root, "cniVersion", &c->version_str, err) ?:
-	      core_string(c->root, "name", &c->name, err) ?:
+	ret = ret ?: core_string(c->root, "name", &c->name, err) ?:
 	      core_string(c->root, "type", &c->type, err) ?:
 	      core_object(c->root, "args", &c->args, err) ?:
 	      core_object(c->root, "runtimeConfig", &c->runtime_config, err) ?:

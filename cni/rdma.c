@@ -211,23 +211,29 @@ int cni_rdma_devs(struct cni_rdma_dev **devs, size_t *n)
 	return 0;
 }
 
+static const struct cni_rdma_dev *find(const struct cni_rdma_dev *devs, size_t n,
+				       const char *name, uint32_t index)
+{
+	for (size_t i = 0; i < n; i++)
+		if (name ? !strcmp(devs[i].name, name) : devs[i].index == index)
+			return &devs[i];
+	return NULL;
+}
+
 int cni_rdma_dev_get(const char *name, uint32_t index, struct cni_rdma_dev *dev)
 {
+	const struct cni_rdma_dev *d;
 	struct cni_rdma_dev *devs;
 	size_t n;
 	int ret = cni_rdma_devs(&devs, &n);
 
 	if (ret)
 		return ret;
-	ret = -ENODEV;
-	for (size_t i = 0; i < n && ret; i++) {
-		if ((name && !strcmp(devs[i].name, name)) || (!name && devs[i].index == index)) {
-			*dev = devs[i];
-			ret = 0;
-		}
-	}
+	d = find(devs, n, name, index);
+	if (d)
+		*dev = *d;
 	free(devs);
-	return ret;
+	return d ? 0 : -ENODEV;
 }
 
 int cni_rdma_move(uint32_t index, int netns_fd)
@@ -248,6 +254,8 @@ int cni_rdma_move_by_name(const char *name, int netns_fd)
 int cni_rdma_return(int pod_fd, const char *const *names, size_t n, const char **failed)
 {
 	_cleanup_close_ int host = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	struct cni_rdma_dev *devs = NULL;
+	size_t count = 0;
 	int saved = -1, ret;
 
 	*failed = NULL;
@@ -256,13 +264,17 @@ int cni_rdma_return(int pod_fd, const char *const *names, size_t n, const char *
 	ret = cni_netns_enter(pod_fd, &saved);
 	if (ret)
 		return ret;
+	/* One dump in the pod: what it does not show is back already. */
+	ret = cni_rdma_devs(&devs, &count);
+	if (ret == -EPROTONOSUPPORT)
+		ret = 0;	/* no RDMA at all */
 	for (size_t i = 0; i < n && !ret; i++) {
-		ret = cni_rdma_move_by_name(names[i], host);
-		if (ret == -ENODEV || ret == -EPROTONOSUPPORT)
-			ret = 0;	/* already back, or no RDMA at all */
-		else if (ret)
+		const struct cni_rdma_dev *d = find(devs, count, names[i], 0);
+
+		if (d && (ret = cni_rdma_move(d->index, host)))
 			*failed = names[i];
 	}
+	free(devs);
 	cni_netns_restore(&saved);
 	return ret;
 }

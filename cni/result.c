@@ -169,6 +169,16 @@ struct cni_result *cni_result_dup(const struct cni_result *src)
 	return r;
 }
 
+struct cni_route cni_result_route_via(const struct cni_result *r, size_t i)
+{
+	struct cni_route rt = r->routes[i];
+
+	for (size_t k = 0; !rt.gw.family && k < r->n_ips; k++)
+		if (r->ips[k].address.family == rt.dst.family)
+			rt.gw = r->ips[k].gateway;
+	return rt;
+}
+
 /* IPv4-mapped IPv6 addresses are IPv4, as Go's To4() says. */
 static void normalise(int *family, unsigned char *a)
 {

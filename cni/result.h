@@ -80,6 +80,10 @@ struct cni_route *cni_result_add_route(struct cni_result *r);
 /* Append s (copied) to a string list; 0 or -ENOMEM. */
 int cni_strv_add(char ***v, size_t *n, const char *s);
 
+/* Route i of r, its gw filled, when unset, with the gateway of r's first
+ * address of the same family: how a result's routes are installed. */
+struct cni_route cni_result_route_via(const struct cni_result *r, size_t i);
+
 /* Deep copy of src into a new result; NULL on ENOMEM. */
 struct cni_result *cni_result_dup(const struct cni_result *src);
 

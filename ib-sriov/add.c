@@ -233,16 +233,13 @@ static int apply_vf(struct add *a)
 /* A new GUID takes effect when the VF's driver re-initialises it. */
 static int rebind(struct add *a)
 {
-	char lockpath[PATH_MAX], name[IFNAMSIZ];
+	char name[IFNAMSIZ];
 	int lock, ret;
 
 	if (!a->ib || !a->conf.has_guid || a->vfio ||
 	    ibsriov_guid_from_hwaddr(a->vf.mac, a->vf.mac_len) == a->conf.guid)
 		return 0;
-	if (check_snprintf(lockpath, sizeof(lockpath), "%s/pf-%s.lock", IBSRIOV_LOCK_DIR,
-			   a->pci.pf_addr))
-		return -ENAMETOOLONG;
-	lock = cni_lock_acquire(lockpath, IBSRIOV_LOCK_WAIT_MS, &a->ctx->err);
+	lock = ibsriov_lock("pf", a->pci.pf_addr, &a->ctx->err);
 	if (lock < 0)
 		return lock;
 	ret = cni_pci_rebind(CNI_PCI_ROOT, a->conf.device);
@@ -314,18 +311,6 @@ static int pkey_child(struct add *a)
 	return 0;
 }
 
-static int vf_lock(struct add *a)
-{
-	char path[PATH_MAX];
-	int ret = cni_state_mkdir(IBSRIOV_LOCK_DIR);
-
-	if (ret)
-		return fail(a, ret, CNI_ERR_IO, "cannot create the lock directory", IBSRIOV_LOCK_DIR);
-	if (check_snprintf(path, sizeof(path), "%s/vf-%s.lock", IBSRIOV_LOCK_DIR, a->conf.device))
-		return -ENAMETOOLONG;
-	return cni_lock_acquire(path, IBSRIOV_LOCK_WAIT_MS, &a->ctx->err);
-}
-
 int ibsriov_add(struct cni_ctx *ctx)
 {
 	struct add a = { .ctx = ctx, .netns_fd = -1 };
@@ -342,7 +327,7 @@ int ibsriov_add(struct cni_ctx *ctx)
 	ret = pod_ifname_free(&a);
 	if (ret)
 		goto out;
-	lock = vf_lock(&a);
+	lock = ibsriov_lock("vf", a.conf.device, &ctx->err);
 	if (lock < 0) {
 		ret = lock;
 		goto out;
@@ -405,7 +390,7 @@ undo:
 	if (ipam_done)
 		cni_ipam_run(&ctx->env, ctx->conf, CNI_CMD_DEL, &undo);
 	if (lock < 0)
-		lock = vf_lock(&a);
+		lock = ibsriov_lock("vf", a.conf.device, &undo);
 	if (ibsriov_release(&a.rec, &undo))
 		log_err("rollback incomplete: %s: %s", undo.msg, undo.details);
 out:

@@ -15,7 +15,7 @@ static int mismatch(struct cni_ctx *ctx, const char *what, const char *want, con
 			  what, ctx->env.ifname, want, got);
 }
 
-static int check_pod(struct cni_ctx *ctx, const struct ibsriov_record *rec)
+static int check_pod(struct cni_ctx *ctx)
 {
 	const struct cni_result *prev = ctx->conf->prev_result;
 	struct cni_link l;
@@ -50,17 +50,13 @@ static int check_pod(struct cni_ctx *ctx, const struct ibsriov_record *rec)
 					"absent");
 	}
 	for (size_t i = 0; prev && i < prev->n_routes; i++) {
-		struct cni_route rt = prev->routes[i];
+		struct cni_route rt = cni_result_route_via(prev, i);
 
-		for (size_t k = 0; !rt.gw.family && k < prev->n_ips; k++)
-			if (prev->ips[k].address.family == rt.dst.family)
-				rt.gw = prev->ips[k].gateway;
 		ret = cni_link_has_route(l.ifindex, &rt);
 		if (ret != 1)
 			return mismatch(ctx, "route", cni_prefix_str(&rt.dst, want, sizeof(want)),
 					"absent");
 	}
-	(void)rec;
 	return 0;
 }
 
@@ -89,7 +85,7 @@ int ibsriov_check(struct cni_ctx *ctx)
 		fd = cni_netns_open(ctx->env.netns, &ctx->err);
 		ret = fd < 0 ? fd : cni_netns_enter(fd, &saved);
 		if (!ret) {
-			ret = check_pod(ctx, &rec);
+			ret = check_pod(ctx);
 			cni_netns_restore(&saved);
 		}
 	}

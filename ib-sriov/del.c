@@ -4,27 +4,7 @@
 
 #include "ibsriov.h"
 #include "ipam.h"
-#include "lock.h"
 #include "state.h"
-#include "util.h"
-
-/* Hold the VF's lock while its record is undone. */
-static int locked_release(struct ibsriov_record *r, struct cni_error *err)
-{
-	char path[PATH_MAX];
-	int lock = -1, ret;
-
-	if (!cni_state_mkdir(IBSRIOV_LOCK_DIR) &&
-	    !check_snprintf(path, sizeof(path), "%s/vf-%s.lock", IBSRIOV_LOCK_DIR,
-			    ibsriov_rec_str(r, "device"))) {
-		lock = cni_lock_acquire(path, IBSRIOV_LOCK_WAIT_MS, err);
-		if (lock < 0)
-			return lock;
-	}
-	ret = ibsriov_release(r, err);
-	cni_lock_release(lock);
-	return ret;
-}
 
 int ibsriov_del(struct cni_ctx *ctx)
 {
@@ -53,7 +33,7 @@ int ibsriov_del(struct cni_ctx *ctx)
 		cni_state_remove(IBSRIOV_STATE_DIR, name);
 		return ipam_ret;
 	}
-	ret = locked_release(&rec, &ctx->err);
+	ret = ibsriov_release_locked(&rec, &ctx->err);
 	json_object_put(rec.o);
 	return ret ? ret : ipam_ret;
 }

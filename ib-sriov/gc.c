@@ -28,7 +28,7 @@ int ibsriov_gc(struct cni_ctx *ctx)
 			    !cni_conf_attachment_valid(ctx->conf, ibsriov_rec_str(&rec, "containerID"),
 						       ibsriov_rec_str(&rec, "ifname"))) {
 				memset(&err, 0, sizeof(err));
-				if (ibsriov_release(&rec, &err)) {
+				if (ibsriov_release_locked(&rec, &err)) {
 					log_warn("GC of %s: %s: %s", e->d_name, err.msg, err.details);
 					ret = -EIO;
 				} else {
@@ -53,13 +53,11 @@ int ibsriov_gc(struct cni_ctx *ctx)
 
 int ibsriov_status(struct cni_ctx *ctx)
 {
-	struct ibsriov_conf conf;
 	bool rdma = false;
 	int ret = cni_json_bool(ctx->conf->root, "rdmaIsolation", "rdmaIsolation", &rdma, &ctx->err);
 
 	if (ret && ret != -ENOENT)
 		return ret;
-	(void)conf;
 	if (rdma && (ret = cni_rdma_require_exclusive(&ctx->err, CNI_ERR_NOT_AVAILABLE)))
 		return ret;
 	if (ctx->conf->ipam_type)

@@ -73,9 +73,16 @@ int ibsriov_vf_restore(const struct ibsriov_record *r);
  * its original name, MTU and MAC. Missing is success. */
 int ibsriov_netdev_release(const struct ibsriov_record *r, struct cni_error *err);
 
-/* DEL by record, shared by DEL and GC: netdev back, PF settings restored,
- * record removed. */
+/* Undo an attachment by its record: netdev back, PF settings restored,
+ * record removed (ADD's rollback, under the VF lock it already holds). */
 int ibsriov_release(struct ibsriov_record *r, struct cni_error *err);
+
+/* The same under the VF's lock, for DEL and GC. */
+int ibsriov_release_locked(struct ibsriov_record *r, struct cni_error *err);
+
+/* Take IBSRIOV_LOCK_DIR/<kind>-<pci>.lock ("vf" per VF, "pf" around a
+ * rebind) with a bounded wait; the locked fd, or -errno with err filled. */
+int ibsriov_lock(const char *kind, const char *pci, struct cni_error *err);
 
 /* The CNI commands (README, "ib-sriov"): ADD undoes every completed step on
  * failure; DEL succeeds for anything already gone; CHECK compares the pod

@@ -117,12 +117,8 @@ int ibsriov_configure_ip(struct add *a)
 				 a->ctx->env.ifname, strerror(-sent));
 	}
 	for (size_t i = 0; !ret && i < r->n_routes; i++) {
-		struct cni_route rt = r->routes[i];
+		struct cni_route rt = cni_result_route_via(r, i);
 
-		/* A route without gw goes through the gateway of its family's address. */
-		for (size_t k = 0; !rt.gw.family && k < r->n_ips; k++)
-			if (r->ips[k].address.family == rt.dst.family)
-				rt.gw = r->ips[k].gateway;
 		ret = cni_link_route_add(a->vf.ifindex, &rt);
 		if (ret)
 			fail(a, ret, CNI_ERR_INTERNAL, "cannot add a route",

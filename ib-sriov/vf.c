@@ -10,7 +10,9 @@
 #include "guid.h"
 #include "ibsriov.h"
 #include "json.h"
+#include "lock.h"
 #include "netns.h"
+#include "state.h"
 #include "rdma.h"
 #include "util.h"
 
@@ -200,6 +202,30 @@ static int rdma_release(const struct ibsriov_record *r, struct cni_error *err)
 				  "%s: %s %s", failed ? failed : "(entering the pod)", cni_rdma_strerror(ret),
 				  cni_rdma_ext_ack());
 	return 0;
+}
+
+int ibsriov_lock(const char *kind, const char *pci, struct cni_error *err)
+{
+	char path[PATH_MAX];
+	int ret = cni_state_mkdir(IBSRIOV_LOCK_DIR);
+
+	if (ret)
+		return cni_errorf(err, ret, CNI_ERR_IO, "cannot create the lock directory", "%s: %s",
+				  IBSRIOV_LOCK_DIR, strerror(-ret));
+	if (check_snprintf(path, sizeof(path), "%s/%s-%s.lock", IBSRIOV_LOCK_DIR, kind, pci))
+		return -ENAMETOOLONG;
+	return cni_lock_acquire(path, IBSRIOV_LOCK_WAIT_MS, err);
+}
+
+int ibsriov_release_locked(struct ibsriov_record *r, struct cni_error *err)
+{
+	int lock = ibsriov_lock("vf", ibsriov_rec_str(r, "device"), err), ret;
+
+	if (lock < 0)
+		return lock;
+	ret = ibsriov_release(r, err);
+	cni_lock_release(lock);
+	return ret;
 }
 
 int ibsriov_release(struct ibsriov_record *r, struct cni_error *err)

@@ -14,7 +14,6 @@
 int rdmans_device(struct cni_ctx *ctx, char *dev, size_t len)
 {
 	const char *v = NULL;
-	struct cni_error ignored = { 0 };
 	const struct cni_result *prev = ctx->conf->prev_result;
 
 	if (cni_json_string(ctx->conf->root, "deviceID", "deviceID", &v, &ctx->err) == -EINVAL ||
@@ -23,7 +22,6 @@ int rdmans_device(struct cni_ctx *ctx, char *dev, size_t len)
 	if ((!v || !*v) && prev)
 		for (size_t i = 0; i < prev->n_ifaces && (!v || !*v); i++)
 			v = prev->ifaces[i].pci_id;
-	(void)ignored;
 	if (!v || !*v)
 		return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG, "deviceID is required",
 				  "rdma-ns takes the device from \"deviceID\" (Multus sets it), \"pciBusID\", "
