@@ -37,6 +37,23 @@ int cni_errorf(struct cni_error *err, int ret, int code, const char *msg,
 	       const char *details_fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 
+/* The one rule: a set error is never overwritten. A step whose error is
+ * optional (logged, or reported only when nothing else failed) fills a
+ * scratch `struct cni_error` of its own and hands it on with
+ * cni_error_adopt; nothing writes err's fields directly. */
+
+/* Copy src into dst when dst is unset and src is set; returns ret. */
+int cni_error_adopt(struct cni_error *dst, const struct cni_error *src, int ret);
+
+/* Put "prefix: " in front of a set error's msg (truncating the tail). */
+void cni_error_prefix(struct cni_error *err, const char *prefix);
+
+/* Give a set error another code (the caller knows better what it means). */
+void cni_error_recode(struct cni_error *err, int code);
+
+/* Forget a set error: the step that failed was optional after all. */
+void cni_error_clear(struct cni_error *err);
+
 /* The CNI code that best describes a bare -errno with no filled error. */
 int cni_error_code_for_errno(int ret);
 
