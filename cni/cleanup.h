@@ -3,6 +3,7 @@
 #ifndef CNI_CLEANUP_H
 #define CNI_CLEANUP_H
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -33,6 +34,12 @@ static inline void fclosep(FILE **f)
 		fclose(*f);
 }
 
+static inline void closedirp(DIR **d)
+{
+	if (*d)
+		closedir(*d);
+}
+
 static inline void json_putp(struct json_object **o)
 {
 	if (*o)
@@ -43,6 +50,7 @@ static inline void json_putp(struct json_object **o)
 #define _cleanup_close_ _cleanup_(closep)
 #define _cleanup_fclose_ _cleanup_(fclosep)
 #define _cleanup_json_ _cleanup_(json_putp)
+#define _cleanup_dir_ _cleanup_(closedirp)
 
 /* Hand ownership out of a _cleanup_ local. */
 #define steal_ptr(p)                          \

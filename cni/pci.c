@@ -13,14 +13,6 @@
 #include "pci.h"
 #include "util.h"
 
-static void closedirp(DIR **d)
-{
-	if (*d)
-		closedir(*d);
-}
-
-#define _cleanup_dir_ _cleanup_(closedirp)
-
 static bool hex_run(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {

@@ -47,15 +47,6 @@ int cni_state_mkdir(const char *dir)
 	return 0;
 }
 
-static int fsync_dir(const char *dir)
-{
-	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd < 0 || fsync(fd) < 0)
-		return -errno;
-	return 0;
-}
-
 static int write_atomic(const char *dir, const char *name, const void *data,
 			size_t len, bool durable)
 {

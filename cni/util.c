@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -58,16 +59,18 @@ int parse_u64(const char *s, int base, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-int read_file(const char *path, size_t max, char **out, size_t *len)
+int read_fd(int fd, size_t max, char **out, size_t *len)
 {
-	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *buf = NULL;
+	struct stat st;
 	size_t used = 0;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
+	if (fstat(fd, &st) < 0)
 		return -errno;
+	/* st_size is not checked: sysfs reports 4096 for every attribute. */
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
 	buf = malloc(max + 2);
 	if (!buf)
 		return -ENOMEM;
@@ -89,6 +92,31 @@ int read_file(const char *path, size_t max, char **out, size_t *len)
 	if (len)
 		*len = used;
 	*out = steal_ptr(buf);
+	return 0;
+}
+
+int read_fileat(int dirfd, const char *name, size_t max, char **out, size_t *len)
+{
+	/* Non-blocking: a FIFO planted under the name must not hang us. */
+	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+
+	*out = NULL;
+	if (fd < 0)
+		return -errno;
+	return read_fd(fd, max, out, len);
+}
+
+int read_file(const char *path, size_t max, char **out, size_t *len)
+{
+	return read_fileat(AT_FDCWD, path, max, out, len);
+}
+
+int fsync_dir(const char *dir)
+{
+	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0 || fsync(fd) < 0)
+		return -errno;
 	return 0;
 }
 

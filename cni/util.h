@@ -17,9 +17,18 @@ int copy_str(char *dst, size_t len, const char *src);
  * 0 or -EINVAL (not a number, trailing junk) / -ERANGE. */
 int parse_u64(const char *s, int base, uint64_t max, uint64_t *out);
 
-/* Whole-file helpers; the file is opened O_NOFOLLOW|O_CLOEXEC.
- * read_file: *out is NUL-terminated, caller frees; -EFBIG past max bytes. */
+/* Whole-file reads of files a config or a pod may have planted: opened
+ * O_NOFOLLOW|O_NONBLOCK|O_CLOEXEC, only a regular file is read (-EINVAL for
+ * a FIFO, device or directory), never more than max bytes (-EFBIG).
+ * *out is NUL-terminated, caller frees. */
 int read_file(const char *path, size_t max, char **out, size_t *len);
+int read_fileat(int dirfd, const char *name, size_t max, char **out, size_t *len);
+
+/* The same from an open fd (regular file checked by fstat). */
+int read_fd(int fd, size_t max, char **out, size_t *len);
+
+/* fsync a directory so a rename or unlink in it is durable. 0 or -errno. */
+int fsync_dir(const char *dir);
 int write_all(int fd, const void *buf, size_t len);
 
 /* Monotonic milliseconds, for bounded waits. */

@@ -400,13 +400,6 @@ static int tmp_file(struct ipam_store *s, const char *data, char *path, size_t l
 	return ret;
 }
 
-static int fsync_path(const char *dir)
-{
-	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	return fd < 0 || fsync(fd) < 0 ? -errno : 0;
-}
-
 int ipam_store_reserve(struct ipam_store *s, const struct cni_addr *ip, const char *id,
 		       const char *ifname, size_t set)
 {
@@ -430,7 +423,7 @@ int ipam_store_reserve(struct ipam_store *s, const struct cni_addr *ip, const ch
 	/* The pointer only steers round robin: losing it to a crash is harmless. */
 	ret = write_in_place(ptr, name);
 	if (!ret)
-		ret = fsync_path(s->dir);
+		ret = fsync_dir(s->dir);
 	if (!ret)
 		ret = index_update(s, id, ifname, ip, true);
 	if (ret) {
@@ -458,7 +451,7 @@ int ipam_store_release(struct ipam_store *s, const struct cni_addr *ip)
 		ipam_lease_clear(&l);
 		return ret;
 	}
-	ret = fsync_path(s->dir);
+	ret = fsync_dir(s->dir);
 	if (l.id)
 		index_update(s, l.id, l.ifname, ip, false);
 	ipam_lease_clear(&l);

@@ -12,17 +12,11 @@
 #include "rdmans.h"
 #include "util.h"
 
-static void closedirp(DIR **d)
-{
-	if (*d)
-		closedir(*d);
-}
-
 /* Who keeps another network namespace alive: named ones and processes. */
 static void list_blockers(void)
 {
-	_cleanup_(closedirp) DIR *named = opendir("/run/netns");
-	_cleanup_(closedirp) DIR *proc = opendir("/proc");
+	_cleanup_dir_ DIR *named = opendir("/run/netns");
+	_cleanup_dir_ DIR *proc = opendir("/proc");
 	struct stat init, st;
 	struct dirent *e;
 	unsigned int shown = 0;
