@@ -98,6 +98,9 @@ static int link_parse(struct nl_msg *msg, void *arg)
 		nla_strlcpy(l->parent_bus, tb[IFLA_PARENT_DEV_BUS_NAME], sizeof(l->parent_bus));
 		nla_strlcpy(l->parent_dev, tb[IFLA_PARENT_DEV_NAME], sizeof(l->parent_dev));
 	}
+	if (tb[IFLA_LINK])
+		l->iflink = (int)nla_get_u32(tb[IFLA_LINK]);
+	l->iflink_elsewhere = tb[IFLA_LINK_NETNSID] != NULL;
 	if (tb[IFLA_NUM_VF])
 		l->num_vf = (int)nla_get_u32(tb[IFLA_NUM_VF]);
 	if (tb[IFLA_ADDRESS] && nla_len(tb[IFLA_ADDRESS]) <= CNI_MAC_MAX) {

@@ -179,6 +179,7 @@ static int record_start(struct add *a)
 		memcpy(r->orig_mac, a->vf.mac, r->orig_mac_len);
 		/* The kernel keeps the ifindex across the move when it can. */
 		r->orig_ifindex = r->pod_ifindex = a->vf.ifindex;
+		r->iflink = a->vf.iflink;
 		snprintf(r->tmpname, sizeof(r->tmpname), "ibcni%d", a->vf.ifindex);
 	}
 	ret = ibsriov_record_save(r);

@@ -73,6 +73,7 @@ static const struct key rec_keys[] = {
 	{ "orig_mac", K_HWADDR, REC(orig_mac), IBSRIOV_REC_HAS_NETDEV, false },
 	{ "orig_ifindex", K_INT, REC(orig_ifindex), IBSRIOV_REC_HAS_NETDEV, false },
 	{ "pod_ifindex", K_INT, REC(pod_ifindex), IBSRIOV_REC_HAS_NETDEV, false },
+	{ "iflink", K_INT, REC(iflink), IBSRIOV_REC_HAS_NETDEV, false },
 	{ "vf_orig", K_VF, REC(vf_orig), IBSRIOV_REC_HAS_VF_ORIG, false },
 	{ "vf_changed", K_U32, REC(vf_changed), IBSRIOV_REC_HAS_VF_ORIG, false },
 	{ "mac_unset", K_FLAG, 0, 0, IBSRIOV_REC_MAC_UNSET, false },

@@ -58,6 +58,7 @@ struct ibsriov_record {
 	unsigned char orig_mac[CNI_MAC_MAX];
 	unsigned int orig_mac_len;
 	int orig_ifindex, pod_ifindex;	/* identity checks besides the PCI parent */
+	int iflink;			/* IFLA_LINK at ADD (a simulated VF's peer) */
 	/* PF-side originals (IBSRIOV_REC_HAS_VF_ORIG); vf_orig.mask says which
 	 * settings ADD may have changed, vf_changed which it did change. */
 	struct cni_vf vf_orig;

@@ -135,6 +135,11 @@ bool ibsriov_vf_is_ours(const struct ibsriov_record *r, const struct cni_link *l
 	if (!((r->pod_ifindex && l->ifindex == r->pod_ifindex) ||
 	      (!pod && r->orig_ifindex && l->ifindex == r->orig_ifindex)))
 		return false;
+	/* A virtual VF (the simulated node's veth) also keeps its peer on the
+	 * host: one made in the pod has its peer beside it, not elsewhere. */
+	if (pod && r->iflink && r->iflink != r->orig_ifindex &&
+	    (l->iflink != r->iflink || !l->iflink_elsewhere))
+		return false;
 	return !strcmp(l->kind, r->link_kind);
 }
 
