@@ -89,7 +89,7 @@ static int check_fits(struct add *a)
 				  "Ethernet settings on an InfiniBand VF",
 				  "%s is InfiniBand: mac, vlan, spoofchk, trust and rates apply to RoCE VFs only",
 				  c->device);
-	if (a->pf_passthrough && (c->vf.mask || c->has_guid || c->has_pkey || c->rdma_isolation))
+	if (a->pf_passthrough && (c->vf.mask || c->has_guid || c->pkey_enforce || c->rdma_isolation))
 		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG, "settings for a passed-through PF",
 				  "%s is a PF bound to vfio-pci: VF settings, a GUID, pkeyEnforce and "
 				  "rdmaIsolation apply to VFs only", c->device);
@@ -121,7 +121,7 @@ static int check_fits(struct add *a)
 				  "ib-kubernetes, or have the SR-IOV operator assign VF GUIDs", a->vf.name,
 				  ibsriov_guid_str(ibsriov_guid_from_hwaddr(a->vf.mac, a->vf.mac_len), g,
 						   sizeof(g)));
-	if (c->has_pkey && a->pci.rdma_dev[0] == '\0')
+	if (c->has_pkey && c->pkey_enforce && a->pci.rdma_dev[0] == '\0')
 		return cni_errorf(err, -ENODEV, CNI_ERR_DEVICE, "the VF has no RDMA device",
 				  "pkey %#06x needs the pkey table under %s/infiniband/", c->pkey,
 				  c->device);
@@ -161,7 +161,7 @@ static int record_start(struct add *a)
 		return ret;
 	if (ret)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_INVALID_ENV, "invalid attachment name",
-				  "CNI_CONTAINERID and CNI_IFNAME together exceed %d bytes", NAME_MAX);
+				  "CNI_CONTAINERID and CNI_IFNAME together exceed %d bytes", IBSRIOV_RECORD_NAME_MAX);
 	copy_str(r->device, sizeof(r->device), a->conf.device);
 	r->kind = a->vfio ? IBSRIOV_VFIO : a->ib ? IBSRIOV_IB : IBSRIOV_ETH;
 	copy_str(r->pf, sizeof(r->pf), a->pf.name);
@@ -320,7 +320,7 @@ static int pkey_present(struct add *a)
 	uint16_t keys[128];
 	int n;
 
-	if (!a->conf.has_pkey)
+	if (!a->conf.has_pkey || !a->conf.pkey_enforce)
 		return 0;
 	for (;;) {
 		n = cni_pci_pkeys(CNI_PCI_ROOT, a->conf.device, a->pci.rdma_dev, 1, keys, 128);
@@ -346,7 +346,7 @@ static int pkey_child(struct add *a)
 	struct cni_link child;
 	int ret;
 
-	if (!a->ib || a->vfio || !a->conf.has_pkey ||
+	if (!a->ib || a->vfio || !a->conf.has_pkey || !a->conf.pkey_enforce ||
 	    (a->vf.ipoib && (a->vf.pkey & 0x7fff) == (a->conf.pkey & 0x7fff)))
 		return 0;
 	a->rec.flags |= IBSRIOV_REC_HAS_CHILD;
@@ -436,7 +436,7 @@ static int prepare(struct add *a)
 	ret = ibsriov_record_name(a->ctx->env.containerid, a->ctx->env.ifname, name, sizeof(name));
 	if (ret)
 		return cni_errorf(&a->ctx->err, ret, CNI_ERR_INVALID_ENV, "invalid attachment name",
-				  "CNI_CONTAINERID and CNI_IFNAME together exceed %d bytes", NAME_MAX);
+				  "CNI_CONTAINERID and CNI_IFNAME together exceed %d bytes", IBSRIOV_RECORD_NAME_MAX);
 	copy_str(a->rec.name, sizeof(a->rec.name), name);
 	return earlier_attempt(a) ?: resolve(a) ?: check_fits(a) ?: pod_ifname_free(a) ?:
 	       device_free(a);

@@ -254,6 +254,8 @@ static int pkey(struct cni_ctx *ctx, struct ibsriov_conf *c)
 	if (!c->pkey_enforce) {
 		if (!ibsriov_pkey_parse(v, &c->pkey))
 			log_info("\"pkey\" \"%s\" is not a partition key; ignored (pkeyEnforce is off)", v);
+		else
+			c->has_pkey = true;
 		return 0;
 	}
 	if (!ibsriov_pkey_parse(v, &c->pkey))

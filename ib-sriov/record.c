@@ -92,7 +92,7 @@ int ibsriov_record_name(const char *id, const char *ifname, char *buf, size_t le
 
 	if (ret)
 		return ret;
-	if (strlen(buf) > NAME_MAX)
+	if (strlen(buf) > IBSRIOV_RECORD_NAME_MAX)
 		return -ENAMETOOLONG;
 	if (!*id || !*ifname || strchr(buf, '/') || buf[0] == '.' || strchr(id, ':'))
 		return -EINVAL;
@@ -361,6 +361,10 @@ int ibsriov_record_from_json(struct json_object *o, struct ibsriov_record *r)
 	ret = decode_obj(rec_keys, r, &r->flags, o);
 	if (ret)
 		return ret;
+	/* 0.x moved the VF without noting its index in the pod: the kernel
+	 * keeps the index across the move when it can. */
+	if (r->version < 2 && !r->pod_ifindex)
+		r->pod_ifindex = r->orig_ifindex;
 	/* 0.x changed everything it recorded as an original. */
 	changed_known = json_object_object_get_ex(o, "vf_changed", NULL);
 	if ((r->flags & IBSRIOV_REC_HAS_VF_ORIG) && !changed_known)

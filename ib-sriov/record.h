@@ -25,6 +25,8 @@
 #endif
 
 #define IBSRIOV_RECORD_VERSION 2
+/* Room is left under NAME_MAX for the atomic write's temporary name. */
+#define IBSRIOV_RECORD_NAME_MAX 200
 #define IBSRIOV_RECORD_RDMA_MAX 8
 
 enum ibsriov_kind { IBSRIOV_ETH, IBSRIOV_IB, IBSRIOV_VFIO };
@@ -69,7 +71,7 @@ struct ibsriov_record {
 
 /* The record's file name for an attachment, "<containerID>:<ifname>" (no
  * valid container ID or interface name holds ':'). -ENAMETOOLONG past
- * NAME_MAX, -EINVAL when not a single safe path component. */
+ * IBSRIOV_RECORD_NAME_MAX, -EINVAL when not a single safe path component. */
 int ibsriov_record_name(const char *id, const char *ifname, char *buf, size_t len);
 
 /* Fill r for a new attachment: name and tuple. 0, -ENOMEM or -EINVAL. */

@@ -140,7 +140,8 @@ bool ibsriov_vf_is_ours(const struct ibsriov_record *r, const struct cni_link *l
 	if (pod && r->iflink && r->iflink != r->orig_ifindex &&
 	    (l->iflink != r->iflink || !l->iflink_elsewhere))
 		return false;
-	return !strcmp(l->kind, r->link_kind);
+	/* 0.x records did not keep the kind. */
+	return r->version < 2 || !strcmp(l->kind, r->link_kind);
 }
 
 /* Find the VF netdev in the current namespace: by recorded ifindex, then
