@@ -96,11 +96,10 @@ int ipam_add(struct cni_ctx *ctx)
 				 ctx->env.ifname, want[leased], &got[leased], &ctx->err);
 		if (ret) {
 			/* host-local's prefix, on the message the allocator wrote. */
-			char msg[sizeof(ctx->err.msg)];
+			char prefix[64];
 
-			snprintf(msg, sizeof(msg), "failed to allocate for range %zu: %.440s", leased,
-				 ctx->err.msg);
-			memcpy(ctx->err.msg, msg, sizeof(msg));
+			snprintf(prefix, sizeof(prefix), "failed to allocate for range %zu", leased);
+			cni_error_prefix(&ctx->err, prefix);
 			goto rollback;
 		}
 	}
