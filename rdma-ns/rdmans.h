@@ -69,6 +69,8 @@ struct rdmacni_cache {
 int rdmans_record_to_json(const struct rdmans_record *rec, struct json_object **out);
 int rdmans_record_from_json(struct json_object *obj, struct rdmans_record *rec);
 int rdmacni_cache_from_json(struct json_object *obj, struct rdmacni_cache *c);
+/* (An entry without a device name is -EBADMSG; a missing container name is
+ * the sandbox name: rdma-cni never renames.) */
 
 /* The record's file name, "<network>:<containerID>:<ifname>": ':' occurs
  * in none of the three (network and container ID charset, CNI_IFNAME
@@ -93,7 +95,7 @@ int rdmans_record_load(const char *name, struct rdmans_record *rec);
 /* Write rec atomically and durably under RDMANS_STATE_DIR. */
 int rdmans_record_save(const char *name, const struct rdmans_record *rec);
 
-/* Read RDMACNI_STATE_DIR/name: -ENOENT, -EBADMSG without a device name. */
+/* Read RDMACNI_STATE_DIR/name: -ENOENT when absent, -EBADMSG when unusable. */
 int rdmacni_cache_load(const char *name, struct rdmacni_cache *c);
 
 /* True for a read error that another try cannot cure (not JSON, not a

@@ -171,8 +171,16 @@ int rdmans_record_from_json(struct json_object *obj, struct rdmans_record *rec)
 
 int rdmacni_cache_from_json(struct json_object *obj, struct rdmacni_cache *c)
 {
+	int ret;
+
 	memset(c, 0, sizeof(*c));
-	return from_json(rdmacni_fields, ARRAY_SIZE(rdmacni_fields), obj, (char *)c, &c->has);
+	ret = from_json(rdmacni_fields, ARRAY_SIZE(rdmacni_fields), obj, (char *)c, &c->has);
+	if (ret)
+		return ret;
+	/* rdma-cni never renames: the device has one name on both sides. */
+	if (!*c->container_dev)
+		memcpy(c->container_dev, c->sandbox_dev, sizeof(c->container_dev));
+	return *c->container_dev ? 0 : -EBADMSG;
 }
 
 int rdmans_record_name(const char *network, const char *containerid, const char *ifname,
@@ -244,16 +252,7 @@ int rdmacni_cache_load(const char *name, struct rdmacni_cache *c)
 	_cleanup_json_ struct json_object *obj = NULL;
 	int ret = load(RDMACNI_STATE_DIR, name, &obj);
 
-	if (!ret)
-		ret = rdmacni_cache_from_json(obj, c);
-	if (!ret && !(c->has & (RDMACNI_HAS_CONTAINER_DEV | RDMACNI_HAS_SANDBOX_DEV)))
-		ret = -EBADMSG;
-	/* rdma-cni never renames: the device has one name on both sides. */
-	if (!ret && !(c->has & RDMACNI_HAS_CONTAINER_DEV))
-		memcpy(c->container_dev, c->sandbox_dev, sizeof(c->container_dev));
-	if (!ret && !*c->container_dev)
-		ret = -EBADMSG;
-	return ret;
+	return ret ?: rdmacni_cache_from_json(obj, c);
 }
 
 bool rdmans_load_error_permanent(int ret)
