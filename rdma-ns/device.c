@@ -28,9 +28,10 @@ static bool device_parse(const char *v, char dev[RDMANS_DEV_MAX])
 	return cni_valid_id(v) && !copy_str(dev, RDMANS_DEV_MAX, v);
 }
 
-int rdmans_configured_device(struct cni_conf *conf, char dev[RDMANS_DEV_MAX], struct cni_error *err)
+int rdmans_configured_device(struct cni_conf *conf, char dev[RDMANS_DEV_MAX], const char **key,
+			     struct cni_error *err)
 {
-	static const char *const keys[] = {"deviceID", "pciBusID"};
+	static const char *const keys[] = { "deviceID", "pciBusID" };
 	const char *v = NULL;
 
 	dev[0] = '\0';
@@ -38,11 +39,12 @@ int rdmans_configured_device(struct cni_conf *conf, char dev[RDMANS_DEV_MAX], st
 		if (cni_json_string(conf->root, keys[i], keys[i], &v, err) == -EINVAL)
 			return -EINVAL;
 		if (v && *v && !device_parse(v, dev))
-			return cni_errorf(
-			    err, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid configuration",
-			    "\"%s\" is \"%s\"; it must be a PCI address (0000:3b:00.2) or "
-			    "an auxiliary device name (mlx5_core.sf.4)",
-			    keys[i], v);
+			return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG,
+					  "invalid configuration",
+					  "\"%s\" is \"%s\"; it must be a PCI address (0000:3b:00.2) or "
+					  "an auxiliary device name (mlx5_core.sf.4)", keys[i], v);
+		if (*dev && key)
+			*key = keys[i];
 	}
 	return 0;
 }
@@ -161,12 +163,11 @@ static int device_from_mac(struct cni_ctx *ctx, int pod, char dev[RDMANS_DEV_MAX
 		    in_pod(&prev->ifaces[i], ctx->env.netns, pod))
 			f = &prev->ifaces[i];
 	if (!f)
-		return cni_errorf(
-		    &ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG, "deviceID is required",
-		    "rdma-ns takes the device from \"deviceID\" (Multus sets it), "
-		    "\"pciBusID\", the pciID of the previous plugin's interface, or the "
-		    "MAC of its interface whose sandbox is %s; none is set",
-		    ctx->env.netns);
+		return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG, "deviceID is required",
+				  "rdma-ns takes the device from \"deviceID\" (Multus sets it), "
+				  "\"pciBusID\", the pciID of the previous plugin's interface, or the "
+				  "MAC of its interface whose sandbox is %s; none is set",
+				  ctx->env.netns);
 	if (mac_parse(f->mac, mac, &len))
 		return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid prevResult",
 				  "interface %s has mac \"%s\"", f->name ? f->name : "", f->mac);
@@ -238,7 +239,7 @@ int rdmans_device(struct cni_ctx *ctx, int pod, char dev[RDMANS_DEV_MAX])
 {
 	const char *prev = prev_pci_id(ctx, pod), *src = "deviceID";
 	char vf[CNI_PCI_ADDR_LEN], want[CNI_PCI_ADDR_LEN];
-	int ret = rdmans_configured_device(ctx->conf, dev, &ctx->err);
+	int ret = rdmans_configured_device(ctx->conf, dev, &src, &ctx->err);
 
 	if (ret)
 		return ret;
@@ -259,12 +260,11 @@ int rdmans_device(struct cni_ctx *ctx, int pod, char dev[RDMANS_DEV_MAX])
 	if (ret || !prev || !*prev)
 		return ret;
 	if (!cni_pci_addr_parse(prev, want) || strcmp(want, vf))
-		return cni_errorf(
-		    &ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG,
-		    "deviceID does not match the previous plugin's interface",
-		    "\"%s\" is %s (VF %s), but the interface the previous plugin moved "
-		    "into the pod is on %s",
-		    src, dev, *vf ? vf : "none", prev);
+		return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG,
+				  "deviceID does not match the previous plugin's interface",
+				  "\"%s\" is %s (VF %s), but the interface the previous plugin moved "
+				  "into the pod is on %s",
+				  src, dev, *vf ? vf : "none", prev);
 	return 0;
 }
 

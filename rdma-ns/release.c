@@ -87,7 +87,7 @@ static int find_rdmacni(struct cni_ctx *ctx, struct rdmacni_cache *c, char name[
 		return unreadable(ctx, RDMACNI_STATE_DIR, name, ret);
 	/* Its name is ambiguous too: with a deviceID (Multus sends it on DEL as
 	 * on ADD), the entry must be for that device. */
-	if (rdmans_configured_device(ctx->conf, dev, &ignored) || !*dev ||
+	if (rdmans_configured_device(ctx->conf, dev, NULL, &ignored) || !*dev ||
 	    !(c->has & RDMACNI_HAS_DEVICEID))
 		return 0;
 	if (!strcmp(c->deviceid, dev) ||
