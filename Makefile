@@ -50,7 +50,11 @@ PLUGIN_DIR_ib-sriov := ib-sriov
 PLUGIN_DIR_rdma-ns := rdma-ns
 PLUGIN_DIR_ib-host-local := ipam
 
-all: $(addprefix $(BIN)/,$(PLUGINS))
+all: $(addprefix $(BIN)/,$(PLUGINS)) $(BIN)/rdma
+
+# rdma-ns is also rdma-cni's "type": "rdma" (one binary, two names).
+$(BIN)/rdma: $(BIN)/rdma-ns
+	$(call quiet,LN,$@)ln -f $< $@
 
 $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -77,6 +81,7 @@ static:
 install: all
 	install -d $(DESTDIR)$(BINDIR)
 	install -m 0755 $(addprefix $(BIN)/,$(PLUGINS)) $(DESTDIR)$(BINDIR)/
+	ln -f $(DESTDIR)$(BINDIR)/rdma-ns $(DESTDIR)$(BINDIR)/rdma
 
 deps:
 	@scripts/deps.sh

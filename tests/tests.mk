@@ -51,3 +51,8 @@ check: deps
 
 .PHONY: check check-unit check-netns check-vm
 
+
+# rdma-ns's record module, for tests/unit/test_rdmans.c only.
+$(OUT)/build/unit/test_rdmans: $(OBJ)/rdma-ns/record.o
+$(OUT)/build/unit/test_rdmans: UNIT_EXTRA += $(OBJ)/rdma-ns/record.o
+$(OUT)/build/unit/test_rdmans: CFLAGS += -Irdma-ns
