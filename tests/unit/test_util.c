@@ -132,14 +132,14 @@ Test(util, utf8)
 		bool ok;
 		size_t bad;
 	} cases[] = {
-		{ "plain", true, 0 },
-		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", true, 0 },
-		{ "a\xff", false, 1 },
-		{ "\xc0\xaf", false, 0 },		/* overlong '/' */
-		{ "ab\xed\xa0\x80", false, 2 },		/* a UTF-16 surrogate */
-		{ "\xf4\x90\x80\x80", false, 0 },	/* above U+10FFFF */
-		{ "x\xe2\x82", false, 1 },		/* truncated */
-		{ "\x80", false, 0 },			/* a stray continuation */
+	    {"plain", true, 0},
+	    {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", true, 0},
+	    {"a\xff", false, 1},
+	    {"\xc0\xaf", false, 0},	    /* overlong '/' */
+	    {"ab\xed\xa0\x80", false, 2},   /* a UTF-16 surrogate */
+	    {"\xf4\x90\x80\x80", false, 0}, /* above U+10FFFF */
+	    {"x\xe2\x82", false, 1},	    /* truncated */
+	    {"\x80", false, 0},		    /* a stray continuation */
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
