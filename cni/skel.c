@@ -40,6 +40,21 @@ static void print_error(const struct cni_ctx *ctx)
 	print_json(o);
 }
 
+/* The invocation in progress, for cni_fatal(). */
+static struct cni_ctx *current;
+
+void cni_fatal(int code, const char *msg, const char *details)
+{
+	struct cni_ctx none = { 0 };
+	struct cni_ctx *ctx = current ? current : &none;
+
+	cni_error_clear(&ctx->err);
+	cni_errorf(&ctx->err, -EIO, code, msg, details ? "%s" : NULL, details);
+	print_error(ctx);
+	fflush(stdout);
+	_exit(1);
+}
+
 static int print_version(void)
 {
 	_cleanup_json_ struct json_object *o = json_object_new_object();
@@ -176,6 +191,7 @@ int cni_run(const struct cni_plugin *p, int argc, char **argv)
 		print_about(p);
 		return 0;
 	}
+	current = &ctx;
 	ret = run(p, &ctx);
 	if (ret) {
 		if (!ctx.err.code)
@@ -191,5 +207,6 @@ int cni_run(const struct cni_plugin *p, int argc, char **argv)
 	cni_args_free(&ctx.args);
 	cni_conf_free(ctx.conf);
 	cni_log_close();
+	current = NULL;
 	return ret ? 1 : 0;
 }
