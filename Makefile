@@ -5,7 +5,7 @@ PREFIX ?= /opt/cni
 BINDIR ?= $(PREFIX)/bin
 DESTDIR ?=
 PKG_CONFIG ?= pkg-config
-PKGS := libnl-3.0 libnl-route-3.0 json-c libcap
+PKGS := libnl-3.0 json-c libcap
 
 # SAN=1 and STATIC=1 builds live in their own trees so they never mix objects.
 ifeq ($(SAN),1)
@@ -19,7 +19,7 @@ OBJ := $(OUT)/build/obj
 BIN := $(OUT)/bin
 
 CFLAGS ?= -O2 -g
-CFLAGS += -std=gnu11 -D_GNU_SOURCE -Iinclude -Icni
+CFLAGS += -std=gnu11 -D_GNU_SOURCE -Icni
 CFLAGS += -Wall -Wextra -Wformat=2 -Wmissing-prototypes -Wstrict-prototypes \
 	  -Wshadow -Wwrite-strings -Wpointer-arith -Wcast-qual -Wvla \
 	  -Wimplicit-fallthrough -Wundef -Wno-unused-parameter

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* rtnetlink through libnl-route-3; link.c, link_vf.c and link_addr.c are
- * the only files that speak it. Every call acts in the calling thread's
- * network namespace and returns 0 or a negative errno exactly as the kernel
- * reported it. */
+/* rtnetlink through libnl-3's core (messages built with nla_put, replies
+ * split by nla_parse against a policy per reply type); link.c, link_vf.c and
+ * link_addr.c are the only files that speak it. Every call acts in the
+ * calling thread's network namespace and returns 0 or a negative errno
+ * exactly as the kernel reported it. */
 #ifndef CNI_LINK_H
 #define CNI_LINK_H
 
@@ -61,8 +62,30 @@ struct cni_vf {
 	uint64_t node_guid, port_guid;
 };
 
+/* One address as the kernel reports it (RTM_NEWADDR). */
+struct cni_link_addr {
+	int ifindex;
+	struct cni_prefix addr;
+	uint32_t flags;		/* IFA_F_* */
+};
+
+/* One route (RTM_NEWROUTE), what CHECK compares. */
+struct cni_link_route {
+	int oif;		/* 0 for a multipath route */
+	struct cni_prefix dst;	/* a missing RTA_DST stays the zero address */
+	struct cni_addr gw;	/* family 0 without a gateway */
+	uint32_t table;
+};
+
 /* The extended-ack text of the last failed request in this thread, or "". */
 const char *cni_link_ext_ack(void);
+
+/* Decode a kernel reply: RTM_NEWLINK into link, RTM_NEWADDR into addr,
+ * RTM_NEWROUTE into route. -EPROTO for another type or a malformed message,
+ * -EAFNOSUPPORT for an address or route that is neither IPv4 nor IPv6. */
+int cni_link_parse(struct nl_msg *msg, struct cni_link *link);
+int cni_link_addr_parse(struct nl_msg *msg, struct cni_link_addr *addr);
+int cni_link_route_parse(struct nl_msg *msg, struct cni_link_route *route);
 
 /* Look a link up by name (ifindex 0) or by index. -ENODEV when absent. */
 int cni_link_get(const char *name, int ifindex, struct cni_link *link);
@@ -92,7 +115,13 @@ int cni_link_move(int ifindex, int netns_fd);
 int cni_link_addr_add(int ifindex, const struct cni_prefix *addr);
 int cni_link_addr_del(int ifindex, const struct cni_prefix *addr);
 
-/* Add a route through ifindex (gateway optional, table/metric as given). */
+/* Build the RTM_NEWROUTE that adds rt through ifindex, as `ip route add`
+ * lays it out (gateway, table, scope, priority, mtu and advmss as given;
+ * without a scope, global through a gateway and link without one). NULL on
+ * ENOMEM; caller frees with nlmsg_free(). */
+struct nl_msg *cni_link_route_msg(int ifindex, const struct cni_route *rt);
+
+/* Add that route. */
 int cni_link_route_add(int ifindex, const struct cni_route *rt);
 
 /* True (1) when ifindex has exactly this address, 0 when not, or -errno. */
@@ -100,6 +129,11 @@ int cni_link_has_addr(int ifindex, const struct cni_prefix *addr);
 
 /* True (1) when a route to rt->dst (via rt->gw if set) exists on ifindex. */
 int cni_link_has_route(int ifindex, const struct cni_route *rt);
+
+/* Write value to the link's sysctl net.ipv4|ipv6.conf.<name>.<key> (family
+ * AF_INET or AF_INET6) in the calling thread's namespace; -EINVAL for a
+ * name or key that would leave that directory, -ENOENT when absent. */
+int cni_link_conf_set(int family, const char *name, const char *key, const char *value);
 
 /* Enable IPv6 on a link (net.ipv6.conf.<name>.disable_ipv6=0) in the
  * calling thread's namespace; a kernel without IPv6 gives -ENOENT. */

@@ -10,12 +10,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rdma.h"	/* CNI_RDMA_NAME_MAX */
+
 #ifndef CNI_PCI_ROOT
 #define CNI_PCI_ROOT "/sys/bus/pci"
 #endif
 #define CNI_AUX_ROOT "/sys/bus/auxiliary"	/* sub-functions: same devices/<id>/ layout */
 #define CNI_PCI_ADDR_LEN 13	/* "dddd:bb:dd.f" + NUL */
-#define CNI_RDMA_NAME_MAX 64
 
 struct cni_pci_vf {
 	char addr[CNI_PCI_ADDR_LEN];

@@ -8,7 +8,7 @@
 
 #include "helpers.h"
 #include "rdma.h"
-#include "uapi/rdma/rdma_netlink.h"
+#include <rdma/rdma_netlink.h>
 
 static void header(struct nl_msg *msg, unsigned int len, unsigned int type, unsigned int flags)
 {
@@ -53,10 +53,10 @@ Test(rdma, move_layout_without_name)
 {
 	struct nl_msg *msg = cni_rdma_msg_move(7, 42);
 	uint32_t *w = (uint32_t *)((unsigned char *)nlmsg_hdr(msg) + 16);
-	struct nlattr *tb[IBCNI_RDMA_ATTR_MAX + 1];
+	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX + 1];
 
 	header(msg, 32, 5122, NLM_F_REQUEST | NLM_F_ACK);
-	cr_assert_eq(nlmsg_parse(nlmsg_hdr(msg), 0, tb, IBCNI_RDMA_ATTR_MAX, NULL), 0);
+	cr_assert_eq(nlmsg_parse(nlmsg_hdr(msg), 0, tb, RDMA_NLDEV_ATTR_MAX, NULL), 0);
 	cr_assert_eq(nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]), 7);
 	cr_assert_eq(nla_get_u32(tb[RDMA_NLDEV_NET_NS_FD]), 42);
 	cr_assert_null(tb[RDMA_NLDEV_ATTR_DEV_NAME], "with a name the kernel only renames");
