@@ -5,7 +5,7 @@
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_OUT := build/fuzz
-FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_TARGETS ?= $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN := $(addprefix $(FUZZ_OUT)/bin/,$(FUZZ_TARGETS))
 # Everything a harness may reach: the runtime and the plugins minus main().
 FUZZ_SRC := $(wildcard cni/*.c) $(filter-out ipam/main.c,$(wildcard ipam/*.c)) \
@@ -36,13 +36,20 @@ $(FUZZ_OUT)/bin/%: $(FUZZ_OUT)/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB)
 fuzz-build: $(FUZZ_BIN)
 
 # FUZZ_SECONDS per target; prints executions and crashes per target and a
-# total line. FUZZ_TARGETS=json make fuzz runs a subset.
+# total line. `make fuzz FUZZ_TARGETS="json conf"` runs a subset.
 fuzz:
 	@tests/fuzz/deps.sh clang libclang-rt-dev
 	@$(MAKE) --no-print-directory fuzz-build
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh $(FUZZ_OUT) $(FUZZ_TARGETS)
 
-.PHONY: fuzz fuzz-build
+# The unit tier and a subset of the netns tier under valgrind.
+check-valgrind:
+	@tests/fuzz/deps.sh valgrind
+	@$(MAKE) --no-print-directory all $(UNIT_BIN) $(NETNS_HELPER) $(CNITOOL)
+	@IBCNI_BIN=$(abspath $(BIN)) IBCNI_HELPER=$(abspath $(NETNS_HELPER)) \
+		IBCNI_CNITOOL=$(abspath $(CNITOOL)) tests/valgrind.sh $(OUT) $(UNIT_BIN)
+
+.PHONY: fuzz fuzz-build check-valgrind
 
 # Keep the harness objects make would otherwise delete as intermediates.
 .SECONDARY: $(FUZZ_TARGETS:%=$(FUZZ_OUT)/obj/tests/fuzz/fuzz_%.o)
