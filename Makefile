@@ -73,6 +73,7 @@ $(foreach p,$(PLUGINS),$(eval $(call plugin_rule,$(p))))
 -include $(shell find $(OUT)/build -name '*.d' 2>/dev/null)
 
 include tests/tests.mk
+include tests/fuzz.mk
 
 static:
 	$(MAKE) STATIC=1 all
