@@ -164,6 +164,9 @@ static int parse_fields(struct cni_conf *c, struct json_object **prev,
 		return ret;
 	if (c->ipam && (ret = core_string(c->ipam, "type", "ipam.type", &c->ipam_type, err)))
 		return ret;
+	/* The Go plugins skip IPAM for an empty type; so do we. */
+	if (c->ipam_type && !*c->ipam_type)
+		c->ipam_type = NULL;
 
 	if (!c->name || !*c->name)
 		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG,

@@ -158,6 +158,12 @@ static int run(const struct cni_plugin *p, struct cni_ctx *ctx)
 		return ret;
 	cni_log_setup(ctx->conf->log_level, ctx->conf->log_file);
 	ret = gate_version(ctx) ?: cni_args_parse(ctx->env.args, &ctx->args, &ctx->err);
+	/* DEL must never fail on CNI_ARGS (ib-sriov-cni never parses them). */
+	if (ret == -EINVAL && ctx->env.command == CNI_CMD_DEL) {
+		log_warn("CNI_ARGS ignored for DEL: %s: %s", ctx->err.msg, ctx->err.details);
+		cni_error_clear(&ctx->err);
+		ret = 0;
+	}
 	if (ret)
 		return ret;
 	if (ctx->env.command != CNI_CMD_STATUS && p->caps &&
