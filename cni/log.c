@@ -292,6 +292,7 @@ void cni_log(enum cni_log_level level, const char *fmt, ...)
 	struct tm tm;
 	va_list ap;
 	int saved = errno;
+	ssize_t n;
 
 	if (level > log_state.level)
 		return;
@@ -327,7 +328,7 @@ void cni_log(enum cni_log_level level, const char *fmt, ...)
 	l.buf[l.len++] = '\n';
 	/* One write per line, no stdio buffer: nothing a config writes decides
 	 * where a write starts or ends. A short or failed write is dropped. */
-	if (write(log_state.fd >= 0 ? log_state.fd : STDERR_FILENO, l.buf, l.len) < 0)
-		errno = saved;
+	n = write(log_state.fd >= 0 ? log_state.fd : STDERR_FILENO, l.buf, l.len);
+	(void)n;
 	errno = saved;
 }
