@@ -110,11 +110,12 @@ static int netdev_by_mac(const unsigned char *mac, unsigned int len, const char 
 			 char name[IFNAMSIZ])
 {
 	struct if_nameindex *list = if_nameindex(), *p;
-	int ret = -ENODEV;
+	int ret = -ENODEV, seen = 0;
 
 	if (!list)
 		return -errno;
-	for (p = list; p->if_index; p++) {
+	/* The pod may create links: a bounded look, whatever it made. */
+	for (p = list; p->if_index && seen++ < 4096; p++) {
 		struct cni_link l;
 
 		if (cni_link_get(NULL, (int)p->if_index, &l) || l.mac_len != len ||
