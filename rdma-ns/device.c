@@ -136,7 +136,7 @@ static int netdev_by_mac(const unsigned char *mac, unsigned int len, const char 
 static int netdev_bus_info(const char *name, struct ethtool_drvinfo *info)
 {
 	_cleanup_close_ int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	struct ifreq ifr = {0};
+	struct ifreq ifr = { 0 };
 
 	memset(info, 0, sizeof(*info));
 	info->cmd = ETHTOOL_GDRVINFO;
