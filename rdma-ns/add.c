@@ -69,7 +69,7 @@ int rdmans_add(struct cni_ctx *ctx)
 					   RDMANS_REC_HAS_DEVICEID | RDMANS_REC_HAS_RDMA};
 	char name[RDMANS_NAME_MAX + 1];
 	_cleanup_close_ int pod = -1;
-	struct cni_error undo = {0};
+	struct cni_error undo = { 0 };
 	int ret;
 
 	ret = validate(ctx, &pod, name, &rec) ?: rdmans_require_exclusive(ctx, false);

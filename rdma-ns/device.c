@@ -110,11 +110,12 @@ static int netdev_by_mac(const unsigned char *mac, unsigned int len, const char 
 			 char name[IFNAMSIZ])
 {
 	struct if_nameindex *list = if_nameindex(), *p;
-	int ret = -ENODEV;
+	int ret = -ENODEV, seen = 0;
 
 	if (!list)
 		return -errno;
-	for (p = list; p->if_index; p++) {
+	/* The pod may create links: a bounded look, whatever it made. */
+	for (p = list; p->if_index && seen++ < 4096; p++) {
 		struct cni_link l;
 
 		if (cni_link_get(NULL, (int)p->if_index, &l) || l.mac_len != len ||
@@ -135,7 +136,7 @@ static int netdev_by_mac(const unsigned char *mac, unsigned int len, const char 
 static int netdev_bus_info(const char *name, struct ethtool_drvinfo *info)
 {
 	_cleanup_close_ int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	struct ifreq ifr = {0};
+	struct ifreq ifr = { 0 };
 
 	memset(info, 0, sizeof(*info));
 	info->cmd = ETHTOOL_GDRVINFO;
