@@ -164,3 +164,16 @@ test_spoofchk_trust_as_sriov_cni() {
 	assert_match 'does not report trust' "$(jq -r .details <<<"$OUT")" "trust read"
 	assert_match '"trust" is "yes": taken as "off"' "$ERR" "normalisation logged"
 }
+
+test_cni_args_value_with_equals() {
+	# Multus passes BLAH=foo=bar on; ADD accepts it, and DEL never fails on
+	# CNI_ARGS at all (a pair without "=" included).
+	sim_node 1 2 eth
+	pod_ns pod1
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf "")" 'IgnoreUnknown=1;BLAH=foo=bar'
+	assert_eq 0 "$RC" "ADD ($OUT)"
+	cni_exec ib-sriov DEL ctr1 pod1 net1 "$(sriov_conf "")" 'IgnoreUnknown=1;BROKEN'
+	assert_eq 0 "$RC" "DEL ($OUT)"
+	assert_match 'CNI_ARGS ignored for DEL' "$ERR" "logged"
+	assert_link host vf0_1 '.ifname' '"vf0_1"'
+}
