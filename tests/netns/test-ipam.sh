@@ -268,7 +268,7 @@ test_concurrent_adds_distinct() {
 	conf=$(ipam_conf cc "$T/ours" '"ranges":[[{"subnet":"10.100.0.0/24"}]]')
 	for i in $(seq 1 100); do
 		env -i CNI_COMMAND=ADD CNI_CONTAINERID=ctr$i CNI_NETNS=/proc/self/ns/net CNI_IFNAME=eth0 \
-			CNI_PATH=/x "$BIN/ib-host-local" <<<"$conf" >"$T/out.$i" 2>/dev/null &
+			CNI_PATH=/x IBCNI_LOCK_TIMEOUT_MS=90000 "$BIN/ib-host-local" <<<"$conf" >"$T/out.$i" 2>/dev/null &
 	done
 	wait
 	n=$(cat "$T"/out.* | jq -r '.ips[0].address' 2>/dev/null | sort -u | grep -c '^10\.100\.0\.')
@@ -276,23 +276,30 @@ test_concurrent_adds_distinct() {
 	assert_eq 100 "$(ls "$T/ours/cc" | grep -c '^10\.100')" "lease files"
 	for i in $(seq 1 100); do
 		env -i CNI_COMMAND=DEL CNI_CONTAINERID=ctr$i CNI_IFNAME=eth0 CNI_PATH=/x \
-			"$BIN/ib-host-local" <<<"$conf" >/dev/null 2>&1 &
+			IBCNI_LOCK_TIMEOUT_MS=90000 "$BIN/ib-host-local" <<<"$conf" >/dev/null 2>&1 &
 	done
 	wait
 	assert_eq 0 "$(ls "$T/ours/cc" | grep -c '^10\.100')" "all released"
 }
 
 test_interop_shared_directory() {
-	# Go host-local and ours allocate concurrently in one directory.
+	# Go host-local and ours allocate concurrently in one directory. Go waits
+	# for the lock without a bound; ours gets one far above what 120 ADDs
+	# need even on a loaded machine: this test is about correctness, and
+	# test_lock_timeout_is_code_11 about the bound.
 	local conf i n dup
 	conf=$(ipam_conf mix "$T/shared" '"ranges":[[{"subnet":"10.110.0.0/24"}]]')
 	for i in $(seq 1 60); do
 		env -i CNI_COMMAND=ADD CNI_CONTAINERID=go$i CNI_NETNS=/proc/self/ns/net CNI_IFNAME=eth0 \
 			CNI_PATH=/x "$GO_HL" <<<"$conf" >"$T/go.$i" 2>/dev/null &
 		env -i CNI_COMMAND=ADD CNI_CONTAINERID=ib$i CNI_NETNS=/proc/self/ns/net CNI_IFNAME=eth0 \
-			CNI_PATH=/x "$BIN/ib-host-local" <<<"$conf" >"$T/ib.$i" 2>/dev/null &
+			CNI_PATH=/x IBCNI_LOCK_TIMEOUT_MS=90000 "$BIN/ib-host-local" <<<"$conf" >"$T/ib.$i" 2>/dev/null &
 	done
 	wait
+	for i in $(seq 1 60); do
+		jq -e .ips "$T/ib.$i" >/dev/null 2>&1 || fail "ours ib$i: $(cat "$T/ib.$i")"
+		jq -e .ips "$T/go.$i" >/dev/null 2>&1 || fail "Go go$i: $(cat "$T/go.$i")"
+	done
 	n=$(cat "$T"/go.* "$T"/ib.* | jq -r '.ips[0].address' 2>/dev/null | grep -c '^10\.110\.0\.')
 	dup=$(cat "$T"/go.* "$T"/ib.* | jq -r '.ips[0].address' 2>/dev/null | sort | uniq -d | wc -l)
 	assert_eq 120 "$n" "every ADD of both got an address"
