@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -285,4 +286,50 @@ Test(state, lock_contention_is_error_11)
 	cr_assert_geq(fd, 0, "%s", err.details);
 	cni_lock_release(fd);
 	waitpid(pid, NULL, 0);
+}
+
+static int alarms;
+
+static void count_alarm(int sig)
+{
+	(void)sig;
+	alarms++;
+}
+
+Test(state, lock_wait_blocks_and_is_bounded_whatever_the_signal_state, .timeout = 20)
+{
+	struct sigaction sa = { .sa_handler = count_alarm }, now;
+	struct cni_error err = { 0 };
+	sigset_t alrm, mask;
+	char path[128];
+	int held, fd;
+	uint64_t t0;
+
+	snprintf(path, sizeof(path), "%s/lock", tmp);
+	held = open(path, O_RDONLY | O_CREAT, 0600);
+	cr_assert_eq(flock(held, LOCK_EX), 0);
+	/* The caller's SIGALRM handler and mask survive; a blocked SIGALRM
+	 * cannot turn the bounded wait into a hang. */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGALRM);
+	sigprocmask(SIG_BLOCK, &alrm, NULL);
+	t0 = now_ms();
+	fd = cni_lock_acquire(path, 200, &err);
+	cr_assert_eq(fd, -EAGAIN);
+	assert_cni_error(&err, 11, "timed out waiting for a lock");
+	cr_assert_geq(now_ms() - t0, 190);
+	cr_assert_lt(now_ms() - t0, 2000);
+	sigprocmask(SIG_SETMASK, NULL, &mask);
+	cr_assert(sigismember(&mask, SIGALRM), "the caller's mask is restored");
+	sigaction(SIGALRM, NULL, &now);
+	cr_assert_eq(now.sa_handler, count_alarm, "the caller's handler is restored");
+	sigprocmask(SIG_UNBLOCK, &alrm, NULL);
+	cr_assert_eq(alarms, 0, "our timer never reached the caller's handler");
+	close(held);
+	memset(&err, 0, sizeof(err));
+	fd = cni_lock_acquire(path, 200, &err);
+	cr_assert_geq(fd, 0, "%s", err.details);
+	cni_lock_release(fd);
 }
