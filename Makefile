@@ -63,7 +63,11 @@ PLUGIN_DIR_ib-sriov := ib-sriov
 PLUGIN_DIR_rdma-ns := rdma-ns
 PLUGIN_DIR_ib-host-local := ipam
 
-all: $(addprefix $(BIN)/,$(PLUGINS))
+all: $(addprefix $(BIN)/,$(PLUGINS)) $(BIN)/rdma
+
+# rdma-ns is also rdma-cni's "type": "rdma" (one binary, two names).
+$(BIN)/rdma: $(BIN)/rdma-ns
+	$(call quiet,LN,$@)ln -f $< $@
 
 $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -82,6 +86,7 @@ $(foreach p,$(PLUGINS),$(eval $(call plugin_rule,$(p))))
 -include $(shell find $(OUT)/build -name '*.d' 2>/dev/null)
 
 include tests/tests.mk
+include tests/fuzz.mk
 
 # Always static, whatever SAN= or DYNAMIC= say (the vm tier boots these).
 static:
@@ -91,6 +96,7 @@ static:
 install: all
 	install -d $(DESTDIR)$(BINDIR)
 	install -m 0755 $(addprefix $(BIN)/,$(PLUGINS)) $(DESTDIR)$(BINDIR)/
+	ln -f $(DESTDIR)$(BINDIR)/rdma-ns $(DESTDIR)$(BINDIR)/rdma
 
 deps:
 	@scripts/deps.sh

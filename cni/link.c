@@ -145,6 +145,14 @@ int cni_link_parse(struct nl_msg *msg, struct cni_link *l)
 		nla_strlcpy(l->name, tb[IFLA_IFNAME], sizeof(l->name));
 	if (tb[IFLA_MTU])
 		l->mtu = nla_get_u32(tb[IFLA_MTU]);
+	/* The device behind the netdev, which a pod cannot forge (5.16+). */
+	if (tb[IFLA_PARENT_DEV_BUS_NAME] && tb[IFLA_PARENT_DEV_NAME]) {
+		nla_strlcpy(l->parent_bus, tb[IFLA_PARENT_DEV_BUS_NAME], sizeof(l->parent_bus));
+		nla_strlcpy(l->parent_dev, tb[IFLA_PARENT_DEV_NAME], sizeof(l->parent_dev));
+	}
+	if (tb[IFLA_LINK])
+		l->iflink = (int)nla_get_u32(tb[IFLA_LINK]);
+	l->iflink_elsewhere = tb[IFLA_LINK_NETNSID] != NULL;
 	if (tb[IFLA_NUM_VF])
 		l->num_vf = (int)nla_get_u32(tb[IFLA_NUM_VF]);
 	if (tb[IFLA_ADDRESS]) {

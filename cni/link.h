@@ -31,6 +31,10 @@ struct cni_link {
 	bool ipoib;		/* kind "ipoib": pkey and mode below are valid */
 	uint16_t pkey;		/* IFLA_IPOIB_PKEY */
 	uint16_t ipoib_mode;	/* IFLA_IPOIB_MODE: 0 datagram, 1 connected */
+	char parent_bus[16];	/* IFLA_PARENT_DEV_BUS_NAME ("pci"), "" when none */
+	char parent_dev[64];	/* IFLA_PARENT_DEV_NAME (the PCI address) */
+	int iflink;		/* IFLA_LINK (a veth's peer), 0 when not reported */
+	bool iflink_elsewhere;	/* IFLA_LINK_NETNSID: that peer is in another netns */
 };
 
 /* Which fields of a cni_vf are meaningful. */

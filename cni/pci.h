@@ -50,6 +50,13 @@ int cni_pci_wait_netdev(const char *root, const char *addr,
 int cni_pci_rdma_devs(const char *root, const char *addr,
 		      char names[][CNI_RDMA_NAME_MAX], size_t max);
 
+/* The PCI function an auxiliary device (<aux_root>/devices/<id>) hangs off
+ * in the device tree, and whether it is a scalable function (it has an
+ * sfnum). -ENODEV when id is absent, -ENOTTY when its parent is not a PCI
+ * function. */
+int cni_pci_aux_parent(const char *aux_root, const char *id, char parent[CNI_PCI_ADDR_LEN],
+		       bool *sf);
+
 /* The bound driver's name; -ENOENT when unbound. */
 int cni_pci_driver(const char *root, const char *addr, char *drv, size_t len);
 

@@ -258,7 +258,9 @@ int cni_rdma_return(int pod_fd, const char *const *names, size_t n, const char *
 	for (size_t i = 0; i < n && !ret; i++) {
 		const struct cni_rdma_dev *d = find(devs, count, names[i], 0);
 
-		if (d && (ret = cni_rdma_move(d->index, host)))
+		if (d && (ret = cni_rdma_move(d->index, host)) == -ENODEV)
+			ret = 0;	/* gone since the dump: nothing left to return */
+		else if (ret)
 			*failed = names[i];
 	}
 	free(devs);

@@ -11,7 +11,7 @@ struct add {
 	struct ibsriov_conf conf;
 	struct cni_pci_vf pci;
 	struct cni_link pf, vf;
-	bool ib, vfio;
+	bool ib, vfio, pf_passthrough;
 	int netns_fd;
 	struct ibsriov_record rec;
 	struct cni_result *ipam;

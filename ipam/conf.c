@@ -264,7 +264,7 @@ static int result_template(struct cni_ctx *ctx, struct json_object *ipam, struct
 		return -ENOMEM;
 	ret = cni_result_add_routes_json(c->tmpl, cni_json_get(ipam, "routes"), &ctx->err);
 	if (ret) {
-		ctx->err.code = CNI_ERR_INVALID_CONFIG;	/* the config, not a result */
+		cni_error_recode(&ctx->err, CNI_ERR_INVALID_CONFIG); /* the config, not a result */
 		return ret;
 	}
 	ret = cni_json_string(ipam, "resolvConf", "ipam.resolvConf", &resolv, &ctx->err);
@@ -299,8 +299,8 @@ int ipam_conf_load(struct cni_ctx *ctx, bool ranges_optional, struct ipam_conf *
 
 		if (ranges(ctx, ipam, c) || check_sets(ctx, c)) {
 			/* Nothing to report to the caller: DEL goes by owner. */
-			memcpy(&ignored, &ctx->err, sizeof(ignored));
-			memset(&ctx->err, 0, sizeof(ctx->err));
+			cni_error_adopt(&ignored, &ctx->err, 0);
+			cni_error_clear(&ctx->err);
 			log_warn("ignoring an invalid range configuration for DEL: %s (%s)",
 				 ignored.msg, ignored.details);
 			for (size_t i = 0; i < c->n_sets; i++)

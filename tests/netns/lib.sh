@@ -82,6 +82,7 @@ assert_mode() { # PATH MODE
 
 # cni_exec PLUGIN COMMAND CONTAINERID NETNS IFNAME CONFIG [CNI_ARGS]
 # PLUGIN is a bin/ name or a path; NETNS a name under /run/netns, a path or "".
+# IBCNI_WRAP, when set, prefixes the plugin (tests/valgrind.sh runs it so).
 cni_exec() {
 	local plugin=$1 cmd=$2 id=$3 ns=$4 ifname=$5 conf=$6 args=${7:-}
 	[[ $plugin == */* ]] || plugin=$BIN/$plugin
@@ -89,7 +90,7 @@ cni_exec() {
 	OUT=$(env -i PATH="$PATH" CNI_COMMAND="$cmd" CNI_CONTAINERID="$id" CNI_NETNS="$ns" \
 		CNI_IFNAME="$ifname" CNI_PATH="${CNI_PATH_OVERRIDE:-$BIN:$FIXTURES:$GO_CNI}" \
 		CNI_ARGS="$args" IBCNI_DELEGATE_TIMEOUT_MS="${IBCNI_DELEGATE_TIMEOUT_MS:-}" \
-		"$plugin" <<<"$conf" 2>"$T/stderr")
+		${IBCNI_WRAP:-} "$plugin" <<<"$conf" 2>"$T/stderr")
 	RC=$?
 	ERR=$(cat "$T/stderr")
 }

@@ -319,10 +319,12 @@ test_cost_independent_of_lease_count() {
 	done
 	cni_exec ib-host-local ADD rebuild /proc/self/ns/net eth0 "$conf"
 	for cmd in ADD DEL; do
+		# -y: ours opens relative to directory fds, printed with their paths.
 		env -i CNI_COMMAND=$cmd CNI_CONTAINERID=probe CNI_NETNS=/proc/self/ns/net CNI_IFNAME=eth0 \
-			CNI_PATH=/x strace -f -qq -e trace=open,openat -o "$T/trace" "$BIN/ib-host-local" \
+			CNI_PATH=/x strace -f -qq -y -e trace=open,openat -o "$T/trace" "$BIN/ib-host-local" \
 			<<<"$conf" >/dev/null 2>&1
 		opens=$(grep -c "$T/ours" "$T/trace")
+		[ "$opens" -ge 3 ] || fail "$cmd: only $opens opens seen under the data dir (trace broken?)"
 		[ "$opens" -le 25 ] || fail "$cmd opened $opens files under the data dir"
 	done
 	# host-local reads every lease on each ADD (its duplicate check).
@@ -380,13 +382,15 @@ test_lease_published_complete() {
 	for who in go ours; do
 		local plugin=$BIN/ib-host-local
 		[ $who = go ] && plugin=$GO_HL
+		# -y: file descriptors printed with their paths (ours works from directory fds).
 		env -i CNI_COMMAND=ADD CNI_CONTAINERID=c1 CNI_NETNS=/proc/self/ns/net CNI_IFNAME=eth0 \
-			CNI_PATH=/x strace -f -qq -e trace=open,openat,creat,link,linkat,rename,renameat,renameat2 \
+			CNI_PATH=/x strace -f -qq -y -e trace=open,openat,creat,link,linkat,rename,renameat,renameat2 \
 			-o "$T/trace.$who" "$plugin" <<<"${conf//@DATA@/$T/$who}" >/dev/null 2>&1
 	done
 	grep -q "\"$T/go/at/10.130.0.2\".*O_CREAT" "$T/trace.go" ||
 		fail "host-local no longer creates the lease in place (comparison stale)"
-	grep -q "\"$T/ours/at/10.130.0.2\".*O_CREAT" "$T/trace.ours" && fail "ours created the lease in place"
-	grep -Eq "link(at)?\(.*\"$T/ours/at/10.130.0.2\"" "$T/trace.ours" || fail "ours did not link() the lease"
+	grep -Eq "\"($T/ours/at/)?10\.130\.0\.2\".*O_CREAT" "$T/trace.ours" && fail "ours created the lease in place"
+	grep -Eq "^[0-9 ]*linkat\([0-9]+<$T/ours/at>, \"[^\"]+\", [0-9]+<$T/ours/at>, \"10\.130\.0\.2\"" "$T/trace.ours" ||
+		fail "ours did not link() the lease beside it"
 	assert_file "$T/ours/at/10.130.0.2" $'c1\r\neth0'
 }

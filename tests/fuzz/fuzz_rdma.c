@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: Apache-2.0
+/* RDMA netlink replies (device dump, netns mode) as a forged or newer
+ * kernel may send them. */
+#include <string.h>
+
+#include "fuzz.h"
+#include "fuzz_nl.h"
+#include "rdma.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	cni_log_setup("panic", NULL);
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct nl_msg *msg = fuzz_nl_msg(data, size);
+	struct cni_rdma_dev dev;
+	bool exclusive;
+
+	if (!msg)
+		return 0;
+	if (cni_rdma_parse_dev(msg, &dev) == 0) {
+		/* Names are bounded and terminated, whatever the reply says. */
+		if (strnlen(dev.name, sizeof(dev.name)) == sizeof(dev.name) ||
+		    strnlen(dev.link_type, sizeof(dev.link_type)) == sizeof(dev.link_type))
+			abort();
+	}
+	cni_rdma_parse_mode(msg, &exclusive);
+	nlmsg_free(msg);
+	return 0;
+}

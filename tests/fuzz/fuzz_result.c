@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: Apache-2.0
+/* A result (a delegate's stdout, a prevResult) in any version: decode,
+ * copy, encode in every version. Encoding the decoded result in the
+ * latest version and decoding that again must give the same JSON. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "fuzz.h"
+#include "json.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	cni_log_setup("panic", NULL);
+	return 0;
+}
+
+static char *encode(const struct cni_result *r, enum cni_version v)
+{
+	_cleanup_json_ struct json_object *o = NULL;
+	struct cni_error err = {0};
+	int ret = cni_result_to_json(r, v, &o, &err);
+
+	fuzz_check_error(&err, ret);
+	return ret ? NULL : cni_json_dump(o, true);
+}
+
+static void stable(const struct cni_result *r)
+{
+	_cleanup_free_ char *a = encode(r, CNI_VERSION_LATEST), *b = NULL;
+	_cleanup_json_ struct json_object *o = NULL;
+	struct cni_result *again = NULL;
+	struct cni_error err = {0};
+	const char *why;
+
+	if (!a)
+		return;
+	o = cni_json_parse(a, strlen(a), &why);
+	if (!o || cni_result_from_json(o, CNI_VERSION_LATEST, &again, &err))
+		abort();
+	b = encode(again, CNI_VERSION_LATEST);
+	if (!b || strcmp(a, b))
+		abort();
+	cni_result_free(again);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	_cleanup_json_ struct json_object *o = NULL;
+	struct cni_result *r = NULL, *copy;
+	struct cni_error err = {0};
+	const char *why;
+	int ret;
+
+	if (size < 1)
+		return 0;
+	o = cni_json_parse((const char *)data + 1, size - 1, &why);
+	if (!o)
+		return 0;
+	ret = cni_result_from_json(o, (enum cni_version)(data[0] % CNI_VERSION_COUNT), &r, &err);
+	fuzz_check_error(&err, ret);
+	if (ret)
+		return 0;
+	for (int v = 0; v < CNI_VERSION_COUNT; v++)
+		free(encode(r, (enum cni_version)v));
+	for (size_t i = 0; i < r->n_routes; i++)
+		cni_result_route_via(r, i);
+	copy = cni_result_dup(r);
+	if (!copy)
+		abort();
+	stable(copy);
+	cni_result_free(copy);
+	cni_result_free(r);
+	return 0;
+}
