@@ -270,6 +270,19 @@ int cni_link_set_mac(int ifindex, const unsigned char *mac, size_t len)
 	return link_change(ifindex, 0, 0, IFLA_ADDRESS, mac, len);
 }
 
+int cni_link_notify_peers(const struct cni_link *link)
+{
+	_cleanup_nl_msg_ struct nl_msg *msg = cni_link_msg(RTM_NEWLINK, 0, link->ifindex);
+
+	if (!msg)
+		return -ENOMEM;
+	if (!link->mac_len || link->mac_len > CNI_MAC_MAX)
+		return -EINVAL;
+	if (nla_put(msg, IFLA_ADDRESS, (int)link->mac_len, link->mac) < 0)
+		return -ENOMEM;
+	return cni_nl_request(NETLINK_ROUTE, msg, NULL, NULL);
+}
+
 int cni_link_move(int ifindex, int netns_fd)
 {
 	uint32_t fd = (uint32_t)netns_fd;

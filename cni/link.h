@@ -105,6 +105,12 @@ int cni_link_ipoib_msg(int parent, const char *name, uint16_t pkey, uint16_t mod
 /* Create that child; -EEXIST when the name is taken. */
 int cni_link_ipoib_add(int parent, const char *name, uint16_t pkey, uint16_t mode);
 
+/* Re-apply link's own hardware address (as read by cni_link_get()): nothing
+ * changes, but the kernel runs its NETDEV_CHANGEADDR handlers, which
+ * announce the link's addresses when arp_notify / ndisc_notify are set.
+ * Outside IBCNI_LINK_FAILPOINT's count, as it changes nothing. */
+int cni_link_notify_peers(const struct cni_link *link);
+
 /* Delete a (virtual) link. */
 int cni_link_delete(int ifindex);
 

@@ -122,13 +122,12 @@ int ibsriov_configure_ip(struct add *a)
 		log_warn("IPv6 duplicate address detection still running on %s after 10 s",
 			 a->ctx->env.ifname);
 	/* Neighbours may still map these addresses to a previous owner. */
-	for (size_t i = 0; !ret && !a->ib && a->vf.mac_len == 6 && i < r->n_ips; i++) {
-		int sent = cni_announce(a->vf.ifindex, a->vf.mac, &r->ips[i].address);
+	if (!ret && !a->ib && a->vf.mac_len == 6 && r->n_ips) {
+		int sent = cni_announce(a->vf.ifindex);
 
 		if (sent)
-			log_warn("cannot announce %s on %s: %s",
-				 cni_prefix_str(&r->ips[i].address, what, sizeof(what)),
-				 a->ctx->env.ifname, strerror(-sent));
+			log_warn("cannot announce the addresses of %s: %s", a->ctx->env.ifname,
+				 strerror(-sent));
 	}
 	for (size_t i = 0; !ret && i < r->n_routes; i++) {
 		struct cni_route rt = cni_result_route_via(r, i);

@@ -209,7 +209,7 @@ int cni_link_vf_set(int pf_ifindex, const struct cni_vf *vf)
 	return 0;
 }
 
-int cni_announce(int ifindex, const unsigned char mac[6], const struct cni_prefix *addr)
+int cni_announce(int ifindex)
 {
 	return 0;
 }

@@ -179,3 +179,25 @@ Test(rdma, recorded_sys_get_reply)
 	cr_assert_eq(cni_rdma_parse_mode(msg, &exclusive), -EPROTO, "no mode attribute");
 	nlmsg_free(msg);
 }
+
+Test(rdma, reply_policy)
+{
+	struct cni_rdma_dev d;
+	struct nl_msg *msg = nlmsg_alloc_simple(5121, NLM_F_MULTI);
+
+	nla_put_u32(msg, RDMA_NLDEV_ATTR_DEV_INDEX, 3);
+	nla_put(msg, RDMA_NLDEV_ATTR_DEV_NAME, 4, "rxe0");
+	cr_assert_eq(cni_rdma_parse_dev(msg, &d), -EPROTO, "a name without its NUL");
+	nlmsg_free(msg);
+	msg = nlmsg_alloc_simple(5121, NLM_F_MULTI);
+	nla_put(msg, RDMA_NLDEV_ATTR_DEV_INDEX, 2, "\1\0");
+	nla_put_string(msg, RDMA_NLDEV_ATTR_DEV_NAME, "rxe0");
+	cr_assert_eq(cni_rdma_parse_dev(msg, &d), -EPROTO, "a 2-byte index");
+	nlmsg_free(msg);
+	msg = nlmsg_alloc_simple(5126, 0);
+	nla_put(msg, RDMA_NLDEV_SYS_ATTR_NETNS_MODE, 0, NULL);
+	bool exclusive;
+
+	cr_assert_eq(cni_rdma_parse_mode(msg, &exclusive), -EPROTO, "an empty u8");
+	nlmsg_free(msg);
+}
