@@ -56,3 +56,18 @@ check: deps
 $(OUT)/build/unit/test_rdmans: $(OBJ)/rdma-ns/record.o
 $(OUT)/build/unit/test_rdmans: UNIT_EXTRA += $(OBJ)/rdma-ns/record.o
 $(OUT)/build/unit/test_rdmans: CFLAGS += -Irdma-ns
+
+# The vm-igb tier: qemu's igb (SR-IOV) under Debian's backports kernel.
+VM_IGB_HELPER := $(OUT)/build/vm-igb/igbhelper
+$(VM_IGB_HELPER): tests/vm-igb/igbhelper.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+check-vm-igb: all
+	@tests/vm-igb/run.sh
+
+# The hardware tier: opt-in, on a node with spare ConnectX VFs (tests/hw/README.md).
+check-hw: all
+	@IBCNI_HW_BIN=$(abspath $(BIN)) tests/hw/run.sh
+
+.PHONY: check-vm-igb check-hw
