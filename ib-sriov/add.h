@@ -17,6 +17,9 @@ struct add {
 	struct cni_result *ipam;
 };
 
+/* Fill the CNI error for a failed step (kernel errno and extended ack in
+ * the details) and return ret: always used as `return fail(...)` or
+ * `ret = fail(...)`. */
 static inline int fail(struct add *a, int ret, int code, const char *msg,
 		       const char *what)
 {

@@ -86,8 +86,8 @@ int ibsriov_move_in(struct add *a)
 	if (!ret)
 		ret = cni_link_get(NULL, a->vf.ifindex, &a->vf);
 	if (ret)
-		fail(a, ret, CNI_ERR_INTERNAL, "cannot configure the VF netdev in the pod",
-		     a->ctx->env.ifname);
+		ret = fail(a, ret, CNI_ERR_INTERNAL, "cannot configure the VF netdev in the pod",
+			   a->ctx->env.ifname);
 	cni_netns_restore(&saved);
 	return ret;
 }
@@ -109,14 +109,14 @@ int ibsriov_configure_ip(struct add *a)
 		return fail(a, ret, CNI_ERR_INTERNAL, "cannot enter the pod network namespace",
 			    a->ctx->env.netns);
 	if (v6 && (ret = cni_link_ipv6_enable(a->ctx->env.ifname)) && ret != -ENOENT)
-		fail(a, ret, CNI_ERR_INTERNAL, "cannot enable IPv6", a->ctx->env.ifname);
+		ret = fail(a, ret, CNI_ERR_INTERNAL, "cannot enable IPv6", a->ctx->env.ifname);
 	else
 		ret = 0;
 	for (size_t i = 0; !ret && i < r->n_ips; i++) {
 		ret = cni_link_addr_add(a->vf.ifindex, &r->ips[i].address);
 		if (ret)
-			fail(a, ret, CNI_ERR_INTERNAL, "cannot add an address",
-			     cni_prefix_str(&r->ips[i].address, what, sizeof(what)));
+			ret = fail(a, ret, CNI_ERR_INTERNAL, "cannot add an address",
+				   cni_prefix_str(&r->ips[i].address, what, sizeof(what)));
 	}
 	if (!ret && v6 && cni_link_wait_dad(a->vf.ifindex, 10000) == -ETIMEDOUT)
 		log_warn("IPv6 duplicate address detection still running on %s after 10 s",
@@ -134,8 +134,8 @@ int ibsriov_configure_ip(struct add *a)
 
 		ret = cni_link_route_add(a->vf.ifindex, &rt);
 		if (ret)
-			fail(a, ret, CNI_ERR_INTERNAL, "cannot add a route",
-			     cni_prefix_str(&rt.dst, what, sizeof(what)));
+			ret = fail(a, ret, CNI_ERR_INTERNAL, "cannot add a route",
+				   cni_prefix_str(&rt.dst, what, sizeof(what)));
 	}
 	cni_netns_restore(&saved);
 	return ret;
