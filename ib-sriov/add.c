@@ -377,7 +377,7 @@ static int earlier_attempt(struct add *a)
 {
 	struct cni_ctx *ctx = a->ctx;
 	struct ibsriov_record old;
-	int ret = ibsriov_record_find(ctx->conf->name, ctx->env.containerid, ctx->env.ifname,
+	int ret = ibsriov_record_find(ctx->env.containerid, ctx->env.ifname,
 				      ctx->env.netns, &old);
 
 	if (ret == -ENOENT || ret == -ESTALE)

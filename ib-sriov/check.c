@@ -70,7 +70,7 @@ int ibsriov_check(struct cni_ctx *ctx)
 	ret = ibsriov_conf_load(ctx, &conf, false);
 	if (ret)
 		return ret;
-	ret = ibsriov_record_find(ctx->conf->name, ctx->env.containerid, ctx->env.ifname,
+	ret = ibsriov_record_find(ctx->env.containerid, ctx->env.ifname,
 				  ctx->env.netns, &rec);
 	if (ret)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_UNKNOWN_CONTAINER, "CHECK failed",

@@ -19,7 +19,7 @@ int ibsriov_del(struct cni_ctx *ctx)
 	/* IPAM DEL always runs, netns or record or not. */
 	if (ctx->conf->ipam_type && *ctx->conf->ipam_type)
 		ipam_ret = cni_ipam_run(&ctx->env, ctx->conf, CNI_CMD_DEL, &ctx->err);
-	ret = ibsriov_record_find(ctx->conf->name, ctx->env.containerid, ctx->env.ifname,
+	ret = ibsriov_record_find(ctx->env.containerid, ctx->env.ifname,
 				  ctx->env.netns, &rec);
 	if (ret == -ENOENT || ret == -ESTALE) {
 		log_info("no record for %s:%s: nothing to undo", ctx->env.containerid, ctx->env.ifname);

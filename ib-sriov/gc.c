@@ -86,10 +86,14 @@ int ibsriov_gc(struct cni_ctx *ctx)
 	struct cni_error err = { 0 };
 	int ret = 0;
 
-	if (!ctx->conf->has_attachments)
+	if (!ctx->conf->has_attachments) {
 		log_info("no cni.dev/valid-attachments list: nothing to release");
-	else
-		ret = gc_dir(ctx, IBSRIOV_STATE_DIR, &err) | gc_dir(ctx, IBSRIOV_GO_DIR, &err);
+	} else {
+		int ours = gc_dir(ctx, IBSRIOV_STATE_DIR, &err);
+		int go = gc_dir(ctx, IBSRIOV_GO_DIR, &err);
+
+		ret = ours ?: go;
+	}
 	if (ret)
 		cni_error_adopt(&ctx->err, &err, ret);
 	/* GC goes on past errors and is forwarded to the IPAM in any case. */

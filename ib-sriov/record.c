@@ -437,8 +437,8 @@ static int find_legacy(const char *id, const char *ifname, const char *netns,
 	return -ESTALE;
 }
 
-int ibsriov_record_find(const char *network, const char *id, const char *ifname,
-			const char *netns, struct ibsriov_record *r)
+int ibsriov_record_find(const char *id, const char *ifname, const char *netns,
+			struct ibsriov_record *r)
 {
 	char name[NAME_MAX + 1];
 	int ret = ibsriov_record_name(id, ifname, name, sizeof(name));
@@ -455,7 +455,6 @@ int ibsriov_record_find(const char *network, const char *id, const char *ifname,
 		ibsriov_record_clear(r);
 		return -ESTALE;
 	}
-	(void)network;
 	return ret;
 }
 
