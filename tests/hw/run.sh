@@ -96,7 +96,8 @@ snapshot() {
 	links=$(ip -o link show)
 	for v in $VFS; do
 		echo "$v | $(echo "$table" | sed -n "s/^ *vf $(idx_of "$v") *//p")" \
-			"| $(echo "$links" | grep "^[0-9]*: $(vf_net "$v"):" | sed -E 's/^[0-9]+: ([^:@]+)[^<]*<([^>]*)> mtu ([0-9]+).*/\1 \3 \2/')"
+			"| $(echo "$links" | grep "^[0-9]*: $(vf_net "$v"):" |
+				sed -E 's/^[0-9]+: ([^:@]+)[^<]*<([^>]*)> mtu ([0-9]+)[^\\]*\\ *link\/[a-z]+ ([0-9a-f:]+).*/\1 \4 \3 \2/')"
 	done
 	ls /var/lib/cni/ib-sriov 2>/dev/null | grep "^$NS-" || true
 }
@@ -127,6 +128,18 @@ restore() {
 		done <"$S/attachments"
 	fi
 	[ -f "$S/netns" ] && sort -u "$S/netns" | while read -r n; do ip netns del "$n" 2>/dev/null; done
+	sleep 1	# a deleted netns hands physical netdevs back asynchronously
+	# Best effort for what a failed DEL left behind: netdev name and MTU.
+	echo "$FIRST" | while IFS='|' read -r v _ link; do
+		set -- $link	# name mac mtu flags
+		[ -n "${1:-}" ] || continue
+		cur=$(vf_net "${v% }")
+		if [ -n "$cur" ] && [ "$cur" != "$1" ]; then
+			ip link set "$cur" down
+			ip link set "$cur" name "$1"
+		fi
+		ip link set "$1" mtu "$3" 2>/dev/null
+	done
 	now=$(snapshot)
 	if [ "$now" = "$FIRST" ]; then
 		ok "restore: every VF as found ($S/snapshot.before)"

@@ -65,7 +65,7 @@ jqe() { # NAME "PATH..." WANT
 	set +f
 	expect "$1" "$3" "$got"
 }
-msg() { J .code .msg .details; }
+msg() { [ "$RC" = 0 ] || J .code .msg .details; }	# the error, for a failing name
 
 BIN=/opt/cni/bin
 D=/sys/bus/pci/devices

@@ -42,8 +42,6 @@ ip link set "$got" name "$old" 2>/dev/null
 
 section "vfio-pci behind the emulated VT-d IOMMU"
 ip netns add pod4
-before=$(host_state)
-table=$(vf_table)
 echo vfio-pci >"$D/$VF3/driver_override"
 echo "$VF3" >"$D/$VF3/driver/unbind"
 echo "$VF3" >/sys/bus/pci/drivers_probe
@@ -51,6 +49,7 @@ expect "vfio: the VF is bound to vfio-pci" vfio-pci "$(basename "$(readlink "$D/
 grp=$(basename "$(readlink "$D/$VF3/iommu_group")")
 expect "vfio: the IOMMU group has its own VFIO node" "/dev/vfio/$grp" "$(ls /dev/vfio/$grp 2>&1)"
 expect "vfio: a type 1 container opens the device" "pci=1 regions=9 irqs=5" "$(igbhelper vfio "$grp" "$VF3")"
+bound=$(host_state)
 cni ib-sriov ADD v1 /run/netns/pod4 net1 "$(conf "$VF3" '"vfioPciMode":true' ib-host-local)"
 expect "vfio: ADD exits 0 $(msg)" 0 "$RC"
 jqe "vfio: the result names the device, no address" '.interfaces[0].pciID .ips' "[\"$VF3\",null]"
@@ -62,7 +61,8 @@ cni ib-sriov CHECK v1 /run/netns/pod4 net1 "${cc%\}},\"prevResult\":$prev}"
 expect "vfio: CHECK exits 0 $(msg)" 0 "$RC"
 cni ib-sriov DEL v1 /run/netns/pod4 net1 "$cc"
 expect "vfio: DEL exits 0 $(msg)" 0 "$RC"
-expect "vfio: still bound to vfio-pci" vfio-pci "$(basename "$(readlink "$D/$VF3/driver")")"
+expect "vfio: still bound to vfio-pci" vfio-pci "$(drv "$VF3")"
+expect "vfio: DEL left the VF table as before, no record" "$bound" "$(host_state)"
 cni ib-sriov ADD v2 /run/netns/pod4 net1 "$(conf "$VF3" '"vfioPciMode":true,"link_state":"enable"')"
 jqe "vfio: link_state refused by igb" '.code .msg' '[101,"cannot configure the VF on its PF"]'
 known D3
@@ -74,7 +74,7 @@ known ""
 cni ib-sriov ADD v3 /run/netns/pod4 net1 "$(conf "$VF2" '"vfioPciMode":true')"
 jqe "vfio: vfioPciMode on an igbvf VF" '.code .msg' '[7,"vfioPciMode is set but the VF is not bound to vfio-pci"]'
 known D1
-expect "vfio: VF table as before, no record" "$before" "$(host_state)"
+expect "vfio: VF table as before, no record" "$bound" "$(host_state)"
 known ""
 bind_igbvf "$VF3"
 expect "vfio: back on igbvf" igbvf "$(basename "$(readlink "$D/$VF3/driver")")"
