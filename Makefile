@@ -114,6 +114,8 @@ help:
 	@echo 'make check-unit   Criterion unit tests (no root)'
 	@echo 'make check-netns  whole-binary tests in private namespaces (root)'
 	@echo 'make check-vm     RDMA tests in a qemu VM running Debian'"'"'s kernel (root)'
+	@echo 'make check-vm-igb ib-sriov on qemu'"'"'s igb SR-IOV PF, backports kernel (root)'
+	@echo 'make check-hw     opt-in, real ConnectX VFs (tests/hw/README.md)'
 	@echo 'make demo         simulated SR-IOV node walk-through (root)'
 	@echo 'make static       the same static binaries in build/static/bin, file/ldd shown'
 	@echo 'make install      to $$(DESTDIR)$$(BINDIR) (default /opt/cni/bin)'

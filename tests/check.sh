@@ -38,6 +38,9 @@ tier static tests/static.sh
 if [ -x tests/vm/run.sh ]; then
 	tier vm make --no-print-directory check-vm
 fi
+if [ -x tests/vm-igb/run.sh ]; then
+	tier vm-igb make --no-print-directory check-vm-igb
+fi
 echo "== summary"
 printf '  %s\n' "${summary[@]}"
 echo "check: $total_pass passed, $total_fail failed"
