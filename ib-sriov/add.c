@@ -288,30 +288,56 @@ static int apply_vf(struct add *a)
 	return 0;
 }
 
-/* A new GUID takes effect when the VF's driver re-initialises it. */
-static int rebind(struct add *a)
+/* The VF's driver re-initialises it (under the PF's lock); its netdev is
+ * then found again by PCI address, never by its old name. */
+static int rebind_vf(struct add *a, const char *why)
 {
-	char name[IFNAMSIZ];
+	char name[IFNAMSIZ], what[96];
 	int lock, ret;
 
-	if (!a->ib || !a->conf.has_guid || a->vfio ||
-	    ibsriov_guid_from_hwaddr(a->vf.mac, a->vf.mac_len) == a->conf.guid)
-		return 0;
 	lock = ibsriov_lock("pf", a->pci.pf_addr, &a->ctx->err);
 	if (lock < 0)
 		return lock;
 	ret = cni_pci_rebind(CNI_PCI_ROOT, a->conf.device);
 	cni_lock_release(lock);
+	snprintf(what, sizeof(what), "%s (%s)", a->conf.device, why);
 	if (ret)
-		return fail(a, ret, CNI_ERR_DEVICE, "cannot rebind the VF to apply its GUID", a->conf.device);
-	/* Never trust the old name: find the netdev under the PCI device again. */
+		return fail(a, ret, CNI_ERR_DEVICE, "cannot rebind the VF", what);
 	ret = cni_pci_wait_netdev(CNI_PCI_ROOT, a->conf.device, a->conf.netdev_wait_ms, name);
 	if (!ret)
 		ret = cni_link_get(name, 0, &a->vf);
 	if (ret)
 		return fail(a, ret, CNI_ERR_DEVICE, "the VF's netdev did not come back after the rebind",
-			    a->conf.device);
+			    what);
 	return 0;
+}
+
+/* A new GUID takes effect when the VF's driver re-initialises it. */
+static int rebind(struct add *a)
+{
+	if (!a->ib || !a->conf.has_guid || a->vfio ||
+	    ibsriov_guid_from_hwaddr(a->vf.mac, a->vf.mac_len) == a->conf.guid)
+		return 0;
+	return rebind_vf(a, "to apply its GUID");
+}
+
+/* The admin MAC on the netdev too, before the move. Some drivers (igb,
+ * untrusted VF) refuse the VF's own change to it once it is set: the
+ * netdev takes the admin MAC when the driver re-initialises the VF. */
+static int mac_follow(struct add *a)
+{
+	const unsigned char *mac = a->conf.vf.mac;
+	int ret;
+
+	if (a->ib || a->vfio || !(a->rec.vf_changed & CNI_VF_MAC) ||
+	    (a->vf.mac_len == 6 && !memcmp(a->vf.mac, mac, 6)))
+		return 0;
+	ret = cni_link_set_mac(a->vf.ifindex, mac, 6);
+	if (ret == -EADDRNOTAVAIL || ret == -EPERM)
+		return rebind_vf(a, "to apply its admin MAC");
+	if (ret)
+		return fail(a, ret, CNI_ERR_INTERNAL, "cannot set the VF netdev's MAC", a->vf.name);
+	return cni_link_get(NULL, a->vf.ifindex, &a->vf);
 }
 
 static int pkey_present(struct add *a)
@@ -445,7 +471,7 @@ static int prepare(struct add *a)
 /* Everything up to the pod's interface, under the VF lock. */
 static int attach(struct add *a)
 {
-	int ret = apply_vf(a) ?: rebind(a) ?: pkey_present(a);
+	int ret = apply_vf(a) ?: rebind(a) ?: mac_follow(a) ?: pkey_present(a);
 
 	if (ret || a->vfio)
 		return ret;
