@@ -306,7 +306,7 @@ run_case() {
 		fi
 		exec_plugin "${CP_ENVV[@]}"
 		C_RC[n]=$RC C_ERR[n]=$ERR
-		cp "$R/out" "$R/o/$n"
+		printf '%s' "$OUT" >"$R/o/$n"
 		LC_ALL=C
 		[[ $OUT == *[$'\x80'-$'\xff']* ]] && ! iconv -f UTF-8 -t UTF-8 <"$R/out" >/dev/null 2>&1 &&
 			BADUTF8[$R/o/$n]=1
@@ -393,7 +393,7 @@ corpus_group() {
 	read_outputs $(find "$R/o" -type f -size +0)
 	for ((i = 1; i <= n; i++)); do
 		judge "${C_EXP[i]}" "${C_RC[i]}" "$R/o/$i"
-		[ -z "$CP_WHY" ] && CP_WHY=${C_WHY[i]}
+		[[ -z $CP_WHY || ${C_WHY[i]} == plant* || ${C_WHY[i]} == stdin* ]] && CP_WHY=${C_WHY[i]}
 		if [ -n "${C_KNOWN[i]}" ]; then
 			k=$((k + 1))
 			if [ -n "$CP_WHY" ]; then
