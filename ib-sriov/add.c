@@ -42,8 +42,9 @@ static int resolve_pf(struct add *a)
 	return 0;
 }
 
-/* Resolve the VF from deviceID and check the request fits it. */
-static int resolve(struct add *a)
+/* The device deviceID names, from sysfs alone: before any side effect
+ * (the lock file included), so a bad deviceID leaves nothing behind. */
+static int resolve_device(struct add *a)
 {
 	struct ibsriov_conf *c = &a->conf;
 	struct cni_error *err = &a->ctx->err;
@@ -62,13 +63,30 @@ static int resolve(struct add *a)
 	if (c->vfio && !a->vfio)
 		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG, "vfioPciMode is set but the VF is not bound to vfio-pci",
 				  "%s is bound to \"%s\"", c->device, a->pci.driver);
-	if (!*a->pci.pf_netdev || cni_link_get(a->pci.pf_netdev, 0, &a->pf))
+	if (!*a->pci.pf_netdev)
+		return cni_errorf(err, -ENODEV, CNI_ERR_DEVICE, "the VF's PF has no netdev",
+				  "PF %s of %s: the PF driver must be loaded", a->pci.pf_addr, c->device);
+	return 0;
+}
+
+/* The PF's and the VF's netdevs as they are now, under the VF lock (fresh:
+ * sysfs read again when an earlier attempt was just undone). */
+static int resolve_links(struct add *a, bool fresh)
+{
+	struct ibsriov_conf *c = &a->conf;
+	struct cni_error *err = &a->ctx->err;
+
+	if (a->pf_passthrough)
+		return 0;
+	if (cni_link_get(a->pci.pf_netdev, 0, &a->pf))
 		return cni_errorf(err, -ENODEV, CNI_ERR_DEVICE, "the VF's PF has no netdev",
 				  "PF %s of %s: the PF driver must be loaded", a->pci.pf_addr, c->device);
 	if (a->vfio) {
 		a->ib = a->pf.type == ARPHRD_INFINIBAND;
 		return 0;
 	}
+	if (fresh)
+		cni_pci_netdev(CNI_PCI_ROOT, c->device, a->pci.netdev);
 	if (!*a->pci.netdev || cni_link_get(a->pci.netdev, 0, &a->vf))
 		return cni_errorf(err, -ENODEV, CNI_ERR_DEVICE, "the VF has no netdev",
 				  "%s (bound to \"%s\"): load its network driver (mlx5_core, ib_ipoib), or "
@@ -399,7 +417,7 @@ static int pkey_child(struct add *a)
  * refused (DEL it first); an unfinished one (a killed or failed ADD) is
  * undone first, so the retry starts from the VF as the first attempt
  * found it and records those originals, not its own half-done state. */
-static int earlier_attempt(struct add *a)
+static int earlier_attempt(struct add *a, bool *undone)
 {
 	struct cni_ctx *ctx = a->ctx;
 	struct ibsriov_record old;
@@ -418,6 +436,7 @@ static int earlier_attempt(struct add *a)
 	} else {
 		log_info("undoing an unfinished ADD of %s before retrying it", old.name);
 		ret = ibsriov_release(&old, &ctx->err);
+		*undone = true;
 	}
 	ibsriov_record_clear(&old);
 	return ret;
@@ -453,19 +472,26 @@ static int device_free(struct add *a)
 	return 0;
 }
 
+/* Before any side effect: the attachment's name and the device. */
+static int validate(struct add *a)
+{
+	int ret = ibsriov_record_name(a->ctx->env.containerid, a->ctx->env.ifname, a->rec.name,
+				      sizeof(a->rec.name));
+
+	if (ret)
+		return cni_errorf(&a->ctx->err, ret, CNI_ERR_INVALID_ENV, "invalid attachment name",
+				  "CNI_CONTAINERID and CNI_IFNAME together exceed %d bytes",
+				  IBSRIOV_RECORD_NAME_MAX);
+	return resolve_device(a);
+}
+
 /* Under the VF lock, before any change: the VF as it is now. */
 static int prepare(struct add *a)
 {
-	char name[NAME_MAX + 1];
-	int ret;
+	bool undone = false;
 
-	ret = ibsriov_record_name(a->ctx->env.containerid, a->ctx->env.ifname, name, sizeof(name));
-	if (ret)
-		return cni_errorf(&a->ctx->err, ret, CNI_ERR_INVALID_ENV, "invalid attachment name",
-				  "CNI_CONTAINERID and CNI_IFNAME together exceed %d bytes", IBSRIOV_RECORD_NAME_MAX);
-	copy_str(a->rec.name, sizeof(a->rec.name), name);
-	return earlier_attempt(a) ?: resolve(a) ?: check_fits(a) ?: pod_ifname_free(a) ?:
-	       device_free(a);
+	return earlier_attempt(a, &undone) ?: resolve_links(a, undone) ?: check_fits(a) ?:
+	       pod_ifname_free(a) ?: device_free(a);
 }
 
 /* Everything up to the pod's interface, under the VF lock. */
@@ -536,7 +562,7 @@ int ibsriov_add(struct cni_ctx *ctx)
 	bool ipam_done = false;
 	int lock = -1, ret;
 
-	ret = ibsriov_conf_load(ctx, &a.conf, false);
+	ret = ibsriov_conf_load(ctx, &a.conf, false) ?: validate(&a);
 	if (ret)
 		return ret;
 	a.netns_fd = cni_netns_open(ctx->env.netns, &ctx->err);
