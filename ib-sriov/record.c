@@ -471,7 +471,11 @@ static int remove_go_twin(const struct ibsriov_record *r)
 					       r->ifname))
 		return 0;
 	ret = find_legacy(r->container_id, r->ifname, r->netns, &other);
-	if (ret == -ENOENT || ret == -ESTALE)
+	/* Absent: an ADD killed while writing the twin may have left its
+	 * temp file, which removing the name clears. */
+	if (ret == -ENOENT)
+		return cni_state_remove(IBSRIOV_GO_DIR, file);
+	if (ret == -ESTALE)
 		return 0;
 	ibsriov_record_clear(&other);
 	/* An unparseable file under our attachment's Go name: ours to drop. */
