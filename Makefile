@@ -74,6 +74,7 @@ $(foreach p,$(PLUGINS),$(eval $(call plugin_rule,$(p))))
 
 include tests/tests.mk
 include tests/fuzz.mk
+include tests/crash/crash.mk
 
 static:
 	$(MAKE) STATIC=1 all
@@ -99,6 +100,7 @@ help:
 	@echo 'make check        every test tier this machine supports (root for netns/vm)'
 	@echo 'make check-unit   Criterion unit tests (no root)'
 	@echo 'make check-netns  whole-binary tests in private namespaces (root)'
+	@echo 'make check-crash  kill/fault injection at every syscall and a soak (root; FULL=1 all points)'
 	@echo 'make check-vm     RDMA tests in a qemu VM running Debian'"'"'s kernel (root)'
 	@echo 'make demo         simulated SR-IOV node walk-through (root)'
 	@echo 'make static       fully static binaries in build/static/bin'
