@@ -118,9 +118,13 @@ links_state() {
 }
 
 # Names, types and modes under our state directories and the lease
-# directory (contents change: round-robin pointers, the index token).
+# directory (contents change: round-robin pointers). ib-host-local's owner
+# index is a cache checked against the lease files on every lookup: a
+# stale entry or a missing token costs a rebuild, so its files are left out
+# (its temp files are not: see converged).
 files_state() {
-	find /var/lib/cni "$T/leases" /run/ibcni -mindepth 1 -printf '%p %y %m\n' 2>/dev/null | sort
+	find /var/lib/cni "$T/leases" /run/ibcni -mindepth 1 -printf '%p %y %m\n' 2>/dev/null |
+		grep -Ev '/\.ib-host-local/[^/]+/(token|owners/[^/]+) ' | sort
 }
 
 baseline() {
