@@ -423,6 +423,8 @@ static int find_legacy(const char *id, const char *ifname, const char *netns,
 	char file[NAME_MAX + 1];
 	int ret;
 
+	/* Cleared whatever the outcome: callers clear it on error too. */
+	memset(r, 0, sizeof(*r));
 	if (check_snprintf(file, sizeof(file), "%s-%s", id, ifname))
 		return -ENOENT;
 	ret = load_from(IBSRIOV_GO_DIR, file, &o);
