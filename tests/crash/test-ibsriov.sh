@@ -153,7 +153,7 @@ gc_end() {
 	run_plugin ib-sriov DEL ctr0 pod0 net1 "$CONF0"
 	assert_eq 0 "$RC" "DEL ctr0 ($OUT)"
 	assert_link host vf0_0 '.ifname' '"vf0_0"'
-	assert_eq "" "$(ls /var/lib/cni/ibcni/ib-sriov /var/lib/cni/ib-sriov)" "records at the end"
+	assert_eq "" "$(find /var/lib/cni/ibcni/ib-sriov /var/lib/cni/ib-sriov -type f 2>/dev/null)" "records at the end"
 	assert_eq "" "$(ls "$T/leases/$NET" | grep -e '^10\.' -e '^fd')" "leases at the end"
 }
 
