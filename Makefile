@@ -87,6 +87,7 @@ $(foreach p,$(PLUGINS),$(eval $(call plugin_rule,$(p))))
 
 include tests/tests.mk
 include tests/fuzz.mk
+include tests/crash/crash.mk
 
 # Always static, whatever SAN= or DYNAMIC= say (the vm tier boots these).
 static:
@@ -113,6 +114,7 @@ help:
 	@echo 'make check        every test tier this machine supports (root for netns/vm)'
 	@echo 'make check-unit   Criterion unit tests (no root)'
 	@echo 'make check-netns  whole-binary tests in private namespaces (root)'
+	@echo 'make check-crash  kill/fault injection at every syscall and a soak (root; FULL=1 all points)'
 	@echo 'make check-vm     RDMA tests in a qemu VM running Debian'"'"'s kernel (root)'
 	@echo 'make check-vm-igb ib-sriov on qemu'"'"'s igb SR-IOV PF, backports kernel (root)'
 	@echo 'make check-hw     opt-in, real ConnectX VFs (tests/hw/README.md)'

@@ -435,7 +435,12 @@ static int earlier_attempt(struct add *a, bool *undone)
 				 ctx->env.ifname, ctx->env.containerid, old.device);
 	} else {
 		log_info("undoing an unfinished ADD of %s before retrying it", old.name);
-		ret = ibsriov_release(&old, &ctx->err);
+		/* It may have got its addresses before it was killed: the
+		 * retry's own IPAM ADD would find them taken (host-local's
+		 * "duplicate allocation"). The IPAM releases by owner. */
+		ret = ctx->conf->ipam_type && *ctx->conf->ipam_type ?
+			      cni_ipam_run(&ctx->env, ctx->conf, CNI_CMD_DEL, &ctx->err) : 0;
+		ret = ret ?: ibsriov_release(&old, &ctx->err);
 		*undone = true;
 	}
 	ibsriov_record_clear(&old);

@@ -233,8 +233,12 @@ int ipam_index_lookup(struct ipam_store *s, const char *id, const char *ifname,
 		if (!cni_addr_parse(line, &ip))
 			return -ESTALE;
 		ret = ipam_store_lease(s, &ip, &l);
-		/* Gone or unreadable: not this owner's lease, whatever the index says. */
-		if (ret == -ENOENT || ret == -EBADMSG)
+		/* Gone: a release whose index update a failure skipped; the
+		 * rebuild drops the stale entry (else it stays for ever). */
+		if (ret == -ENOENT)
+			return -ESTALE;
+		/* Unreadable: not this owner's lease, whatever the index says. */
+		if (ret == -EBADMSG)
 			continue;
 		if (ret)
 			return ret;

@@ -29,6 +29,7 @@ tier() { # NAME COMMAND...
 tier unit make --no-print-directory check-unit
 if [ "$(id -u)" -eq 0 ]; then
 	tier netns make --no-print-directory check-netns
+	tier crash make --no-print-directory check-crash
 else
 	echo "== netns: skipped, needs root (sudo make check)"
 	summary+=("netns    not run: needs root")
