@@ -19,6 +19,7 @@
 #include "rdma.h"
 #include "state.h"
 #include "util.h"
+#include "verbs.h"
 
 /* A PF bound to vfio-pci is passed through whole, as ib-sriov-cni does:
  * nothing to configure, only a record and a result. */
@@ -358,6 +359,19 @@ static int mac_follow(struct add *a)
 	return cni_link_get(NULL, a->vf.ifindex, &a->vf);
 }
 
+/* The VF's pkey table as an application sees it, through verbs; sysfs
+ * when the device does not open (no uverbs, no provider for its driver). */
+static int pkey_table(struct add *a, uint16_t *keys, size_t max)
+{
+	int n = cni_verbs_pkeys(a->pci.rdma_dev, 1, keys, max);
+
+	if (n >= 0)
+		return n;
+	log_debug("pkey table of %s through verbs: %s; reading sysfs", a->pci.rdma_dev,
+		  cni_verbs_strerror(n));
+	return cni_pci_pkeys(CNI_PCI_ROOT, a->conf.device, a->pci.rdma_dev, 1, keys, max);
+}
+
 static int pkey_present(struct add *a)
 {
 	uint64_t deadline = now_ms() + a->conf.pkey_wait_ms;
@@ -367,7 +381,7 @@ static int pkey_present(struct add *a)
 	if (!a->conf.has_pkey || !a->conf.pkey_enforce)
 		return 0;
 	for (;;) {
-		n = cni_pci_pkeys(CNI_PCI_ROOT, a->conf.device, a->pci.rdma_dev, 1, keys, 128);
+		n = pkey_table(a, keys, 128);
 		for (int i = 0; i < n; i++)
 			if ((keys[i] & 0x7fff) == (a->conf.pkey & 0x7fff))
 				return 0;

@@ -81,4 +81,8 @@ int ibsriov_check(struct cni_ctx *ctx);
 int ibsriov_gc(struct cni_ctx *ctx);
 int ibsriov_status(struct cni_ctx *ctx);
 
+/* `ib-sriov doctor [--json]` (doctor.c): the node's readiness report on
+ * stdout; 1 when a finding is an error, 2 on a usage error, else 0. */
+int ibsriov_doctor_main(int argc, char **argv);
+
 #endif

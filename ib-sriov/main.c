@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <linux/capability.h>
+#include <string.h>
 
 #include "caps.h"
 #include "ibsriov.h"
 
 static const struct cni_plugin plugin = {
 	.name = "ib-sriov",
-	.about = "ib-sriov: SR-IOV VF plugin for InfiniBand and RoCE",
+	.about = "ib-sriov: SR-IOV VF plugin for InfiniBand and RoCE\n"
+		 "admin: ib-sriov doctor [--json]",
 	.add = ibsriov_add,
 	.del = ibsriov_del,
 	.check = ibsriov_check,
@@ -17,5 +19,7 @@ static const struct cni_plugin plugin = {
 
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "doctor"))
+		return ibsriov_doctor_main(argc, argv);
 	return cni_run(&plugin, argc, argv);
 }
