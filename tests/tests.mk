@@ -63,9 +63,10 @@ $(OUT)/build/unit/test_verbs: UNIT_EXTRA += tests/unit/fake_verbs.c
 
 # The vm-igb tier: qemu's igb (SR-IOV) under Debian's backports kernel.
 VM_IGB_HELPER := $(OUT)/build/vm-igb/igbhelper
+# Static like the plugins: the guest's initramfs has no shared json-c.
 $(VM_IGB_HELPER): tests/vm-igb/igbhelper.c $(LIB)
 	@mkdir -p $(dir $@)
-	$(call quiet,CC,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(call quiet,CC,$@)$(CC) $(CFLAGS) $(LDFLAGS) $(PLUGIN_LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 check-vm-igb: all
 	@tests/vm-igb/run.sh
