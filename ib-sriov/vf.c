@@ -28,7 +28,7 @@ static const struct {
 	{ CNI_VF_TRUST, "trust" },
 	{ CNI_VF_SPOOFCHK, "spoofchk" },
 	{ CNI_VF_RATE, "min_tx_rate/max_tx_rate" },
-	{ CNI_VF_VLAN, "vlan" },
+	{ CNI_VF_VLAN, "vlan/vlanQoS/vlanProto" },
 	{ CNI_VF_MAC, "mac" },
 	{ CNI_VF_NODE_GUID | CNI_VF_PORT_GUID, "guid" },
 };
@@ -266,8 +266,12 @@ static int restore_netdev(const struct ibsriov_record *r, const struct cni_link 
 		ret = cni_link_rename(l->ifindex, r->orig_name);
 	if (!ret && r->orig_mtu && l->mtu != r->orig_mtu)
 		ret = cni_link_set_mtu(l->ifindex, r->orig_mtu);
+	/* After "no admin MAC" was restored (zeros), the VF says its own MAC
+	 * again even when the netdev still has it: igb, for one, drops its
+	 * filter for the VF's MAC with the admin MAC, and reports it again. */
 	if (!ret && r->orig_mac_len == 6 && r->kind == IBSRIOV_ETH &&
-	    memcmp(l->mac, r->orig_mac, 6))
+	    (memcmp(l->mac, r->orig_mac, 6) ||
+	     ((r->flags & IBSRIOV_REC_MAC_UNSET) && (r->vf_changed & CNI_VF_MAC))))
 		ret = cni_link_set_mac(l->ifindex, r->orig_mac, 6);
 	if (!ret && r->orig_up)
 		ret = cni_link_set_up(l->ifindex, true);

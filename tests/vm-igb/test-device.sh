@@ -52,9 +52,11 @@ expect "vfio: a type 1 container opens the device" "pci=1 regions=9 irqs=5" "$(i
 bound=$(host_state)
 cni ib-sriov ADD v1 /run/netns/pod4 net1 "$(conf "$VF3" '"vfioPciMode":true' ib-host-local)"
 expect "vfio: ADD exits 0 $(msg)" 0 "$RC"
-jqe "vfio: the result names the device, no address" '.interfaces[0].pciID .ips' "[\"$VF3\",null]"
-expect "vfio: the record is written" "v1-net1" "$(ls /var/lib/cni/ib-sriov)"
-expect "vfio: no lease" "" "$(leases)"
+# A RoCE VF on vfio-pci gets its addresses in the result, as sriov-cni's
+# DPDK mode gives them (applications read them from the network status).
+jqe "vfio: the result names the device and its address" '.interfaces[0].pciID .ips[0].address' "[\"$VF3\",\"10.56.0.2/24\"]"
+expect "vfio: the record is written" "v1:net1" "$(ls /var/lib/cni/ibcni/ib-sriov)"
+expect "vfio: the address is leased" "10.56.0.2 " "$(leases)"
 prev=$OUT
 cc=$(conf "$VF3" '"vfioPciMode":true')
 cni ib-sriov CHECK v1 /run/netns/pod4 net1 "${cc%\}},\"prevResult\":$prev}"
@@ -63,6 +65,7 @@ cni ib-sriov DEL v1 /run/netns/pod4 net1 "$cc"
 expect "vfio: DEL exits 0 $(msg)" 0 "$RC"
 expect "vfio: still bound to vfio-pci" vfio-pci "$(drv "$VF3")"
 expect "vfio: DEL left the VF table as before, no record" "$bound" "$(host_state)"
+expect "vfio: DEL released the address" "" "$(leases)"
 cni ib-sriov ADD v2 /run/netns/pod4 net1 "$(conf "$VF3" '"vfioPciMode":true,"link_state":"enable"')"
 jqe "vfio: link_state refused by igb" '.code .msg' '[101,"cannot configure the VF on its PF"]'
 known D3

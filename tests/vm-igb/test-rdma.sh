@@ -41,7 +41,7 @@ jqe "rdma: rdma-ns reaches the kernel's refusal to move rxe0" '.msg' '"the RDMA 
 contains "rdma: the refusal names rxe0" "rxe0" "$(Jr .details)"
 rdmans DEL r1 /run/netns/rpod net1 "$rconf"
 expect "rdma: rdma-ns DEL after the failed ADD exits 0" 0 "$RC"
-cni ib-sriov ADD r2 /run/netns/rpod net1 "$(conf "$VF0" '"rdmaIsolation":true,"mac":"02:11:22:33:44:88","mtu":1400' ib-host-local)"
+cni ib-sriov ADD r2 /run/netns/rpod net1 "$(conf "$VF0" '"rdmaIsolation":true,"mtu":1400' ib-host-local)"
 jqe "rdma: ib-sriov rdmaIsolation reaches the kernel's refusal" '.msg' '"cannot move the RDMA device into the pod"'
 contains "rdma: the refusal names rxe0" "rxe0: " "$(Jr .details)"
 umount "$D"
