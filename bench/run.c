@@ -8,7 +8,7 @@
  *   run cycle ITER NAME=DIR...   ADD then DEL of job 0; one sample per pair
  *   run add ITER NAME=DIR...     ADD of job 0 measured, its DEL not
  *   run wave ITER NAME=DIR...    every job's ADD at once, then every DEL
- *   run prefill DIR N            N leases as host-local writes them
+ *   run prefill DIR N            N leases (and the lock) as host-local writes them
  *
  * A job is a directory: bin (the program, usually a link), env (KEY=VALUE
  * lines), stdin (the config); its stdout and stderr go to out and err
@@ -227,6 +227,9 @@ static int prefill(const char *dir, unsigned long n)
 		die(dir, strerror(errno));
 	if (chdir(dir) < 0)
 		die(dir, strerror(errno));
+	/* host-local's lock file: what makes the directory a lease directory. */
+	if (close(open("lock", O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) < 0)
+		die("lock", strerror(errno));
 	for (unsigned long i = 0; i < n; i++) {
 		int fd, len;
 
@@ -242,6 +245,7 @@ static int prefill(const char *dir, unsigned long n)
 int main(int argc, char **argv)
 {
 	static struct contender cs[16];
+	struct rusage self;
 	size_t n = 0, iter;
 
 	if (argc == 4 && !strcmp(argv[1], "prefill"))
@@ -266,5 +270,9 @@ int main(int argc, char **argv)
 		printf(" rss %ld first %ju %ld\n", cs[k].rss, (uintmax_t)cs[k].first_wall,
 		       cs[k].first_rss);
 	}
+	/* A spawned child starts on our memory until its exec: below our own
+	 * peak, wait4() cannot tell RSS apart. */
+	getrusage(RUSAGE_SELF, &self);
+	printf("runner rss %ld\n", self.ru_maxrss);
 	return 0;
 }
