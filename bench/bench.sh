@@ -90,9 +90,12 @@ echo
 row measure "Go (host-device + host-local)" "ibcni" floor "ibcni/floor, ibcni/Go"
 row --- --- --- --- ---
 
+declare -A got # target name -> measured ratio
 out=$("$run" cycle "$ITER" ours="$T/ours" go="$T/go" floor="$T/floor")
+runner_rss=$(awk '$1 == "runner" { print $3 }' <<<"$out")
 for f in wall cpu; do
 	o=$(field ours $f) g=$(field go $f) fl=$(field floor $f)
+	got[cycle_$f]=$(ratio "$(med "$o")" "$(med "$fl")")
 	row "VF ADD+DEL cycle, $f (ms)" "$(cell "$g")" "$(cell "$o")" "$(cell "$fl")" \
 		"$(ratio "$(med "$o")" "$(med "$fl")"), $(ratio "$(med "$o")" "$(med "$g")")"
 done
@@ -101,6 +104,7 @@ cycle_rss="$(rss go) $(rss ours) $(rss floor)"
 out=$("$run" wave "$WAVES" ours="$T/ours" go="$T/go" floor="$T/floor")
 for f in wall cpu; do
 	o=$(field ours $f) g=$(field go $f) fl=$(field floor $f)
+	got[wave_$f]=$(ratio "$(med "$o")" "$(med "$fl")")
 	row "32 VFs into 32 pods at once, ADD wave + DEL wave, $f (ms)" "$(cell "$g")" "$(cell "$o")" \
 		"$(cell "$fl")" "$(ratio "$(med "$o")" "$(med "$fl")"), $(ratio "$(med "$o")" "$(med "$g")")"
 done
@@ -134,6 +138,7 @@ for fs in tmpfs ext4; do
 	out=$("$run" add "$IPAM_ITER" go="$T/ipam-$fs/go" static="$T/ipam-$fs/static" \
 		dynamic="$T/ipam-$fs/dynamic" exec="$T/ipam-$fs/exec")
 	g=$(field go wall) s=$(field static wall) y=$(field dynamic wall) e=$(field exec wall)
+	got[ipam_$fs]=$(ratio "$(med "$g")" "$(med "$s")")
 	row "IPAM ADD, 0 leases ($(findmnt -n -o FSTYPE -T "${d%/*}"), ms; ibcni static / dynamic; floor: exec alone)" \
 		"$(cell "$g")" "$(cell "$s") / $(cell "$y")" "$(cell "$e")" \
 		"Go is $(ratio "$(med "$g")" "$(med "$s")") / $(ratio "$(med "$g")" "$(med "$y")") slower"
@@ -155,6 +160,7 @@ for n in $LEASES; do
 	g=$(field go wall) o=$(field ours wall)
 	: "${zero_go:=$(med "$g")}" "${zero_ours:=$(med "$o")}"
 	read -r fw fr < <(first ours)
+	got[growth]=$(ratio "$(med "$o")" "$zero_ours")
 	row "IPAM ADD, $n leases (tmpfs, ms; growth from 0)" "$(cell "$g") ($(ratio "$(med "$g")" "$zero_go"))" \
 		"$(cell "$o") ($(ratio "$(med "$o")" "$zero_ours")); index rebuild $(ms "$fw")" "" \
 		"Go is $(ratio "$(med "$g")" "$(med "$o")") slower"
@@ -162,6 +168,24 @@ for n in $LEASES; do
 	for v in $(rss ours) $fr; do [ "$v" -gt "$peak" ] && peak=$v; done
 	rm -rf "$d"
 done
+got[rss]=$(mib "$peak")
 echo
-echo "ibcni's peak RSS at any lease count: $(mib "$peak") MiB"
+echo "runner's own RSS when it starts spawning (an RSS at or below it may be the runner's): $(mib "$runner_rss") MiB"
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+# target NAME OP LIMIT WHAT: the issue's targets, met or not.
+target() {
+	local v=${got[$1]%x}
+	if awk -v v="$v" -v l="$3" -v op="$2" 'BEGIN { exit !(op == "<=" ? v <= l : v >= l) }'; then
+		echo "target met:     $4: $v $2 $3"
+	else
+		echo "target NOT met: $4: $v (want $2 $3)"
+	fi
+}
+target cycle_wall "<=" 1.10 "cycle wall, ibcni/floor"
+target cycle_cpu "<=" 1.5 "cycle CPU, ibcni/floor"
+target wave_wall "<=" 1.05 "32-VF waves wall, ibcni/floor"
+target ipam_tmpfs ">=" 3 "IPAM ADD on tmpfs, Go/ibcni (static)"
+target ipam_ext4 ">=" 2 "IPAM ADD on ext4, Go/ibcni (static)"
+target growth "<=" 1.25 "IPAM ADD growth 0 -> $n leases"
+target rss "<=" 2 "ibcni peak RSS at any lease count (MiB)"

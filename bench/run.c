@@ -250,14 +250,17 @@ int main(int argc, char **argv)
 
 	if (argc == 4 && !strcmp(argv[1], "prefill"))
 		return prefill(argv[2], strtoul(argv[3], NULL, 10));
-	if (argc < 4 || (strcmp(argv[1], "cycle") && strcmp(argv[1], "add") &&
-			 strcmp(argv[1], "wave")))
+	if (argc < 4 ||
+	    (strcmp(argv[1], "cycle") && strcmp(argv[1], "add") && strcmp(argv[1], "wave")))
 		die("usage", "run cycle|add|wave ITER NAME=DIR... | run prefill DIR N");
 	iter = strtoul(argv[2], NULL, 10);
 	if (!iter)
 		die("ITER", "must be at least 1");
 	for (int i = 3; i < argc && n < 16; i++)
 		contender_load(&cs[n++], argv[i], iter);
+	/* A spawned child starts on our memory until its exec: below our own
+	 * peak by then, wait4() cannot tell RSS apart. */
+	getrusage(RUSAGE_SELF, &self);
 	for (size_t k = 0; k < n; k++)
 		one_round(&cs[k], argv[1], true);
 	for (size_t i = 0; i < iter; i++)
@@ -270,9 +273,6 @@ int main(int argc, char **argv)
 		printf(" rss %ld first %ju %ld\n", cs[k].rss, (uintmax_t)cs[k].first_wall,
 		       cs[k].first_rss);
 	}
-	/* A spawned child starts on our memory until its exec: below our own
-	 * peak, wait4() cannot tell RSS apart. */
-	getrusage(RUSAGE_SELF, &self);
 	printf("runner rss %ld\n", self.ru_maxrss);
 	return 0;
 }
