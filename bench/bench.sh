@@ -92,7 +92,6 @@ row --- --- --- --- ---
 
 declare -A got # target name -> measured ratio
 out=$("$run" cycle "$ITER" ours="$T/ours" go="$T/go" floor="$T/floor")
-runner_rss=$(awk '$1 == "runner" { print $3 }' <<<"$out")
 for f in wall cpu; do
 	o=$(field ours $f) g=$(field go $f) fl=$(field floor $f)
 	got[cycle_$f]=$(ratio "$(med "$o")" "$(med "$fl")")
@@ -170,7 +169,6 @@ for n in $LEASES; do
 done
 got[rss]=$(mib "$peak")
 echo
-echo "runner's own RSS when it starts spawning (an RSS at or below it may be the runner's): $(mib "$runner_rss") MiB"
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 # target NAME OP LIMIT WHAT: the issue's targets, met or not.

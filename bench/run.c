@@ -258,8 +258,8 @@ int main(int argc, char **argv)
 		die("ITER", "must be at least 1");
 	for (int i = 3; i < argc && n < 16; i++)
 		contender_load(&cs[n++], argv[i], iter);
-	/* A spawned child starts on our memory until its exec: below our own
-	 * peak by then, wait4() cannot tell RSS apart. */
+	/* Our own peak, printed for reference: wait4() reports what each
+	 * program reached after its exec (the floor shows less than this). */
 	getrusage(RUSAGE_SELF, &self);
 	for (size_t k = 0; k < n; k++)
 		one_round(&cs[k], argv[1], true);
