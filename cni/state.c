@@ -75,14 +75,72 @@ int cni_state_opendirat(int dirfd, const char *name, unsigned int flags, bool *c
 	return steal_fd(fd);
 }
 
+/* Directories this process has reached, by path: a command opens its state
+ * and lock directories several times, and each walk from / costs a dozen
+ * system calls. A cached fd is the directory the walk verified; one removed
+ * since (no links left) is walked again, and the private check is redone on
+ * every use. */
+static __thread struct {
+	char *path;
+	int fd;
+} dir_cache[8];
+
+static int cache_get(const char *dir, unsigned int flags)
+{
+	struct stat st;
+
+	for (size_t i = 0; i < ARRAY_SIZE(dir_cache); i++) {
+		if (!dir_cache[i].path || strcmp(dir_cache[i].path, dir))
+			continue;
+		if (fstat(dir_cache[i].fd, &st) < 0 || st.st_nlink == 0) {
+			close(dir_cache[i].fd);
+			free(dir_cache[i].path);
+			dir_cache[i].path = NULL;
+			return -ENOENT;
+		}
+		if ((flags & CNI_DIR_PRIVATE) &&
+		    (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))))
+			return -EPERM;
+		return fcntl(dir_cache[i].fd, F_DUPFD_CLOEXEC, 0);
+	}
+	return -ENOENT;
+}
+
+static void cache_put(const char *dir, int fd)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(dir_cache); i++) {
+		if (dir_cache[i].path)
+			continue;
+		dir_cache[i].fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (dir_cache[i].fd >= 0 && !(dir_cache[i].path = strdup(dir)))
+			close(dir_cache[i].fd);
+		return;
+	}
+}
+
+static int opendir_walk(const char *dir, unsigned int flags);
+
 int cni_state_opendir(const char *dir, unsigned int flags)
+{
+	int fd;
+
+	if (!dir || dir[0] != '/')
+		return -EINVAL;
+	fd = cache_get(dir, flags);
+	if (fd >= 0 || fd == -EPERM)
+		return fd;
+	fd = opendir_walk(dir, flags);
+	if (fd >= 0)
+		cache_put(dir, fd);
+	return fd;
+}
+
+static int opendir_walk(const char *dir, unsigned int flags)
 {
 	_cleanup_close_ int fd = -1;
 	char path[PATH_MAX], *save = NULL, *next;
 	const char *part;
 
-	if (!dir || dir[0] != '/')
-		return -EINVAL;
 	if (copy_str(path, sizeof(path), dir))
 		return -ENAMETOOLONG;
 	fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);

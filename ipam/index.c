@@ -127,25 +127,35 @@ static int owners_append(struct ipam_store *s, const char *key, const char *name
 	return write_all(fd, line, strlen(line));
 }
 
+struct rebuild {
+	struct ipam_store *s;
+	size_t n;
+};
+
+static int rebuild_one(struct ipam_lease *l, void *arg)
+{
+	struct rebuild *r = arg;
+	char key[NAME_MAX + 2];
+
+	r->n++;
+	if (l->id && owner_key(l->id, l->ifname, key, sizeof(key)))
+		return owners_append(r->s, key, l->name);
+	return 0;
+}
+
+/* Lease by lease, never the whole directory in memory: the peak does not
+ * grow with the number of leases. */
 int ipam_index_rebuild(struct ipam_store *s)
 {
-	struct ipam_lease *leases = NULL;
-	size_t n = 0;
+	struct rebuild r = {.s = s};
 	int ret;
 
 	ipam_index_invalidate(s);
-	ret = owners_clear(s) ?: ipam_store_list(s, &leases, &n);
-	for (size_t i = 0; i < n && !ret; i++) {
-		char key[NAME_MAX + 2];
-
-		if (leases[i].id && owner_key(leases[i].id, leases[i].ifname, key, sizeof(key)))
-			ret = owners_append(s, key, leases[i].name);
-	}
-	ipam_leases_free(leases, n);
+	ret = owners_clear(s) ?: ipam_store_each(s, rebuild_one, &r);
 	if (ret)
 		return ret;
 	s->rebuilt = true;
-	log_debug("rebuilt the owner index of %s from %zu leases", s->dir, n);
+	log_debug("rebuilt the owner index of %s from %zu leases", s->dir, r.n);
 	return 0;
 }
 

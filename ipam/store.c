@@ -134,31 +134,13 @@ static DIR *lease_dir_stream(struct ipam_store *s)
 	return d;
 }
 
-static int list_push(struct ipam_lease **list, size_t *used, size_t *cap, struct ipam_lease *l)
-{
-	if (*used == *cap) {
-		size_t want = *cap ? *cap * 2 : 64;
-		struct ipam_lease *p = realloc(*list, want * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		*list = p;
-		*cap = want;
-	}
-	(*list)[(*used)++] = *l;
-	return 0;
-}
-
-int ipam_store_list(struct ipam_store *s, struct ipam_lease **out, size_t *n)
+int ipam_store_each(struct ipam_store *s, ipam_lease_fn fn, void *arg)
 {
 	_cleanup_dir_ DIR *d = NULL;
-	struct ipam_lease *list = NULL;
-	size_t used = 0, cap = 0, seen = 0;
+	size_t seen = 0;
 	struct dirent *e;
 	int ret = 0;
 
-	*out = NULL;
-	*n = 0;
 	if (s->dir_fd < 0)
 		return 0;
 	d = lease_dir_stream(s);
@@ -167,34 +149,62 @@ int ipam_store_list(struct ipam_store *s, struct ipam_lease **out, size_t *n)
 	while ((errno = 0, e = readdir(d))) {
 		struct ipam_lease l = {0};
 
-		if (++seen > s->list_max + 2) { /* "." and ".." */
-			ret = -E2BIG;
-			break;
-		}
+		if (++seen > s->list_max + 2) /* "." and ".." */
+			return -E2BIG;
 		/* Only files named as IP addresses are leases; never lock or
 		 * last_reserved_ip.*. */
 		if (!cni_addr_parse(e->d_name, &l.ip) || strlen(e->d_name) >= sizeof(l.name))
 			continue;
 		copy_str(l.name, sizeof(l.name), e->d_name);
 		ret = lease_read(s, &l);
-		if (ret == -ENOENT) {
-			ret = 0;
+		if (ret == -ENOENT)
 			continue;
-		}
-		if ((ret && ret != -EBADMSG) || (ret = list_push(&list, &used, &cap, &l))) {
-			ipam_lease_clear(&l);
-			break;
-		}
+		if (!ret || ret == -EBADMSG)
+			ret = fn(&l, arg);
+		ipam_lease_clear(&l);
+		if (ret)
+			return ret;
 	}
-	if (!ret && errno)
-		ret = -errno;
-	if (ret) {
-		ipam_leases_free(list, used);
-		return ret;
+	return errno ? -errno : 0;
+}
+
+struct lease_list {
+	struct ipam_lease *v;
+	size_t used, cap;
+};
+
+/* Keeps the lease (its strings move into the list). */
+static int list_push(struct ipam_lease *l, void *arg)
+{
+	struct lease_list *list = arg;
+
+	if (list->used == list->cap) {
+		size_t want = list->cap ? list->cap * 2 : 64;
+		struct ipam_lease *p = realloc(list->v, want * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		list->v = p;
+		list->cap = want;
 	}
-	*out = list;
-	*n = used;
+	list->v[list->used++] = *l;
+	l->id = l->ifname = NULL;
 	return 0;
+}
+
+int ipam_store_list(struct ipam_store *s, struct ipam_lease **out, size_t *n)
+{
+	struct lease_list list = {0};
+	int ret = ipam_store_each(s, list_push, &list);
+
+	if (ret) {
+		ipam_leases_free(list.v, list.used);
+		list.v = NULL;
+		list.used = 0;
+	}
+	*out = list.v;
+	*n = list.used;
+	return ret;
 }
 
 /* --- opening and closing --- */
@@ -531,18 +541,26 @@ int ipam_store_last_reserved(struct ipam_store *s, size_t set, struct cni_addr *
 
 /* --- lookups by owner --- */
 
+struct owner_scan {
+	const char *id, *ifname;
+	struct cni_addr **ips;
+	size_t *n;
+};
+
+static int owned_one(struct ipam_lease *l, void *arg)
+{
+	struct owner_scan *o = arg;
+
+	return ipam_lease_owned_by(l, o->id, o->ifname) ? ipam_push_ip(o->ips, o->n, &l->ip) : 0;
+}
+
+/* Lease by lease: memory does not grow with the directory. */
 static int owned_scan(struct ipam_store *s, const char *id, const char *ifname,
 		      struct cni_addr **ips, size_t *n)
 {
-	struct ipam_lease *leases = NULL;
-	size_t count = 0;
-	int ret = ipam_store_list(s, &leases, &count);
+	struct owner_scan o = {.id = id, .ifname = ifname, .ips = ips, .n = n};
 
-	for (size_t i = 0; !ret && i < count; i++)
-		if (ipam_lease_owned_by(&leases[i], id, ifname))
-			ret = ipam_push_ip(ips, n, &leases[i].ip);
-	ipam_leases_free(leases, count);
-	return ret;
+	return ipam_store_each(s, owned_one, &o);
 }
 
 static void forget(struct cni_addr **ips, size_t *n)

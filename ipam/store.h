@@ -86,6 +86,13 @@ int ipam_store_owned(struct ipam_store *s, const char *id, const char *ifname,
  * other -errno a transient failure. Free with ipam_lease_clear(). */
 int ipam_store_lease(struct ipam_store *s, const struct cni_addr *ip, struct ipam_lease *lease);
 
+/* Call fn on every entry of the directory named as an IP address, one at a
+ * time (bad files have id NULL; fn may take l's strings, setting them NULL),
+ * so memory does not grow with the directory. Stops at fn's first error;
+ * more than s->list_max entries is -E2BIG. */
+typedef int (*ipam_lease_fn)(struct ipam_lease *l, void *arg);
+int ipam_store_each(struct ipam_store *s, ipam_lease_fn fn, void *arg);
+
 /* Every entry of the directory named as an IP address, parsed or not (bad
  * files have id NULL); more than s->list_max entries is -E2BIG. Caller
  * frees with ipam_leases_free(). */
