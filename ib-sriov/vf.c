@@ -258,6 +258,29 @@ static int child_release(const struct ibsriov_record *r, struct cni_error *err)
 	return ret == -ENODEV ? 0 : ret;
 }
 
+/* The netdev's own MAC. After "no admin MAC" was restored (zeros) the VF
+ * must say its MAC again even when the netdev still has it: igb, for one,
+ * drops its filter with the admin MAC and reports zeros until the VF sets
+ * one. The kernel skips a change to the same address, so it goes through
+ * a neighbour address first. */
+static int restore_mac(const struct ibsriov_record *r, const struct cni_link *l)
+{
+	unsigned char other[6];
+	int ret;
+
+	if ((r->flags & IBSRIOV_REC_MAC_UNSET) && (r->vf_changed & CNI_VF_MAC) &&
+	    !memcmp(l->mac, r->orig_mac, 6)) {
+		memcpy(other, r->orig_mac, 6);
+		other[5] ^= 1;
+		ret = cni_link_set_mac(l->ifindex, other, 6);
+		if (ret)
+			return ret;
+	} else if (!memcmp(l->mac, r->orig_mac, 6)) {
+		return 0;
+	}
+	return cni_link_set_mac(l->ifindex, r->orig_mac, 6);
+}
+
 static int restore_netdev(const struct ibsriov_record *r, const struct cni_link *l)
 {
 	int ret = cni_link_set_up(l->ifindex, false);
@@ -266,13 +289,8 @@ static int restore_netdev(const struct ibsriov_record *r, const struct cni_link 
 		ret = cni_link_rename(l->ifindex, r->orig_name);
 	if (!ret && r->orig_mtu && l->mtu != r->orig_mtu)
 		ret = cni_link_set_mtu(l->ifindex, r->orig_mtu);
-	/* After "no admin MAC" was restored (zeros), the VF says its own MAC
-	 * again even when the netdev still has it: igb, for one, drops its
-	 * filter for the VF's MAC with the admin MAC, and reports it again. */
-	if (!ret && r->orig_mac_len == 6 && r->kind == IBSRIOV_ETH &&
-	    (memcmp(l->mac, r->orig_mac, 6) ||
-	     ((r->flags & IBSRIOV_REC_MAC_UNSET) && (r->vf_changed & CNI_VF_MAC))))
-		ret = cni_link_set_mac(l->ifindex, r->orig_mac, 6);
+	if (!ret && r->orig_mac_len == 6 && r->kind == IBSRIOV_ETH)
+		ret = restore_mac(r, l);
 	if (!ret && r->orig_up)
 		ret = cni_link_set_up(l->ifindex, true);
 	return ret;

@@ -58,7 +58,7 @@ jqe "vfio: the result names the device and its address" '.interfaces[0].pciID .i
 expect "vfio: the record is written" "v1:net1" "$(ls /var/lib/cni/ibcni/ib-sriov)"
 expect "vfio: the address is leased" "10.56.0.2 " "$(leases)"
 prev=$OUT
-cc=$(conf "$VF3" '"vfioPciMode":true')
+cc=$(conf "$VF3" '"vfioPciMode":true' ib-host-local)
 cni ib-sriov CHECK v1 /run/netns/pod4 net1 "${cc%\}},\"prevResult\":$prev}"
 expect "vfio: CHECK exits 0 $(msg)" 0 "$RC"
 cni ib-sriov DEL v1 /run/netns/pod4 net1 "$cc"
