@@ -5,13 +5,26 @@ PREFIX ?= /opt/cni
 BINDIR ?= $(PREFIX)/bin
 DESTDIR ?=
 PKG_CONFIG ?= pkg-config
-PKGS := libnl-3.0 libnl-route-3.0 json-c libcap
+PKGS := libnl-3.0 json-c libcap
 
-# SAN=1 and STATIC=1 builds live in their own trees so they never mix objects.
+# The plugins link statically (libnl, json-c and libcap inside, as the Go
+# plugins are: one binary runs on any node). DYNAMIC=1 links them against
+# the shared libraries; SAN=1 implies it (ASan needs a dynamic binary).
+# Test binaries (Criterion) always link dynamically.
+ifeq ($(SAN),1)
+override DYNAMIC := 1
+else ifeq ($(STATIC),1)
+override DYNAMIC :=
+endif
+
+# SAN=1, STATIC=1 and DYNAMIC=1 builds live in their own trees so they never
+# mix objects.
 ifeq ($(SAN),1)
 OUT ?= build/san
 else ifeq ($(STATIC),1)
 OUT ?= build/static
+else ifeq ($(DYNAMIC),1)
+OUT ?= build/dynamic
 else
 OUT ?= .
 endif
@@ -19,7 +32,7 @@ OBJ := $(OUT)/build/obj
 BIN := $(OUT)/bin
 
 CFLAGS ?= -O2 -g
-CFLAGS += -std=gnu11 -D_GNU_SOURCE -Iinclude -Icni
+CFLAGS += -std=gnu11 -D_GNU_SOURCE -Icni
 CFLAGS += -Wall -Wextra -Wformat=2 -Wmissing-prototypes -Wstrict-prototypes \
 	  -Wshadow -Wwrite-strings -Wpointer-arith -Wcast-qual -Wvla \
 	  -Wimplicit-fallthrough -Wundef -Wno-unused-parameter
@@ -33,8 +46,8 @@ ifeq ($(SAN),1)
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
 endif
-ifeq ($(STATIC),1)
-LDFLAGS += -static
+ifneq ($(DYNAMIC),1)
+PLUGIN_LDFLAGS := -static
 LDLIBS := $(shell $(PKG_CONFIG) --static --libs $(PKGS) 2>/dev/null) -lpthread -lm
 endif
 
@@ -50,7 +63,11 @@ PLUGIN_DIR_ib-sriov := ib-sriov
 PLUGIN_DIR_rdma-ns := rdma-ns
 PLUGIN_DIR_ib-host-local := ipam
 
-all: $(addprefix $(BIN)/,$(PLUGINS))
+all: $(addprefix $(BIN)/,$(PLUGINS)) $(BIN)/rdma
+
+# rdma-ns is also rdma-cni's "type": "rdma" (one binary, two names).
+$(BIN)/rdma: $(BIN)/rdma-ns
+	$(call quiet,LN,$@)ln -f $< $@
 
 $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -62,7 +79,7 @@ $(LIB): $(LIB_SRC:%.c=$(OBJ)/%.o)
 define plugin_rule
 $(BIN)/$(1): $(patsubst %.c,$(OBJ)/%.o,$(wildcard $(PLUGIN_DIR_$(1))/*.c)) $(LIB)
 	@mkdir -p $(BIN)
-	$$(call quiet,LD,$$@)$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(LDLIBS)
+	$$(call quiet,LD,$$@)$$(CC) $$(LDFLAGS) $$(PLUGIN_LDFLAGS) -o $$@ $$^ $$(LDLIBS)
 endef
 $(foreach p,$(PLUGINS),$(eval $(call plugin_rule,$(p))))
 
@@ -71,13 +88,15 @@ $(foreach p,$(PLUGINS),$(eval $(call plugin_rule,$(p))))
 include tests/tests.mk
 include tests/fuzz.mk
 
+# Always static, whatever SAN= or DYNAMIC= say (the vm tier boots these).
 static:
-	$(MAKE) STATIC=1 all
+	$(MAKE) SAN= DYNAMIC= STATIC=1 all
 	@for b in $(PLUGINS); do file build/static/bin/$$b; ldd build/static/bin/$$b 2>&1 | sed 's/^/    /'; done
 
 install: all
 	install -d $(DESTDIR)$(BINDIR)
 	install -m 0755 $(addprefix $(BIN)/,$(PLUGINS)) $(DESTDIR)$(BINDIR)/
+	ln -f $(DESTDIR)$(BINDIR)/rdma-ns $(DESTDIR)$(BINDIR)/rdma
 
 deps:
 	@scripts/deps.sh
@@ -90,16 +109,17 @@ clean:
 	rm -rf bin build
 
 help:
-	@echo 'make [all]        build bin/ib-sriov bin/rdma-ns bin/ib-host-local'
+	@echo 'make [all]        build bin/ib-sriov bin/rdma-ns bin/ib-host-local (static)'
 	@echo 'make check        every test tier this machine supports (root for netns/vm)'
 	@echo 'make check-unit   Criterion unit tests (no root)'
 	@echo 'make check-netns  whole-binary tests in private namespaces (root)'
 	@echo 'make check-vm     RDMA tests in a qemu VM running Debian'"'"'s kernel (root)'
 	@echo 'make demo         simulated SR-IOV node walk-through (root)'
-	@echo 'make static       fully static binaries in build/static/bin'
+	@echo 'make static       the same static binaries in build/static/bin, file/ldd shown'
 	@echo 'make install      to $$(DESTDIR)$$(BINDIR) (default /opt/cni/bin)'
 	@echo 'make deps         install missing Debian packages (root)'
-	@echo 'options: SAN=1 (ASan+UBSan), WERROR=1, V=1, PREFIX=, DESTDIR='
+	@echo 'options: DYNAMIC=1 (plugins on shared libraries, build/dynamic), SAN=1 (ASan+UBSan,'
+	@echo '         dynamic), WERROR=1, V=1, PREFIX=, DESTDIR='
 
 .PHONY: all static install deps demo clean help
 

@@ -3,7 +3,8 @@
 # ib-sriov against Debian's Go host-device (the same kernel work: a netdev
 # into the pod and back) and against a floor (iproute2 doing only the
 # moves), on the simulated SR-IOV node in private namespaces. Wall time per
-# ADD+DEL pair and peak RSS, as ratios; asserts nothing.
+# ADD+DEL pair and peak RSS, as ratios; syscalls and netlink sockets of one
+# ADD (strace -f, IPAM included); asserts nothing.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 if [ -z "${IBCNI_BENCH_INSIDE:-}" ]; then
@@ -66,3 +67,19 @@ printf '%-36s %8s us %7s us %7s us %9s %11s\n' "ADD+DEL pair, no IPAM" "$g" "$o"
 o=$(rss_kb "$root/bin/ib-sriov" "$T/ours.json")
 g=$(rss_kb "$go" "$T/go.json")
 printf '%-36s %8s kB %7s kB %10s %9s\n' "peak RSS of ADD" "$g" "$o" "" "$(ratio "$g" "$o")"
+
+# One ADD with an IPv4 lease, announced, under strace: what it costs the
+# kernel (the IPAM child included).
+syscalls() { # CONF-FILE -> "TOTAL SOCKETS PACKET-SOCKETS"
+	CNI_COMMAND=ADD strace -f -qq -o "$T/trace" "$root/bin/ib-sriov" <"$1" >/dev/null 2>&1 || true
+	CNI_COMMAND=DEL "$root/bin/ib-sriov" <"$1" >/dev/null 2>&1
+	echo "$(grep -vc -e '^[0-9]* *+++' -e '^[0-9]* *---' "$T/trace")" \
+		"$(grep -c 'socket(AF_NETLINK' "$T/trace")" "$(grep -c 'socket(AF_PACKET' "$T/trace")"
+}
+if command -v strace >/dev/null; then
+	ip link set vf0_1p up
+	echo '{"cniVersion":"1.0.0","name":"b","type":"ib-sriov","deviceID":"0000:03:01.1","ipam":{"type":"ib-host-local","dataDir":"'"$T"'/leases","ranges":[[{"subnet":"10.56.0.0/24"}]]}}' >"$T/ip.json"
+	read -r total nl pk < <(syscalls "$T/ip.json")
+	printf '%-36s %10s %10s %10s\n' "one ADD with IPAM (strace -f)" "syscalls" "netlink" "packet"
+	printf '%-36s %10s %10s %10s\n' "" "$total" "$nl" "$pk"
+fi

@@ -2,14 +2,13 @@
 #ifndef CNI_ANNOUNCE_H
 #define CNI_ANNOUNCE_H
 
-#include <stddef.h>
-
-#include "result.h"
-
-/* Tell the Ethernet segment that addr now lives at mac on ifindex: a
- * gratuitous ARP for IPv4, an unsolicited neighbour advertisement (to
- * all-nodes, override set) for IPv6. Acts in the calling thread's network
- * namespace. 0 or -errno. */
-int cni_announce(int ifindex, const unsigned char mac[6], const struct cni_prefix *addr);
+/* Have the kernel tell the Ethernet segment where every address of link
+ * ifindex now lives (calling thread's network namespace): a gratuitous ARP
+ * for each IPv4 address and an unsolicited neighbour advertisement (to
+ * all-nodes, override set) for each IPv6 address past DAD. Call it after
+ * the addresses are in place and DAD is over. The link keeps arp_notify and
+ * ndisc_notify set, so a later MAC change in the pod is announced as well.
+ * 0 or -errno. */
+int cni_announce(int ifindex);
 
 #endif

@@ -24,7 +24,8 @@ static int add_pair(struct cni_args *args, const char *item, size_t len,
 	const char *eq = memchr(item, '=', len);
 	struct cni_kv *kv;
 
-	if (!eq || memchr(eq + 1, '=', len - (size_t)(eq - item) - 1))
+	/* A value may hold '=' (Multus passes BLAH=foo=bar on). */
+	if (!eq)
 		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_ENV,
 				  "ARGS: invalid pair in CNI_ARGS",
 				  "\"%.*s\" is not KEY=VALUE; separate pairs with ';'",

@@ -40,4 +40,10 @@ struct cni_plugin {
  * error JSON on stdout (the only writer of stdout). Returns the exit status. */
 int cni_run(const struct cni_plugin *plugin, int argc, char **argv);
 
+/* For a state the process cannot safely continue from: print the CNI error
+ * (in the request's cniVersion when known) on stdout and _exit(1) without
+ * running any cleanup that could act on the wrong namespace. */
+void cni_fatal(int code, const char *msg, const char *details)
+	__attribute__((noreturn));
+
 #endif

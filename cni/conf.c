@@ -107,8 +107,8 @@ bool cni_conf_attachment_valid(const struct cni_conf *conf,
 }
 
 /* A core key of the wrong JSON type is a decode failure, as in Go's skel. */
-static int core_string(struct json_object *root, const char *key, const char **out,
-		       struct cni_error *err)
+static int core_string(struct json_object *root, const char *key, const char *where,
+		       const char **out, struct cni_error *err)
 {
 	struct json_object *v = cni_json_get(root, key);
 	char why[128];
@@ -120,8 +120,7 @@ static int core_string(struct json_object *root, const char *key, const char **o
 		snprintf(why, sizeof(why), "\"%s\" must be a string", key);
 		return decode_error(err, why);
 	}
-	*out = json_object_get_string(v);
-	return 0;
+	return cni_json_str(v, where, out, err);
 }
 
 static int core_object(struct json_object *root, const char *key,
@@ -148,23 +147,26 @@ static int parse_fields(struct cni_conf *c, struct json_object **prev,
 	int ret;
 
 	/* Errors are printed in the request's version wherever it is known. */
-	ret = core_string(c->root, "cniVersion", &c->version_str, err);
+	ret = core_string(c->root, "cniVersion", "cniVersion", &c->version_str, err);
 	if (!ret && cni_version_parse(c->version_str, &v))
 		copy_str(err->version, sizeof(err->version), cni_version_str(v));
-	ret = ret ?: core_string(c->root, "name", &c->name, err) ?:
-	      core_string(c->root, "type", &c->type, err) ?:
+	ret = ret ?: core_string(c->root, "name", "name", &c->name, err) ?:
+	      core_string(c->root, "type", "type", &c->type, err) ?:
 	      core_object(c->root, "args", &c->args, err) ?:
 	      core_object(c->root, "runtimeConfig", &c->runtime_config, err) ?:
 	      core_object(c->root, "ipam", &c->ipam, err) ?:
 	      core_object(c->root, "prevResult", prev, err) ?:
-	      core_string(c->root, "logLevel", &c->log_level, err) ?:
-	      core_string(c->root, "logFile", &c->log_file, err);
+	      core_string(c->root, "logLevel", "logLevel", &c->log_level, err) ?:
+	      core_string(c->root, "logFile", "logFile", &c->log_file, err);
 	if (ret)
 		return ret;
 	if (c->args && (ret = core_object(c->args, "cni", &c->args_cni, err)))
 		return ret;
-	if (c->ipam && (ret = core_string(c->ipam, "type", &c->ipam_type, err)))
+	if (c->ipam && (ret = core_string(c->ipam, "type", "ipam.type", &c->ipam_type, err)))
 		return ret;
+	/* The Go plugins skip IPAM for an empty type; so do we. */
+	if (c->ipam_type && !*c->ipam_type)
+		c->ipam_type = NULL;
 
 	if (!c->name || !*c->name)
 		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG,
@@ -218,7 +220,9 @@ int cni_conf_parse(char *raw, size_t len, enum cni_command cmd,
 	else if (!json_object_is_type(c->root, json_type_object))
 		ret = decode_error(err, "the network configuration must be a JSON object");
 	else
-		ret = parse_fields(c, &prev, err) ?: parse_rest(c, cmd, prev, err);
+		ret = parse_fields(c, &prev, err) ?:
+		      cni_json_check_input(c->root, raw, len, err) ?:
+		      parse_rest(c, cmd, prev, err);
 	if (ret) {
 		cni_conf_free(c);
 		return ret;

@@ -63,26 +63,38 @@ bool cni_valid_id(const char *s)
 	return true;
 }
 
-static bool is_space_byte(unsigned char c)
+/* Go's unicode.IsSpace, which the spec's name rule uses. */
+static bool is_space(uint32_t c)
 {
-	/* Unicode whitespace in UTF-8 starts with one of these lead bytes;
-	 * refusing them outright is stricter than Go and never matters for
-	 * names the kernel would accept anyway. */
-	return c == ' ' || (c >= '\t' && c <= '\r') || c == 0x85 ||
-	       c == 0xa0 || c == 0xc2 || c == 0xe1 || c == 0xe2 || c == 0xe3;
+	return c == ' ' || (c >= '\t' && c <= '\r') || c == 0x85 || c == 0xa0 ||
+	       c == 0x1680 || (c >= 0x2000 && c <= 0x200a) || c == 0x2028 ||
+	       c == 0x2029 || c == 0x202f || c == 0x205f || c == 0x3000;
 }
 
 const char *cni_ifname_problem(const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n, k;
+	uint32_t c;
+
 	if (!s || !*s)
 		return "interface name is empty";
-	if (strlen(s) >= IFNAMSIZ)
+	n = strlen(s);
+	if (n >= IFNAMSIZ)
 		return "interface name is too long";
 	if (!strcmp(s, ".") || !strcmp(s, ".."))
 		return "interface name is . or ..";
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		if (*p == '/' || *p == ':' || is_space_byte(*p))
+	for (size_t i = 0; i < n; i += k) {
+		k = utf8_seq(p + i, n - i, &c);
+		if (!k)
+			return "interface name is not valid UTF-8";
+		if (c == '/' || c == ':' || is_space(c))
 			return "interface name contains / or : or whitespace characters";
+		/* Stricter than Go: ESC, BEL and friends end up in logs and in
+		 * what kubectl prints. */
+		if (c < 0x20 || (c >= 0x7f && c <= 0x9f))
+			return "interface name contains control characters";
+	}
 	return NULL;
 }
 

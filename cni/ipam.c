@@ -33,8 +33,13 @@ int cni_delegate_find(const char *dirs, const char *name, char *out,
 		size_t n = strcspn(p, ":");
 		struct stat st;
 
-		if (n && check_snprintf(out, len, "%.*s/%s", (int)n, p, name) == 0 &&
-		    stat(out, &st) == 0 && S_ISREG(st.st_mode))
+		/* A relative entry ("", ".", "bin") would run whatever the
+		 * working directory holds. */
+		if (n && *p != '/')
+			log_warn("CNI_PATH entry \"%.*s\" is not absolute; skipped",
+				 (int)n, p);
+		else if (n && check_snprintf(out, len, "%.*s/%s", (int)n, p, name) == 0 &&
+			 stat(out, &st) == 0 && S_ISREG(st.st_mode))
 			return 0;
 		p += n;
 		if (*p == ':')
@@ -200,18 +205,30 @@ static int reap(pid_t pid, uint64_t deadline, int *status)
 	}
 }
 
-/* Copy a delegate's CNI error into err, untouched. */
+int cni_child_wait(pid_t pid, unsigned int wait_ms, int *status)
+{
+	return reap(pid, now_ms() + wait_ms, status);
+}
+
+/* Copy a delegate's CNI error into err, untouched but for an empty msg,
+ * which would reach the pod's events as nothing at all. */
 static int delegate_error(const char *type, struct json_object *o, int status,
 			  struct cni_error *err)
 {
 	const char *msg = "", *details = NULL;
 	struct cni_error ignored = { 0 };
+	char fallback[128];
 	int64_t code = 0;
 
 	if (o && json_object_is_type(o, json_type_object) &&
-	    !cni_json_int(o, "code", "code", 0, INT32_MAX, &code, &ignored)) {
+	    !cni_json_int(o, "code", "code", 1, INT32_MAX, &code, &ignored)) {
 		cni_json_string(o, "msg", "msg", &msg, &ignored);
 		cni_json_string(o, "details", "details", &details, &ignored);
+		if (!*msg) {
+			snprintf(fallback, sizeof(fallback),
+				 "%.64s failed with code %d and no message", type, (int)code);
+			msg = fallback;
+		}
 		return cni_errorf(err, -EIO, (int)code, msg, details ? "%s" : NULL,
 				  details);
 	}
@@ -254,9 +271,7 @@ int cni_delegate_exec(const char *type, const struct cni_env *env,
 	if (!ret)
 		ret = reap(c.pid, deadline, &status);
 	if (ret) {
-		kill(-c.pid, SIGKILL);
-		kill(c.pid, SIGKILL);
-		waitpid(c.pid, NULL, 0);
+		cni_child_kill(c.pid, CNI_DELEGATE_KILL_WAIT_MS);
 		if (ret == -ETIMEDOUT)
 			return cni_errorf(err, ret, CNI_ERR_DELEGATE,
 					  "delegated plugin timed out",
@@ -284,6 +299,21 @@ int cni_delegate_exec(const char *type, const struct cni_env *env,
 	return 0;
 }
 
+int cni_child_kill(pid_t pid, unsigned int wait_ms)
+{
+	int ret;
+
+	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL);
+	/* SIGKILL does not end a process stuck in the kernel (a hung NFS or
+	 * FUSE read): waiting for it unbounded would hang us with it. */
+	ret = cni_child_wait(pid, wait_ms, &(int){ 0 });
+	if (ret)
+		log_warn("delegate %d did not exit within %u ms of SIGKILL; left behind",
+			 (int)pid, wait_ms);
+	return ret;
+}
+
 static const char *ipam_type(const struct cni_conf *conf, struct cni_error *err)
 {
 	if (!conf->ipam_type || !*conf->ipam_type) {
@@ -300,6 +330,7 @@ int cni_ipam_add(const struct cni_env *env, const struct cni_conf *conf,
 {
 	_cleanup_json_ struct json_object *o = NULL;
 	const char *type = ipam_type(conf, err);
+	struct cni_error bad = { 0 };
 	int ret;
 
 	*res = NULL;
@@ -312,15 +343,10 @@ int cni_ipam_add(const struct cni_env *env, const struct cni_conf *conf,
 		return cni_errorf(err, -EBADMSG, CNI_ERR_DELEGATE,
 				  "delegated plugin returned no result",
 				  "%s ADD exited 0 with nothing on stdout", type);
-	ret = cni_result_from_json(o, conf->version, res, err);
-	if (ret && err->code == CNI_ERR_DECODE) {
-		/* Say who produced the bad result. */
-		char details[sizeof(err->details)];
-
-		snprintf(details, sizeof(details), "%.64s: %.900s", type, err->details);
-		memcpy(err->details, details, sizeof(details));
-	}
-	return ret;
+	ret = cni_result_from_json(o, conf->version, res, &bad);
+	/* Say who produced the bad result. */
+	cni_error_prefix(&bad, type);
+	return cni_error_adopt(err, &bad, ret);
 }
 
 int cni_ipam_run(const struct cni_env *env, const struct cni_conf *conf,

@@ -3,6 +3,7 @@
 #define CNI_IPAM_H
 
 #include <stddef.h>
+#include <sys/types.h>
 #include <json-c/json.h>
 
 #include "conf.h"
@@ -12,11 +13,15 @@
 
 /* How long a delegate may run; IBCNI_DELEGATE_TIMEOUT_MS overrides it. */
 #define CNI_DELEGATE_TIMEOUT_MS 60000
+/* How long to wait for a delegate to exit after SIGKILL. */
+#define CNI_DELEGATE_KILL_WAIT_MS 2000
 /* Most bytes a delegate may print on stdout. */
 #define CNI_DELEGATE_MAX_OUTPUT (1024 * 1024)
 
 /* Find name on the ':'-separated dirs: the first regular file dir/name.
- * A name that is empty or has a '/' is code 7. Writes the path to out. */
+ * Relative entries ("", ".", "bin") are skipped (and logged): only absolute
+ * directories are searched. A name that is empty or has a '/' is code 7.
+ * Writes the path to out. */
 int cni_delegate_find(const char *dirs, const char *name, char *out,
 		      size_t len, struct cni_error *err);
 
@@ -24,10 +29,19 @@ int cni_delegate_find(const char *dirs, const char *name, char *out,
  * our environment (CNI_COMMAND overridden); stderr passes through. On success
  * *out holds its parsed stdout (NULL when it printed nothing). On failure the
  * delegate's own code, msg and details are copied into err unchanged;
- * garbage output, a crash or a hang past the bound are code 103. */
+ * garbage output, a crash or a hang past the bound are code 103; an error
+ * with an empty msg gets "<type> failed with code N and no message". */
 int cni_delegate_exec(const char *type, const struct cni_env *env,
 		      const struct cni_conf *conf, enum cni_command cmd,
 		      struct json_object **out, struct cni_error *err);
+
+/* waitpid(pid) for at most wait_ms: 0 when reaped (*status filled),
+ * -ETIMEDOUT when it is still running, or -errno. */
+int cni_child_wait(pid_t pid, unsigned int wait_ms, int *status);
+
+/* SIGKILL pid and its process group, then wait at most wait_ms for it:
+ * 0 when reaped, -ETIMEDOUT when it is stuck (logged and left behind). */
+int cni_child_kill(pid_t pid, unsigned int wait_ms);
 
 /* ipam.type ADD: the delegate's result, decoded in its own version. */
 int cni_ipam_add(const struct cni_env *env, const struct cni_conf *conf,

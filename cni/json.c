@@ -8,6 +8,7 @@
 
 #include "cleanup.h"
 #include "json.h"
+#include "util.h"
 
 struct json_object *cni_json_get(struct json_object *obj, const char *key)
 {
@@ -45,6 +46,24 @@ static struct json_object *lookup(struct json_object *obj, const char *key,
 	return NULL;
 }
 
+static int nul_inside(struct cni_error *err, const char *where)
+{
+	return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG,
+			  "invalid configuration",
+			  "\"%s\" contains a NUL character (\\u0000)", where);
+}
+
+int cni_json_str(struct json_object *v, const char *where, const char **out,
+		 struct cni_error *err)
+{
+	const char *s = json_object_get_string(v);
+
+	if (strlen(s) != (size_t)json_object_get_string_len(v))
+		return nul_inside(err, where);
+	*out = s;
+	return 0;
+}
+
 int cni_json_string(struct json_object *obj, const char *key, const char *where,
 		    const char **out, struct cni_error *err)
 {
@@ -52,7 +71,76 @@ int cni_json_string(struct json_object *obj, const char *key, const char *where,
 
 	if (!v)
 		return errno == ENOENT ? -ENOENT : wrong_type(err, where, "a string");
-	*out = json_object_get_string(v);
+	return cni_json_str(v, where, out, err);
+}
+
+/* Depth-first: the first string value holding a NUL, its path in path[]. */
+static bool find_nul(struct json_object *o, char *path, size_t len, size_t used)
+{
+	size_t n;
+
+	switch (json_object_get_type(o)) {
+	case json_type_string:
+		return strlen(json_object_get_string(o)) !=
+		       (size_t)json_object_get_string_len(o);
+	case json_type_array:
+		n = json_object_array_length(o);
+		for (size_t i = 0; i < n; i++) {
+			snprintf(path + used, len - used, "[%zu]", i);
+			if (find_nul(json_object_array_get_idx(o, i), path, len,
+				     used + strlen(path + used)))
+				return true;
+		}
+		break;
+	case json_type_object:
+		json_object_object_foreach(o, k, v)
+		{
+			snprintf(path + used, len - used, "%s%s", used ? "." : "", k);
+			if (find_nul(v, path, len, used + strlen(path + used)))
+				return true;
+		}
+		break;
+	default:
+		break;
+	}
+	path[used] = '\0';
+	return false;
+}
+
+/* json-c truncates a key at an escaped NUL before we can see it, so look
+ * for the escape itself in the raw text. */
+static bool raw_has_nul_escape(const char *raw, size_t len)
+{
+	bool in_string = false;
+
+	for (size_t i = 0; i < len; i++) {
+		if (raw[i] == '"') {
+			in_string = !in_string;
+		} else if (in_string && raw[i] == '\\') {
+			if (len - i > 5 && !memcmp(raw + i + 1, "u0000", 5))
+				return true;
+			i++;	/* the escaped character cannot end the string */
+		}
+	}
+	return false;
+}
+
+int cni_json_check_input(struct json_object *root, const char *raw, size_t len,
+			 struct cni_error *err)
+{
+	char path[256] = "";
+	size_t bad;
+
+	if (!utf8_valid(raw, len, &bad))
+		return cni_errorf(err, -EINVAL, CNI_ERR_DECODE,
+				  "error unmarshall network config",
+				  "invalid UTF-8 at byte %zu", bad);
+	if (find_nul(root, path, sizeof(path), 0))
+		return nul_inside(err, path);
+	if (raw_has_nul_escape(raw, len))
+		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG,
+				  "invalid configuration",
+				  "a key contains a NUL character (\\u0000)");
 	return 0;
 }
 
@@ -159,17 +247,29 @@ static void put_indent(struct buf *b, bool indent, int depth)
 		put(b, "    ", 4);
 }
 
-/* Go escapes <, > and & too, and U+2028/U+2029. */
+/* Go escapes <, > and & too, and U+2028/U+2029; invalid UTF-8 becomes
+ * U+FFFD so that what we print is always valid JSON for libcni. */
 static void put_string(struct buf *b, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
+	const unsigned char *u = (const unsigned char *)s;
+	uint32_t cp;
 
 	put(b, "\"", 1);
 	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
+		unsigned char c = u[i];
 		char esc[7] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0 };
+		size_t k = c < 0x80 ? 1 : utf8_seq(u + i, n - i, &cp);
 
-		if (c == '"' || c == '\\') {
+		if (!k) {
+			puts_(b, "\\ufffd");
+		} else if (k > 1 && (cp == 0x2028 || cp == 0x2029)) {
+			puts_(b, cp == 0x2028 ? "\\u2028" : "\\u2029");
+			i += k - 1;
+		} else if (k > 1) {
+			put(b, s + i, k);
+			i += k - 1;
+		} else if (c == '"' || c == '\\') {
 			put(b, "\\", 1);
 			put(b, (const char *)&s[i], 1);
 		} else if (c == '\n') {
@@ -180,11 +280,6 @@ static void put_string(struct buf *b, const char *s, size_t n)
 			puts_(b, "\\t");
 		} else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
 			puts_(b, esc);
-		} else if (c == 0xe2 && i + 2 < n && (unsigned char)s[i + 1] == 0x80 &&
-			   ((unsigned char)s[i + 2] == 0xa8 ||
-			    (unsigned char)s[i + 2] == 0xa9)) {
-			puts_(b, (unsigned char)s[i + 2] == 0xa8 ? "\\u2028" : "\\u2029");
-			i += 2;
 		} else {
 			put(b, (const char *)&s[i], 1);
 		}

@@ -13,6 +13,17 @@
  * Borrowed; valid while obj lives. NULL when absent or obj is not an object. */
 struct json_object *cni_json_get(struct json_object *obj, const char *key);
 
+/* The C string of v, a JSON string: one holding an escaped NUL (\u0000,
+ * which C would silently truncate) is code 7 naming `where`. */
+int cni_json_str(struct json_object *v, const char *where, const char **out,
+		 struct cni_error *err);
+
+/* Hostile-input checks of a parsed request before anything reads it: raw
+ * must be well-formed UTF-8 (code 6, the offset named), and no string or
+ * key of root may hold an escaped NUL (code 7 naming the key's path). */
+int cni_json_check_input(struct json_object *root, const char *raw, size_t len,
+			 struct cni_error *err);
+
 /* Typed lookups. 0 when present with the right type, -ENOENT when absent
  * (out untouched), -EINVAL when of another type: err gets code 7 naming
  * `where` (the key's path, e.g. "ipam.subnet") and the expected type. */
@@ -29,6 +40,7 @@ int cni_json_array(struct json_object *obj, const char *key, const char *where,
 
 /* Serialise as Go's json.MarshalIndent(v, "", "    ") does (4-space indent,
  * Go's string escaping, no trailing newline); compact when indent is false.
+ * Invalid UTF-8 is printed as \ufffd, as Go does: the output is always valid.
  * Returns a malloc'd string the caller frees, or NULL with errno set. */
 char *cni_json_dump(struct json_object *o, bool indent);
 

@@ -19,17 +19,34 @@ const char *cni_link_ext_ack(void)
 	return cni_nl_ext_ack();
 }
 
-struct nl_msg *cni_link_msg(int type, int flags, int ifindex)
+struct nl_msg *cni_link_req(int type, int flags, int family, size_t hdrlen)
 {
-	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex };
-	struct nl_msg *msg = nlmsg_alloc_simple(type, flags | NLM_F_REQUEST);
+	struct nl_msg *msg;
+	unsigned char *hdr;
 
+	/* NLM_F_DUMP's bits overlap NLM_F_EXCL's: compare all of them. */
+	if ((flags & NLM_F_DUMP) != NLM_F_DUMP)
+		flags |= NLM_F_ACK;
+	msg = nlmsg_alloc_simple(type, flags | NLM_F_REQUEST);
 	if (!msg)
 		return NULL;
-	if (nlmsg_append(msg, &ifi, sizeof(ifi), NLMSG_ALIGNTO) < 0) {
+	hdr = nlmsg_reserve(msg, hdrlen, NLMSG_ALIGNTO);
+	if (!hdr) {
 		nlmsg_free(msg);
 		return NULL;
 	}
+	/* nlmsg_reserve zeroes the padding only; the header is ours to clear. */
+	memset(hdr, 0, hdrlen);
+	hdr[0] = (unsigned char)family;
+	return msg;
+}
+
+struct nl_msg *cni_link_msg(int type, int flags, int ifindex)
+{
+	struct nl_msg *msg = cni_link_req(type, flags, AF_UNSPEC, sizeof(struct ifinfomsg));
+
+	if (msg)
+		((struct ifinfomsg *)nlmsg_data(nlmsg_hdr(msg)))->ifi_index = ifindex;
 	return msg;
 }
 
@@ -51,15 +68,11 @@ static bool failpoint(void)
 
 int cni_link_talk(struct nl_msg *msg, cni_nl_parse_fn parse, void *arg)
 {
-	_cleanup_nl_sock_ struct nl_sock *sk = NULL;
 	int type = nlmsg_hdr(msg)->nlmsg_type;
 
 	if (type != RTM_GETLINK && type != RTM_GETADDR && type != RTM_GETROUTE && failpoint())
 		return -EIO;
-	sk = cni_nl_open(NETLINK_ROUTE);
-	if (!sk)
-		return -errno;
-	return cni_nl_talk(sk, msg, parse, arg);
+	return cni_nl_request(NETLINK_ROUTE, msg, parse, arg);
 }
 
 /* --- reading links --- */
@@ -71,19 +84,58 @@ struct link_reply {
 	bool want_vfs;
 };
 
-static int link_parse(struct nl_msg *msg, void *arg)
+static const struct nla_policy link_policy[IFLA_MAX + 1] = {
+    [IFLA_IFNAME] = {.type = NLA_STRING, .maxlen = IFNAMSIZ},
+    [IFLA_MTU] = {.type = NLA_U32},
+    [IFLA_NUM_VF] = {.type = NLA_U32},
+    [IFLA_ADDRESS] = {.maxlen = CNI_MAC_MAX},
+    [IFLA_LINKINFO] = {.type = NLA_NESTED},
+    [IFLA_VFINFO_LIST] = {.type = NLA_NESTED},
+};
+
+static const struct nla_policy linkinfo_policy[IFLA_INFO_MAX + 1] = {
+    [IFLA_INFO_KIND] = {.type = NLA_STRING},
+    [IFLA_INFO_DATA] = {.type = NLA_NESTED},
+};
+
+static const struct nla_policy ipoib_policy[IFLA_IPOIB_MAX + 1] = {
+    [IFLA_IPOIB_PKEY] = {.type = NLA_U16},
+    [IFLA_IPOIB_MODE] = {.type = NLA_U16},
+};
+
+static int linkinfo_parse(struct nlattr *info, struct cni_link *l)
 {
-	struct link_reply *r = arg;
+	struct nlattr *li[IFLA_INFO_MAX + 1], *ib[IFLA_IPOIB_MAX + 1];
+	int ret = cni_nl_parse_nested(info, li, IFLA_INFO_MAX, linkinfo_policy);
+
+	if (ret)
+		return ret;
+	if (li[IFLA_INFO_KIND])
+		nla_strlcpy(l->kind, li[IFLA_INFO_KIND], sizeof(l->kind));
+	if (strcmp(l->kind, "ipoib") || !li[IFLA_INFO_DATA])
+		return 0;
+	ret = cni_nl_parse_nested(li[IFLA_INFO_DATA], ib, IFLA_IPOIB_MAX, ipoib_policy);
+	if (ret)
+		return ret;
+	l->ipoib = true;
+	if (ib[IFLA_IPOIB_PKEY])
+		l->pkey = nla_get_u16(ib[IFLA_IPOIB_PKEY]);
+	if (ib[IFLA_IPOIB_MODE])
+		l->ipoib_mode = nla_get_u16(ib[IFLA_IPOIB_MODE]);
+	return 0;
+}
+
+int cni_link_parse(struct nl_msg *msg, struct cni_link *l)
+{
 	struct nlattr *tb[IFLA_MAX + 1];
 	struct ifinfomsg *ifi = nlmsg_data(nlmsg_hdr(msg));
-	struct cni_link *l = r->link;
 	int ret;
 
 	if (nlmsg_hdr(msg)->nlmsg_type != RTM_NEWLINK)
-		return 0;
-	ret = nlmsg_parse(nlmsg_hdr(msg), sizeof(*ifi), tb, IFLA_MAX, NULL);
-	if (ret < 0)
-		return cni_nl_errno(ret);
+		return -EPROTO;
+	ret = cni_nl_parse(msg, sizeof(*ifi), tb, IFLA_MAX, link_policy);
+	if (ret)
+		return ret;
 	memset(l, 0, sizeof(*l));
 	l->ifindex = ifi->ifi_index;
 	l->type = ifi->ifi_type;
@@ -93,42 +145,43 @@ static int link_parse(struct nl_msg *msg, void *arg)
 		nla_strlcpy(l->name, tb[IFLA_IFNAME], sizeof(l->name));
 	if (tb[IFLA_MTU])
 		l->mtu = nla_get_u32(tb[IFLA_MTU]);
+	/* The device behind the netdev, which a pod cannot forge (5.16+). */
+	if (tb[IFLA_PARENT_DEV_BUS_NAME] && tb[IFLA_PARENT_DEV_NAME]) {
+		nla_strlcpy(l->parent_bus, tb[IFLA_PARENT_DEV_BUS_NAME], sizeof(l->parent_bus));
+		nla_strlcpy(l->parent_dev, tb[IFLA_PARENT_DEV_NAME], sizeof(l->parent_dev));
+	}
+	if (tb[IFLA_LINK])
+		l->iflink = (int)nla_get_u32(tb[IFLA_LINK]);
+	l->iflink_elsewhere = tb[IFLA_LINK_NETNSID] != NULL;
 	if (tb[IFLA_NUM_VF])
 		l->num_vf = (int)nla_get_u32(tb[IFLA_NUM_VF]);
-	if (tb[IFLA_ADDRESS] && nla_len(tb[IFLA_ADDRESS]) <= CNI_MAC_MAX) {
+	if (tb[IFLA_ADDRESS]) {
 		l->mac_len = (unsigned int)nla_len(tb[IFLA_ADDRESS]);
 		memcpy(l->mac, nla_data(tb[IFLA_ADDRESS]), l->mac_len);
 	}
-	if (tb[IFLA_LINKINFO]) {
-		struct nlattr *li[IFLA_INFO_MAX + 1], *ib[IFLA_IPOIB_MAX + 1];
+	return tb[IFLA_LINKINFO] ? linkinfo_parse(tb[IFLA_LINKINFO], l) : 0;
+}
 
-		if (nla_parse_nested(li, IFLA_INFO_MAX, tb[IFLA_LINKINFO], NULL) == 0 &&
-		    li[IFLA_INFO_KIND])
-			nla_strlcpy(l->kind, li[IFLA_INFO_KIND], sizeof(l->kind));
-		if (!strcmp(l->kind, "ipoib") && li[IFLA_INFO_DATA] &&
-		    nla_parse_nested(ib, IFLA_IPOIB_MAX, li[IFLA_INFO_DATA], NULL) == 0) {
-			l->ipoib = true;
-			if (ib[IFLA_IPOIB_PKEY])
-				l->pkey = nla_get_u16(ib[IFLA_IPOIB_PKEY]);
-			if (ib[IFLA_IPOIB_MODE])
-				l->ipoib_mode = nla_get_u16(ib[IFLA_IPOIB_MODE]);
-		}
-	}
-	if (r->want_vfs && l->num_vf > 0) {
-		r->vfs = calloc((size_t)l->num_vf, sizeof(*r->vfs));
-		if (!r->vfs)
-			return -ENOMEM;
-		ret = cni_link_vfs_parse(msg, r->vfs, (size_t)l->num_vf);
-		if (ret < 0)
-			return ret;
-		r->n_vfs = (size_t)ret;
-	}
+static int link_parse(struct nl_msg *msg, void *arg)
+{
+	struct link_reply *r = arg;
+	int ret = cni_link_parse(msg, r->link);
+
+	if (ret || !r->want_vfs || r->link->num_vf <= 0)
+		return ret;
+	r->vfs = calloc((size_t)r->link->num_vf, sizeof(*r->vfs));
+	if (!r->vfs)
+		return -ENOMEM;
+	ret = cni_link_vfs_parse(msg, r->vfs, (size_t)r->link->num_vf);
+	if (ret < 0)
+		return ret;
+	r->n_vfs = (size_t)ret;
 	return 0;
 }
 
 static int link_query(const char *name, int ifindex, struct link_reply *r)
 {
-	_cleanup_nl_msg_ struct nl_msg *msg = cni_link_msg(RTM_GETLINK, NLM_F_ACK, ifindex);
+	_cleanup_nl_msg_ struct nl_msg *msg = cni_link_msg(RTM_GETLINK, 0, ifindex);
 	int ret;
 
 	if (!msg)
@@ -150,7 +203,7 @@ static int link_query(const char *name, int ifindex, struct link_reply *r)
 
 int cni_link_get(const char *name, int ifindex, struct cni_link *link)
 {
-	struct link_reply r = { .link = link };
+	struct link_reply r = {.link = link};
 
 	return link_query(name, ifindex, &r);
 }
@@ -158,7 +211,7 @@ int cni_link_get(const char *name, int ifindex, struct cni_link *link)
 int cni_link_vfs_get(int pf_ifindex, struct cni_vf **vfs, size_t *n)
 {
 	struct cni_link link;
-	struct link_reply r = { .link = &link, .want_vfs = true };
+	struct link_reply r = {.link = &link, .want_vfs = true};
 	int ret;
 
 	*vfs = NULL;
@@ -175,10 +228,10 @@ int cni_link_vfs_get(int pf_ifindex, struct cni_vf **vfs, size_t *n)
 
 /* --- changing links --- */
 
-static int link_change(int ifindex, unsigned int flags, unsigned int change,
-		       int attr, const void *data, size_t len)
+static int link_change(int ifindex, unsigned int flags, unsigned int change, int attr,
+		       const void *data, size_t len)
 {
-	_cleanup_nl_msg_ struct nl_msg *msg = cni_link_msg(RTM_NEWLINK, NLM_F_ACK, ifindex);
+	_cleanup_nl_msg_ struct nl_msg *msg = cni_link_msg(RTM_NEWLINK, 0, ifindex);
 	struct ifinfomsg *ifi;
 
 	if (!msg)
@@ -217,6 +270,19 @@ int cni_link_set_mac(int ifindex, const unsigned char *mac, size_t len)
 	return link_change(ifindex, 0, 0, IFLA_ADDRESS, mac, len);
 }
 
+int cni_link_notify_peers(const struct cni_link *link)
+{
+	_cleanup_nl_msg_ struct nl_msg *msg = cni_link_msg(RTM_NEWLINK, 0, link->ifindex);
+
+	if (!msg)
+		return -ENOMEM;
+	if (!link->mac_len || link->mac_len > CNI_MAC_MAX)
+		return -EINVAL;
+	if (nla_put(msg, IFLA_ADDRESS, (int)link->mac_len, link->mac) < 0)
+		return -ENOMEM;
+	return cni_nl_request(NETLINK_ROUTE, msg, NULL, NULL);
+}
+
 int cni_link_move(int ifindex, int netns_fd)
 {
 	uint32_t fd = (uint32_t)netns_fd;
@@ -228,7 +294,7 @@ int cni_link_ipoib_msg(int parent, const char *name, uint16_t pkey, uint16_t mod
 		       struct nl_msg **out)
 {
 	_cleanup_nl_msg_ struct nl_msg *msg =
-		cni_link_msg(RTM_NEWLINK, NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL, 0);
+	    cni_link_msg(RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 0);
 	struct nlattr *info, *data;
 
 	*out = NULL;
@@ -260,8 +326,7 @@ int cni_link_ipoib_add(int parent, const char *name, uint16_t pkey, uint16_t mod
 
 int cni_link_delete(int ifindex)
 {
-	_cleanup_nl_msg_ struct nl_msg *msg = cni_link_msg(RTM_DELLINK, NLM_F_ACK, ifindex);
+	_cleanup_nl_msg_ struct nl_msg *msg = cni_link_msg(RTM_DELLINK, 0, ifindex);
 
 	return msg ? cni_link_talk(msg, NULL, NULL) : -ENOMEM;
 }
-

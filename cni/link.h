@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* rtnetlink through libnl-route-3; link.c, link_vf.c and link_addr.c are
- * the only files that speak it. Every call acts in the calling thread's
- * network namespace and returns 0 or a negative errno exactly as the kernel
- * reported it. */
+/* rtnetlink through libnl-3's core (messages built with nla_put, replies
+ * split by nla_parse against a policy per reply type); link.c, link_vf.c and
+ * link_addr.c are the only files that speak it. Every call acts in the
+ * calling thread's network namespace and returns 0 or a negative errno
+ * exactly as the kernel reported it. */
 #ifndef CNI_LINK_H
 #define CNI_LINK_H
 
@@ -30,6 +31,10 @@ struct cni_link {
 	bool ipoib;		/* kind "ipoib": pkey and mode below are valid */
 	uint16_t pkey;		/* IFLA_IPOIB_PKEY */
 	uint16_t ipoib_mode;	/* IFLA_IPOIB_MODE: 0 datagram, 1 connected */
+	char parent_bus[16];	/* IFLA_PARENT_DEV_BUS_NAME ("pci"), "" when none */
+	char parent_dev[64];	/* IFLA_PARENT_DEV_NAME (the PCI address) */
+	int iflink;		/* IFLA_LINK (a veth's peer), 0 when not reported */
+	bool iflink_elsewhere;	/* IFLA_LINK_NETNSID: that peer is in another netns */
 };
 
 /* Which fields of a cni_vf are meaningful. */
@@ -57,8 +62,30 @@ struct cni_vf {
 	uint64_t node_guid, port_guid;
 };
 
+/* One address as the kernel reports it (RTM_NEWADDR). */
+struct cni_link_addr {
+	int ifindex;
+	struct cni_prefix addr;
+	uint32_t flags;		/* IFA_F_* */
+};
+
+/* One route (RTM_NEWROUTE), what CHECK compares. */
+struct cni_link_route {
+	int oif;		/* 0 for a multipath route */
+	struct cni_prefix dst;	/* a missing RTA_DST stays the zero address */
+	struct cni_addr gw;	/* family 0 without a gateway */
+	uint32_t table;
+};
+
 /* The extended-ack text of the last failed request in this thread, or "". */
 const char *cni_link_ext_ack(void);
+
+/* Decode a kernel reply: RTM_NEWLINK into link, RTM_NEWADDR into addr,
+ * RTM_NEWROUTE into route. -EPROTO for another type or a malformed message,
+ * -EAFNOSUPPORT for an address or route that is neither IPv4 nor IPv6. */
+int cni_link_parse(struct nl_msg *msg, struct cni_link *link);
+int cni_link_addr_parse(struct nl_msg *msg, struct cni_link_addr *addr);
+int cni_link_route_parse(struct nl_msg *msg, struct cni_link_route *route);
 
 /* Look a link up by name (ifindex 0) or by index. -ENODEV when absent. */
 int cni_link_get(const char *name, int ifindex, struct cni_link *link);
@@ -78,6 +105,12 @@ int cni_link_ipoib_msg(int parent, const char *name, uint16_t pkey, uint16_t mod
 /* Create that child; -EEXIST when the name is taken. */
 int cni_link_ipoib_add(int parent, const char *name, uint16_t pkey, uint16_t mode);
 
+/* Re-apply link's own hardware address (as read by cni_link_get()): nothing
+ * changes, but the kernel runs its NETDEV_CHANGEADDR handlers, which
+ * announce the link's addresses when arp_notify / ndisc_notify are set.
+ * Outside IBCNI_LINK_FAILPOINT's count, as it changes nothing. */
+int cni_link_notify_peers(const struct cni_link *link);
+
 /* Delete a (virtual) link. */
 int cni_link_delete(int ifindex);
 
@@ -88,7 +121,13 @@ int cni_link_move(int ifindex, int netns_fd);
 int cni_link_addr_add(int ifindex, const struct cni_prefix *addr);
 int cni_link_addr_del(int ifindex, const struct cni_prefix *addr);
 
-/* Add a route through ifindex (gateway optional, table/metric as given). */
+/* Build the RTM_NEWROUTE that adds rt through ifindex, as `ip route add`
+ * lays it out (gateway, table, scope, priority, mtu and advmss as given;
+ * without a scope, global through a gateway and link without one). NULL on
+ * ENOMEM; caller frees with nlmsg_free(). */
+struct nl_msg *cni_link_route_msg(int ifindex, const struct cni_route *rt);
+
+/* Add that route. */
 int cni_link_route_add(int ifindex, const struct cni_route *rt);
 
 /* True (1) when ifindex has exactly this address, 0 when not, or -errno. */
@@ -96,6 +135,11 @@ int cni_link_has_addr(int ifindex, const struct cni_prefix *addr);
 
 /* True (1) when a route to rt->dst (via rt->gw if set) exists on ifindex. */
 int cni_link_has_route(int ifindex, const struct cni_route *rt);
+
+/* Write value to the link's sysctl net.ipv4|ipv6.conf.<name>.<key> (family
+ * AF_INET or AF_INET6) in the calling thread's namespace; -EINVAL for a
+ * name or key that would leave that directory, -ENOENT when absent. */
+int cni_link_conf_set(int family, const char *name, const char *key, const char *value);
 
 /* Enable IPv6 on a link (net.ipv6.conf.<name>.disable_ipv6=0) in the
  * calling thread's namespace; a kernel without IPv6 gives -ENOENT. */

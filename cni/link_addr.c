@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Addresses and routes (libnl-route objects), the queries CHECK needs,
- * IPv6 enablement and DAD. */
+/* Addresses and routes, the queries CHECK needs, per-link sysctls and DAD. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/rtnetlink.h>
-#include <netlink/route/addr.h>
-#include <netlink/route/route.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,38 +12,29 @@
 #include "link_nl.h"
 #include "util.h"
 
-static struct nl_addr *to_nl_addr(int family, const unsigned char *a, unsigned int len)
+static int addr_len(int family)
 {
-	struct nl_addr *n = nl_addr_build(family, a, family == AF_INET ? 4 : 16);
-
-	if (n)
-		nl_addr_set_prefixlen(n, (int)len);
-	return n;
+	return family == AF_INET ? 4 : 16;
 }
 
+/* As `ip addr add|del ADDR/LEN dev IFINDEX`: the local address, and the
+ * same as the peer address of a link that is not point-to-point. */
 static int addr_request(int ifindex, const struct cni_prefix *p, bool add)
 {
-	struct rtnl_addr *addr = rtnl_addr_alloc();
-	struct nl_addr *local = to_nl_addr(p->family, p->a, p->len);
-	_cleanup_nl_msg_ struct nl_msg *msg = NULL;
-	int ret = -ENOMEM;
+	_cleanup_nl_msg_ struct nl_msg *msg =
+	    cni_link_req(add ? RTM_NEWADDR : RTM_DELADDR, add ? NLM_F_CREATE | NLM_F_EXCL : 0,
+			 p->family, sizeof(struct ifaddrmsg));
+	struct ifaddrmsg *ifa;
+	int alen = addr_len(p->family);
 
-	if (addr && local) {
-		rtnl_addr_set_ifindex(addr, ifindex);
-		rtnl_addr_set_family(addr, p->family);
-		ret = rtnl_addr_set_local(addr, local);
-		if (!ret)
-			rtnl_addr_set_prefixlen(addr, (int)p->len);
-		if (!ret)
-			ret = add ? rtnl_addr_build_add_request(addr, NLM_F_CREATE | NLM_F_EXCL, &msg) :
-				    rtnl_addr_build_delete_request(addr, 0, &msg);
-		ret = ret < 0 ? cni_nl_errno(ret) : 0;
-	}
-	nl_addr_put(local);
-	rtnl_addr_put(addr);
-	if (ret)
-		return ret;
-	nlmsg_hdr(msg)->nlmsg_flags |= NLM_F_ACK;
+	if (!msg)
+		return -ENOMEM;
+	ifa = nlmsg_data(nlmsg_hdr(msg));
+	ifa->ifa_prefixlen = (uint8_t)p->len;
+	ifa->ifa_scope = RT_SCOPE_UNIVERSE;
+	ifa->ifa_index = (uint32_t)ifindex;
+	if (nla_put(msg, IFA_LOCAL, alen, p->a) < 0 || nla_put(msg, IFA_ADDRESS, alen, p->a) < 0)
+		return -ENOMEM;
 	return cni_link_talk(msg, NULL, NULL);
 }
 
@@ -60,71 +48,99 @@ int cni_link_addr_del(int ifindex, const struct cni_prefix *addr)
 	return addr_request(ifindex, addr, false);
 }
 
-static int route_build(int ifindex, const struct cni_route *rt, struct rtnl_route **out)
+/* Route metrics (RTA_METRICS) of rt, as `ip route add ... mtu M advmss A`. */
+static int route_put_metrics(struct nl_msg *msg, const struct cni_route *rt)
 {
-	struct rtnl_route *r = rtnl_route_alloc();
-	struct rtnl_nexthop *nh = rtnl_route_nh_alloc();
-	struct nl_addr *dst = to_nl_addr(rt->dst.family, rt->dst.a, rt->dst.len);
-	int ret = -ENOMEM;
+	struct nlattr *m;
 
-	if (r && nh && dst) {
-		rtnl_route_set_family(r, (uint8_t)rt->dst.family);
-		rtnl_route_set_table(r, rt->has_table ? (uint32_t)rt->table : RT_TABLE_MAIN);
-		rtnl_route_set_protocol(r, RTPROT_BOOT);
-		ret = rtnl_route_set_dst(r, dst);
-		if (!ret && rt->has_scope)
-			rtnl_route_set_scope(r, (uint8_t)rt->scope);
-		if (!ret && rt->priority)
-			rtnl_route_set_priority(r, (uint32_t)rt->priority);
-		if (!ret && rt->mtu)
-			ret = rtnl_route_set_metric(r, RTAX_MTU, (unsigned int)rt->mtu);
-		if (!ret && rt->advmss)
-			ret = rtnl_route_set_metric(r, RTAX_ADVMSS, (unsigned int)rt->advmss);
-		rtnl_route_nh_set_ifindex(nh, ifindex);
-		if (!ret && rt->gw.family) {
-			struct nl_addr *gw = nl_addr_build(rt->gw.family, rt->gw.a,
-							   rt->gw.family == AF_INET ? 4 : 16);
-
-			if (!gw)
-				ret = -NLE_NOMEM;
-			else
-				rtnl_route_nh_set_gateway(nh, gw);
-			nl_addr_put(gw);
-		}
-		if (!ret) {
-			rtnl_route_add_nexthop(r, nh);
-			nh = NULL;
-		}
-		ret = ret < 0 ? cni_nl_errno(ret) : 0;
-	}
-	nl_addr_put(dst);
-	if (nh)
-		rtnl_route_nh_free(nh);
-	if (ret) {
-		rtnl_route_put(r);
-		return ret;
-	}
-	*out = r;
+	if (!rt->mtu && !rt->advmss)
+		return 0;
+	m = nla_nest_start(msg, RTA_METRICS);
+	if (!m || (rt->mtu && nla_put_u32(msg, RTAX_MTU, (uint32_t)rt->mtu) < 0) ||
+	    (rt->advmss && nla_put_u32(msg, RTAX_ADVMSS, (uint32_t)rt->advmss) < 0))
+		return -ENOMEM;
+	nla_nest_end(msg, m);
 	return 0;
+}
+
+struct nl_msg *cni_link_route_msg(int ifindex, const struct cni_route *rt)
+{
+	_cleanup_nl_msg_ struct nl_msg *msg = cni_link_req(RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL,
+							   rt->dst.family, sizeof(struct rtmsg));
+	uint32_t table = rt->has_table ? (uint32_t)rt->table : RT_TABLE_MAIN;
+	int alen = addr_len(rt->dst.family);
+	struct rtmsg *rtm;
+
+	if (!msg)
+		return NULL;
+	rtm = nlmsg_data(nlmsg_hdr(msg));
+	rtm->rtm_dst_len = (uint8_t)rt->dst.len;
+	/* Tables past 255 exist only as RTA_TABLE (iproute2 does the same). */
+	rtm->rtm_table = table < 256 ? (uint8_t)table : RT_TABLE_UNSPEC;
+	rtm->rtm_protocol = RTPROT_BOOT;
+	rtm->rtm_type = RTN_UNICAST;
+	/* Without a scope: through a gateway is global, without one on-link. */
+	rtm->rtm_scope = rt->has_scope	 ? (uint8_t)rt->scope
+			 : rt->gw.family ? RT_SCOPE_UNIVERSE
+					 : RT_SCOPE_LINK;
+	if (nla_put_u32(msg, RTA_TABLE, table) < 0 ||
+	    (rt->dst.len && nla_put(msg, RTA_DST, alen, rt->dst.a) < 0) ||
+	    (rt->priority && nla_put_u32(msg, RTA_PRIORITY, (uint32_t)rt->priority) < 0) ||
+	    route_put_metrics(msg, rt) < 0 ||
+	    (rt->gw.family && nla_put(msg, RTA_GATEWAY, addr_len(rt->gw.family), rt->gw.a) < 0) ||
+	    nla_put_u32(msg, RTA_OIF, (uint32_t)ifindex) < 0)
+		return NULL;
+	return steal_ptr(msg);
 }
 
 int cni_link_route_add(int ifindex, const struct cni_route *rt)
 {
-	_cleanup_nl_msg_ struct nl_msg *msg = NULL;
-	struct rtnl_route *r = NULL;
-	int ret = route_build(ifindex, rt, &r);
+	_cleanup_nl_msg_ struct nl_msg *msg = cni_link_route_msg(ifindex, rt);
 
-	if (ret)
-		return ret;
-	ret = rtnl_route_build_add_request(r, NLM_F_CREATE | NLM_F_EXCL, &msg);
-	rtnl_route_put(r);
-	if (ret < 0)
-		return cni_nl_errno(ret);
-	nlmsg_hdr(msg)->nlmsg_flags |= NLM_F_ACK;
-	return cni_link_talk(msg, NULL, NULL);
+	return msg ? cni_link_talk(msg, NULL, NULL) : -ENOMEM;
 }
 
 /* --- queries for CHECK --- */
+
+static const struct nla_policy addr_policy[IFA_MAX + 1] = {
+    [IFA_ADDRESS] = {.minlen = 4, .maxlen = 16},
+    [IFA_LOCAL] = {.minlen = 4, .maxlen = 16},
+    [IFA_FLAGS] = {.type = NLA_U32},
+};
+
+/* Copy an address attribute of family into p; -EPROTO when its length is
+ * not the family's. */
+static int addr_get(struct nlattr *a, int family, unsigned char *p)
+{
+	if (nla_len(a) != addr_len(family))
+		return -EPROTO;
+	memcpy(p, nla_data(a), (size_t)nla_len(a));
+	return 0;
+}
+
+int cni_link_addr_parse(struct nl_msg *msg, struct cni_link_addr *out)
+{
+	struct ifaddrmsg *ifa = nlmsg_data(nlmsg_hdr(msg));
+	struct nlattr *tb[IFA_MAX + 1], *a;
+	int ret;
+
+	if (nlmsg_hdr(msg)->nlmsg_type != RTM_NEWADDR)
+		return -EPROTO;
+	ret = cni_nl_parse(msg, sizeof(*ifa), tb, IFA_MAX, addr_policy);
+	if (ret)
+		return ret;
+	if (ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6)
+		return -EAFNOSUPPORT;
+	memset(out, 0, sizeof(*out));
+	out->ifindex = (int)ifa->ifa_index;
+	out->addr.family = ifa->ifa_family;
+	out->addr.len = ifa->ifa_prefixlen;
+	/* The wider IFA_FLAGS replaces the header's 8 bits when present. */
+	out->flags = tb[IFA_FLAGS] ? nla_get_u32(tb[IFA_FLAGS]) : ifa->ifa_flags;
+	/* IFA_LOCAL is the address itself; IPv6 sends IFA_ADDRESS only. */
+	a = tb[IFA_LOCAL] ? tb[IFA_LOCAL] : tb[IFA_ADDRESS];
+	return a ? addr_get(a, out->addr.family, out->addr.a) : -EPROTO;
+}
 
 struct addr_match {
 	int ifindex;
@@ -132,38 +148,72 @@ struct addr_match {
 	bool found;
 };
 
-static int addr_parse(struct nl_msg *msg, void *arg)
+static int addr_match(struct nl_msg *msg, void *arg)
 {
 	struct addr_match *m = arg;
-	struct ifaddrmsg *ifa = nlmsg_data(nlmsg_hdr(msg));
-	struct nlattr *tb[IFA_MAX + 1];
-	struct nlattr *a;
+	struct cni_link_addr a;
+	int ret = cni_link_addr_parse(msg, &a);
 
-	if (nlmsg_hdr(msg)->nlmsg_type != RTM_NEWADDR ||
-	    nlmsg_parse(nlmsg_hdr(msg), sizeof(*ifa), tb, IFA_MAX, NULL) < 0)
-		return 0;
-	a = tb[IFA_LOCAL] ? tb[IFA_LOCAL] : tb[IFA_ADDRESS];
-	if ((int)ifa->ifa_index != m->ifindex || !a || ifa->ifa_family != m->want->family ||
-	    ifa->ifa_prefixlen != m->want->len)
-		return 0;
-	if (nla_len(a) == (m->want->family == AF_INET ? 4 : 16) &&
-	    !memcmp(nla_data(a), m->want->a, (size_t)nla_len(a)))
+	if (ret)
+		return ret;
+	if (a.ifindex == m->ifindex && a.addr.family == m->want->family &&
+	    a.addr.len == m->want->len &&
+	    !memcmp(a.addr.a, m->want->a, (size_t)addr_len(a.addr.family)))
 		m->found = true;
 	return 0;
 }
 
+/* Dump the addresses of family, each to parse. */
+static int addr_dump(int family, cni_nl_parse_fn parse, void *arg)
+{
+	_cleanup_nl_msg_ struct nl_msg *msg =
+	    cni_link_req(RTM_GETADDR, NLM_F_DUMP, family, sizeof(struct ifaddrmsg));
+
+	return msg ? cni_link_talk(msg, parse, arg) : -ENOMEM;
+}
+
 int cni_link_has_addr(int ifindex, const struct cni_prefix *addr)
 {
-	struct ifaddrmsg ifa = { .ifa_family = (uint8_t)addr->family };
-	_cleanup_nl_msg_ struct nl_msg *msg = nlmsg_alloc_simple(RTM_GETADDR,
-								  NLM_F_REQUEST | NLM_F_DUMP);
-	struct addr_match m = { .ifindex = ifindex, .want = addr };
+	struct addr_match m = {.ifindex = ifindex, .want = addr};
+	int ret = addr_dump(addr->family, addr_match, &m);
+
+	return ret ? ret : m.found;
+}
+
+static const struct nla_policy route_policy[RTA_MAX + 1] = {
+    [RTA_DST] = {.minlen = 4, .maxlen = 16},
+    [RTA_GATEWAY] = {.minlen = 4, .maxlen = 16},
+    [RTA_OIF] = {.type = NLA_U32},
+    [RTA_TABLE] = {.type = NLA_U32},
+};
+
+int cni_link_route_parse(struct nl_msg *msg, struct cni_link_route *out)
+{
+	struct rtmsg *rtm = nlmsg_data(nlmsg_hdr(msg));
+	struct nlattr *tb[RTA_MAX + 1];
 	int ret;
 
-	if (!msg || nlmsg_append(msg, &ifa, sizeof(ifa), NLMSG_ALIGNTO) < 0)
-		return -ENOMEM;
-	ret = cni_link_talk(msg, addr_parse, &m);
-	return ret ? ret : m.found;
+	if (nlmsg_hdr(msg)->nlmsg_type != RTM_NEWROUTE)
+		return -EPROTO;
+	ret = cni_nl_parse(msg, sizeof(*rtm), tb, RTA_MAX, route_policy);
+	if (ret)
+		return ret;
+	if (rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6)
+		return -EAFNOSUPPORT;
+	memset(out, 0, sizeof(*out));
+	out->dst.family = rtm->rtm_family;
+	out->dst.len = rtm->rtm_dst_len;
+	out->table = tb[RTA_TABLE] ? nla_get_u32(tb[RTA_TABLE]) : rtm->rtm_table;
+	/* A multipath route has no RTA_OIF: oif stays 0. */
+	if (tb[RTA_OIF])
+		out->oif = (int)nla_get_u32(tb[RTA_OIF]);
+	if (tb[RTA_DST] && (ret = addr_get(tb[RTA_DST], rtm->rtm_family, out->dst.a)))
+		return ret;
+	if (tb[RTA_GATEWAY]) {
+		out->gw.family = rtm->rtm_family;
+		ret = addr_get(tb[RTA_GATEWAY], rtm->rtm_family, out->gw.a);
+	}
+	return ret;
 }
 
 struct route_match {
@@ -172,68 +222,68 @@ struct route_match {
 	bool found;
 };
 
-static int route_parse(struct nl_msg *msg, void *arg)
+static int route_match(struct nl_msg *msg, void *arg)
 {
 	struct route_match *m = arg;
-	struct rtmsg *rtm = nlmsg_data(nlmsg_hdr(msg));
-	struct nlattr *tb[RTA_MAX + 1];
-	size_t alen = m->want->dst.family == AF_INET ? 4 : 16;
-	static const unsigned char zero[16];
+	const struct cni_route *w = m->want;
+	size_t alen = (size_t)addr_len(w->dst.family);
+	struct cni_link_route r;
+	int ret = cni_link_route_parse(msg, &r);
 
-	if (nlmsg_hdr(msg)->nlmsg_type != RTM_NEWROUTE ||
-	    nlmsg_parse(nlmsg_hdr(msg), sizeof(*rtm), tb, RTA_MAX, NULL) < 0)
-		return 0;
-	if (rtm->rtm_family != m->want->dst.family || rtm->rtm_dst_len != m->want->dst.len)
-		return 0;
-	if (!tb[RTA_OIF] || (int)nla_get_u32(tb[RTA_OIF]) != m->ifindex)
-		return 0;
-	if (m->want->dst.len &&
-	    (!tb[RTA_DST] || memcmp(nla_data(tb[RTA_DST]), m->want->dst.a, alen)))
-		return 0;
-	if (!m->want->dst.len && tb[RTA_DST] && memcmp(nla_data(tb[RTA_DST]), zero, alen))
-		return 0;
-	if (m->want->gw.family &&
-	    (!tb[RTA_GATEWAY] || memcmp(nla_data(tb[RTA_GATEWAY]), m->want->gw.a, alen)))
-		return 0;
-	m->found = true;
+	if (ret)
+		return ret;
+	/* A missing RTA_DST is the zero address: dst stays zeroed. */
+	if (r.oif == m->ifindex && r.dst.family == w->dst.family && r.dst.len == w->dst.len &&
+	    !memcmp(r.dst.a, w->dst.a, w->dst.len ? alen : 0) &&
+	    (!w->gw.family || (r.gw.family && !memcmp(r.gw.a, w->gw.a, alen))))
+		m->found = true;
 	return 0;
 }
 
 int cni_link_has_route(int ifindex, const struct cni_route *rt)
 {
-	struct rtmsg rtm = { .rtm_family = (uint8_t)rt->dst.family };
-	_cleanup_nl_msg_ struct nl_msg *msg = nlmsg_alloc_simple(RTM_GETROUTE,
-								  NLM_F_REQUEST | NLM_F_DUMP);
-	struct route_match m = { .ifindex = ifindex, .want = rt };
+	_cleanup_nl_msg_ struct nl_msg *msg =
+	    cni_link_req(RTM_GETROUTE, NLM_F_DUMP, rt->dst.family, sizeof(struct rtmsg));
+	struct route_match m = {.ifindex = ifindex, .want = rt};
 	int ret;
 
-	if (!msg || nlmsg_append(msg, &rtm, sizeof(rtm), NLMSG_ALIGNTO) < 0)
+	if (!msg)
 		return -ENOMEM;
-	ret = cni_link_talk(msg, route_parse, &m);
+	ret = cni_link_talk(msg, route_match, &m);
 	return ret ? ret : m.found;
 }
 
 /* --- IPv6 --- */
 
 #ifndef IFF_LOWER_UP
-#define IFF_LOWER_UP 0x10000	/* <linux/if.h>, which clashes with <net/if.h> */
+#define IFF_LOWER_UP 0x10000 /* <linux/if.h>, which clashes with <net/if.h> */
 #endif
+
+int cni_link_conf_set(int family, const char *name, const char *key, const char *value)
+{
+	_cleanup_close_ int fd = -1;
+	char path[128];
+	size_t len = strlen(value);
+	ssize_t n;
+
+	/* The name comes from the kernel or CNI_IFNAME; still, never a path. */
+	if (!*name || strlen(name) >= IFNAMSIZ || strchr(name, '/') || !strcmp(name, ".") ||
+	    !strcmp(name, "..") || strchr(key, '/') ||
+	    check_snprintf(path, sizeof(path), "/proc/sys/net/%s/conf/%s/%s",
+			   family == AF_INET6 ? "ipv6" : "ipv4", name, key))
+		return -EINVAL;
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, value, len);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EIO;
+}
 
 int cni_link_ipv6_enable(const char *name)
 {
-	char path[128];
-	int fd, ret = 0;
-
-	if (strlen(name) >= IFNAMSIZ || strchr(name, '/') ||
-	    check_snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/disable_ipv6", name))
-		return -EINVAL;
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, "0", 1) != 1)
-		ret = -errno;
-	close(fd);
-	return ret;
+	return cni_link_conf_set(AF_INET6, name, "disable_ipv6", "0");
 }
 
 struct dad_scan {
@@ -244,15 +294,12 @@ struct dad_scan {
 static int dad_parse(struct nl_msg *msg, void *arg)
 {
 	struct dad_scan *d = arg;
-	struct ifaddrmsg *ifa = nlmsg_data(nlmsg_hdr(msg));
-	struct nlattr *tb[IFA_MAX + 1];
-	uint32_t flags;
+	struct cni_link_addr a;
+	int ret = cni_link_addr_parse(msg, &a);
 
-	if (nlmsg_hdr(msg)->nlmsg_type != RTM_NEWADDR || (int)ifa->ifa_index != d->ifindex ||
-	    nlmsg_parse(nlmsg_hdr(msg), sizeof(*ifa), tb, IFA_MAX, NULL) < 0)
-		return 0;
-	flags = tb[IFA_FLAGS] ? nla_get_u32(tb[IFA_FLAGS]) : ifa->ifa_flags;
-	if ((flags & IFA_F_TENTATIVE) && !(flags & IFA_F_DADFAILED))
+	if (ret)
+		return ret;
+	if (a.ifindex == d->ifindex && (a.flags & IFA_F_TENTATIVE) && !(a.flags & IFA_F_DADFAILED))
 		d->tentative = true;
 	return 0;
 }
@@ -264,19 +311,14 @@ int cni_link_wait_dad(int ifindex, unsigned int timeout_ms)
 	int ret;
 
 	for (;;) {
-		struct ifaddrmsg ifa = { .ifa_family = AF_INET6 };
-		_cleanup_nl_msg_ struct nl_msg *msg =
-			nlmsg_alloc_simple(RTM_GETADDR, NLM_F_REQUEST | NLM_F_DUMP);
-		struct dad_scan d = { .ifindex = ifindex };
+		struct dad_scan d = {.ifindex = ifindex};
 
 		ret = cni_link_get(NULL, ifindex, &l);
 		if (ret)
 			return ret;
 		if (!(l.flags & IFF_LOWER_UP))
 			return 0;
-		if (!msg || nlmsg_append(msg, &ifa, sizeof(ifa), NLMSG_ALIGNTO) < 0)
-			return -ENOMEM;
-		ret = cni_link_talk(msg, dad_parse, &d);
+		ret = addr_dump(AF_INET6, dad_parse, &d);
 		if (ret || !d.tentative)
 			return ret;
 		if (now_ms() >= deadline)

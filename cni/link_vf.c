@@ -12,39 +12,26 @@
 #include "link.h"
 #include "link_nl.h"
 
-static struct nla_policy vf_policy[IFLA_VF_MAX + 1] = {
-	[IFLA_VF_MAC] = { .minlen = sizeof(struct ifla_vf_mac) },
-	[IFLA_VF_VLAN] = { .minlen = sizeof(struct ifla_vf_vlan) },
-	[IFLA_VF_VLAN_LIST] = { .type = NLA_NESTED },
-	[IFLA_VF_TX_RATE] = { .minlen = sizeof(struct ifla_vf_tx_rate) },
-	[IFLA_VF_RATE] = { .minlen = sizeof(struct ifla_vf_rate) },
-	[IFLA_VF_SPOOFCHK] = { .minlen = sizeof(struct ifla_vf_spoofchk) },
-	[IFLA_VF_LINK_STATE] = { .minlen = sizeof(struct ifla_vf_link_state) },
-	[IFLA_VF_TRUST] = { .minlen = sizeof(struct ifla_vf_trust) },
-	[IFLA_VF_IB_NODE_GUID] = { .minlen = sizeof(struct ifla_vf_guid) },
-	[IFLA_VF_IB_PORT_GUID] = { .minlen = sizeof(struct ifla_vf_guid) },
+static const struct nla_policy vf_policy[IFLA_VF_MAX + 1] = {
+    [IFLA_VF_MAC] = {.minlen = sizeof(struct ifla_vf_mac)},
+    [IFLA_VF_VLAN] = {.minlen = sizeof(struct ifla_vf_vlan)},
+    [IFLA_VF_VLAN_LIST] = {.type = NLA_NESTED},
+    [IFLA_VF_TX_RATE] = {.minlen = sizeof(struct ifla_vf_tx_rate)},
+    [IFLA_VF_RATE] = {.minlen = sizeof(struct ifla_vf_rate)},
+    [IFLA_VF_SPOOFCHK] = {.minlen = sizeof(struct ifla_vf_spoofchk)},
+    [IFLA_VF_LINK_STATE] = {.minlen = sizeof(struct ifla_vf_link_state)},
+    [IFLA_VF_TRUST] = {.minlen = sizeof(struct ifla_vf_trust)},
+    [IFLA_VF_IB_NODE_GUID] = {.minlen = sizeof(struct ifla_vf_guid)},
+    [IFLA_VF_IB_PORT_GUID] = {.minlen = sizeof(struct ifla_vf_guid)},
 };
 
-static int vf_vlan_list_parse(struct nlattr *list, struct cni_vf *vf)
-{
-	struct nlattr *a;
-	int rem;
+static const struct nla_policy vlan_list_policy[IFLA_VF_VLAN_INFO_MAX + 1] = {
+    [IFLA_VF_VLAN_INFO] = {.minlen = sizeof(struct ifla_vf_vlan_info)},
+};
 
-	/* The kernel reports one entry per VF today; the first one is the VF's. */
-	nla_for_each_nested(a, list, rem) {
-		struct ifla_vf_vlan_info v;
-
-		if (nla_type(a) != IFLA_VF_VLAN_INFO || nla_len(a) < (int)sizeof(v))
-			continue;
-		memcpy(&v, nla_data(a), sizeof(v));
-		vf->vlan = v.vlan;
-		vf->qos = v.qos;
-		vf->vlan_proto = ntohs(v.vlan_proto);
-		vf->mask |= CNI_VF_VLAN;
-		break;
-	}
-	return 0;
-}
+static const struct nla_policy vfinfo_list_policy[IFLA_MAX + 1] = {
+    [IFLA_VFINFO_LIST] = {.type = NLA_NESTED},
+};
 
 /* Netlink attributes are only 4-byte aligned; ifla_vf_guid holds a u64. */
 #define nla_copy(dst, a) memcpy(&(dst), nla_data(a), sizeof(dst))
@@ -62,9 +49,9 @@ static int vf_info_parse(struct nlattr *info, struct cni_vf *vf)
 	int ret;
 
 	memset(vf, 0, sizeof(*vf));
-	ret = nla_parse_nested(tb, IFLA_VF_MAX, info, vf_policy);
-	if (ret < 0)
-		return cni_nl_errno(ret);
+	ret = cni_nl_parse_nested(info, tb, IFLA_VF_MAX, vf_policy);
+	if (ret)
+		return ret;
 	/* Every VF entry the kernel sends carries IFLA_VF_MAC: it names the VF. */
 	if (!tb[IFLA_VF_MAC])
 		return -EPROTO;
@@ -79,8 +66,23 @@ static int vf_info_parse(struct nlattr *info, struct cni_vf *vf)
 		vf->vlan_proto = ETH_P_8021Q;
 		vf->mask |= CNI_VF_VLAN;
 	}
-	if (tb[IFLA_VF_VLAN_LIST])
-		vf_vlan_list_parse(tb[IFLA_VF_VLAN_LIST], vf);
+	if (tb[IFLA_VF_VLAN_LIST]) {
+		/* One entry per VF today: the VF's own VLAN, with its protocol. */
+		struct nlattr *vl[IFLA_VF_VLAN_INFO_MAX + 1];
+		struct ifla_vf_vlan_info v;
+
+		ret = cni_nl_parse_nested(tb[IFLA_VF_VLAN_LIST], vl, IFLA_VF_VLAN_INFO_MAX,
+					  vlan_list_policy);
+		if (ret)
+			return ret;
+		if (vl[IFLA_VF_VLAN_INFO]) {
+			nla_copy(v, vl[IFLA_VF_VLAN_INFO]);
+			vf->vlan = v.vlan;
+			vf->qos = v.qos;
+			vf->vlan_proto = ntohs(v.vlan_proto);
+			vf->mask |= CNI_VF_VLAN;
+		}
+	}
 	if (tb[IFLA_VF_RATE]) {
 		nla_copy(rate, tb[IFLA_VF_RATE]);
 		vf->min_tx_rate = rate.min_tx_rate;
@@ -121,12 +123,12 @@ int cni_link_vfs_parse(struct nl_msg *msg, struct cni_vf *vfs, size_t max)
 	size_t n = 0;
 	int rem, ret;
 
-	ret = nlmsg_parse(nlmsg_hdr(msg), sizeof(struct ifinfomsg), tb, IFLA_MAX, NULL);
-	if (ret < 0)
-		return cni_nl_errno(ret);
+	ret = cni_nl_parse(msg, sizeof(struct ifinfomsg), tb, IFLA_MAX, vfinfo_list_policy);
+	if (ret)
+		return ret;
 	if (!tb[IFLA_VFINFO_LIST])
 		return 0;
-	nla_for_each_nested(a, tb[IFLA_VFINFO_LIST], rem) {
+	nla_for_each_nested (a, tb[IFLA_VFINFO_LIST], rem) {
 		if (nla_type(a) != IFLA_VF_INFO)
 			continue;
 		if (n == max)
@@ -173,29 +175,29 @@ static int vf_put(struct nl_msg *msg, const struct cni_vf *vf)
 			if (!ret)
 				nla_nest_end(msg, vl);
 		} else {
-			struct ifla_vf_vlan v = { .vf = vf->vf, .vlan = vf->vlan, .qos = vf->qos };
+			struct ifla_vf_vlan v = {.vf = vf->vf, .vlan = vf->vlan, .qos = vf->qos};
 
 			ret = nla_put(msg, IFLA_VF_VLAN, sizeof(v), &v);
 		}
 	}
 	if (!ret && (vf->mask & CNI_VF_RATE)) {
-		struct ifla_vf_rate r = { .vf = vf->vf, .min_tx_rate = vf->min_tx_rate,
-					  .max_tx_rate = vf->max_tx_rate };
+		struct ifla_vf_rate r = {
+		    .vf = vf->vf, .min_tx_rate = vf->min_tx_rate, .max_tx_rate = vf->max_tx_rate};
 
 		ret = nla_put(msg, IFLA_VF_RATE, sizeof(r), &r);
 	}
 	if (!ret && (vf->mask & CNI_VF_SPOOFCHK)) {
-		struct ifla_vf_spoofchk s = { .vf = vf->vf, .setting = vf->spoofchk };
+		struct ifla_vf_spoofchk s = {.vf = vf->vf, .setting = vf->spoofchk};
 
 		ret = nla_put(msg, IFLA_VF_SPOOFCHK, sizeof(s), &s);
 	}
 	if (!ret && (vf->mask & CNI_VF_TRUST)) {
-		struct ifla_vf_trust t = { .vf = vf->vf, .setting = vf->trust };
+		struct ifla_vf_trust t = {.vf = vf->vf, .setting = vf->trust};
 
 		ret = nla_put(msg, IFLA_VF_TRUST, sizeof(t), &t);
 	}
 	if (!ret && (vf->mask & CNI_VF_LINK_STATE)) {
-		struct ifla_vf_link_state l = { .vf = vf->vf, .link_state = vf->link_state };
+		struct ifla_vf_link_state l = {.vf = vf->vf, .link_state = vf->link_state};
 
 		ret = nla_put(msg, IFLA_VF_LINK_STATE, sizeof(l), &l);
 	}
@@ -226,7 +228,7 @@ static int vf_put(struct nl_msg *msg, const struct cni_vf *vf)
 
 int cni_link_vf_msg(int pf_ifindex, const struct cni_vf *vf, struct nl_msg **out)
 {
-	_cleanup_nl_msg_ struct nl_msg *msg = cni_link_msg(RTM_NEWLINK, NLM_F_ACK, pf_ifindex);
+	_cleanup_nl_msg_ struct nl_msg *msg = cni_link_msg(RTM_NEWLINK, 0, pf_ifindex);
 	int ret;
 
 	*out = NULL;

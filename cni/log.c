@@ -1,34 +1,168 @@
 // SPDX-License-Identifier: Apache-2.0
+/* Logging for plugins whose config is written by namespace users: the log
+ * file is confined to one root-owned directory and opened without following
+ * links, and every logged string is escaped, so a config can neither choose
+ * the file nor forge a line. */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdbool.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cleanup.h"
 #include "log.h"
+#include "util.h"
+
+#ifndef CNI_LOG_DIR
+#define CNI_LOG_DIR "/var/log/ibcni"
+#endif
+
+/* One line is one write(): at most this many bytes, newline included. */
+#define LINE_MAX_BYTES 4096
+
+const char *cni_log_dir = CNI_LOG_DIR;
 
 static const char *const level_names[] = {
-	[CNI_LOG_PANIC] = "panic", [CNI_LOG_ERROR] = "error",
-	[CNI_LOG_WARNING] = "warning", [CNI_LOG_INFO] = "info",
-	[CNI_LOG_DEBUG] = "debug",
+    [CNI_LOG_PANIC] = "panic", [CNI_LOG_ERROR] = "error", [CNI_LOG_WARNING] = "warning",
+    [CNI_LOG_INFO] = "info",   [CNI_LOG_DEBUG] = "debug",
 };
 
 static struct {
 	enum cni_log_level level;
-	FILE *file;
+	int fd; /* the log file, or -1 for stderr */
 	const char *plugin, *command, *containerid, *ifname;
-} log_state = { .level = CNI_LOG_INFO };
+} log_state = {.level = CNI_LOG_INFO, .fd = -1};
 
 void cni_log_close(void)
 {
-	if (log_state.file)
-		fclose(log_state.file);
-	log_state.file = NULL;
+	if (log_state.fd >= 0)
+		close(log_state.fd);
+	log_state.fd = -1;
+}
+
+/* A directory or file of ours: owned by us (root) and writable by nobody
+ * else, so nobody else can swap what is under it. A log file has one link:
+ * a hard link to another file is not a log. */
+static int check_ours(int fd, bool file)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (file ? !S_ISREG(st.st_mode) || st.st_nlink != 1 : !S_ISDIR(st.st_mode))
+		return -EINVAL;
+	if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
+		return -EPERM;
+	return 0;
+}
+
+/* Replace *dirfd by its subdirectory name[0..n), not following a link;
+ * create it (0700) when missing and create is set. */
+static int step(int *dirfd, const char *name, size_t n, bool create)
+{
+	char comp[256];
+	int fd;
+
+	if (!n || n >= sizeof(comp) || (n == 1 && name[0] == '.') ||
+	    (n == 2 && !memcmp(name, "..", 2)))
+		return -EINVAL;
+	memcpy(comp, name, n);
+	comp[n] = '\0';
+	fd = openat(*dirfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && create && !mkdirat(*dirfd, comp, 0700))
+		fd = openat(*dirfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close(*dirfd);
+	*dirfd = fd;
+	return 0;
+}
+
+/* Open cni_log_dir component by component from "/"; its last component
+ * is created when missing and must be ours. */
+static int open_log_dir(void)
+{
+	_cleanup_close_ int dirfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	const char *p = cni_log_dir;
+	int ret;
+
+	if (dirfd < 0)
+		return -errno;
+	while (*p) {
+		size_t n;
+
+		p += strspn(p, "/");
+		n = strcspn(p, "/");
+		if (!n)
+			break;
+		ret = step(&dirfd, p, n, !p[n + strspn(p + n, "/")]);
+		if (ret)
+			return ret;
+		p += n;
+	}
+	ret = check_ours(dirfd, false);
+	return ret ? ret : steal_fd(dirfd);
+}
+
+/* Open file (absolute under cni_log_dir, or relative to it) for appending.
+ * Returns the fd or -errno; -EXDEV when it names a place outside. */
+static int open_log_file(const char *file)
+{
+	size_t dirlen = strlen(cni_log_dir);
+	_cleanup_close_ int dirfd = -1;
+	const char *rel = file, *slash;
+	int fd, ret;
+
+	if (file[0] == '/') {
+		if (strncmp(file, cni_log_dir, dirlen) || file[dirlen] != '/')
+			return -EXDEV;
+		rel = file + dirlen + 1;
+	}
+	dirfd = open_log_dir();
+	if (dirfd < 0)
+		return dirfd;
+	while ((slash = strchr(rel, '/'))) {
+		ret = step(&dirfd, rel, (size_t)(slash - rel), false) ?: check_ours(dirfd, false);
+		if (ret)
+			return ret;
+		rel = slash + 1;
+	}
+	if (!*rel || !strcmp(rel, ".") || !strcmp(rel, ".."))
+		return -EINVAL;
+	/* O_NONBLOCK: a FIFO planted under the name must not hang us. */
+	fd = openat(dirfd, rel,
+		    O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
+		    0600);
+	if (fd < 0)
+		return -errno;
+	ret = check_ours(fd, true);
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+static const char *refusal(int ret)
+{
+	switch (-ret) {
+	case EXDEV:
+		return "it is not under the log directory";
+	case ELOOP:
+	case ENOTDIR:
+		return "a symbolic link or a non-directory is on the way";
+	case EINVAL:
+		return "not a plain name, or not a regular file with one link";
+	case EPERM:
+		return "not owned by root, or writable by group or others";
+	default:
+		return strerror(-ret);
+	}
 }
 
 void cni_log_setup(const char *level, const char *file)
@@ -45,24 +179,21 @@ void cni_log_setup(const char *level, const char *file)
 	}
 	cni_log_close();
 	if (file && *file) {
-		fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
-			  0600);
+		fd = open_log_file(file);
 		if (fd >= 0)
-			log_state.file = fdopen(fd, "a");
-		if (!log_state.file) {
-			if (fd >= 0)
-				close(fd);
-			log_warn("cannot open logFile %s (%s); logging to stderr",
-				 file, strerror(errno));
-		}
+			log_state.fd = fd;
+		else
+			log_warn("logFile \"%s\" refused (%s); logging to stderr: a logFile must "
+				 "be a file in %s/, not a link",
+				 file, refusal(fd), cni_log_dir);
 	}
 	if (!known)
 		log_warn("logLevel \"%s\" is not panic, error, warning, info or debug; using info",
 			 level);
 }
 
-void cni_log_context(const char *plugin, const char *command,
-		     const char *containerid, const char *ifname)
+void cni_log_context(const char *plugin, const char *command, const char *containerid,
+		     const char *ifname)
 {
 	log_state.plugin = plugin;
 	log_state.command = command;
@@ -70,33 +201,134 @@ void cni_log_context(const char *plugin, const char *command,
 	log_state.ifname = ifname;
 }
 
+struct line {
+	char buf[LINE_MAX_BYTES];
+	size_t len;
+	bool full;
+};
+
+/* Append n bytes when they fit, keeping room for "...\n". */
+static void append(struct line *l, const char *s, size_t n)
+{
+	if (l->full || l->len + n > sizeof(l->buf) - 4) {
+		l->full = true;
+		return;
+	}
+	memcpy(l->buf + l->len, s, n);
+	l->len += n;
+}
+
+static const char *short_escape(uint32_t c)
+{
+	switch (c) {
+	case '\n':
+		return "\\n";
+	case '\r':
+		return "\\r";
+	case '\t':
+		return "\\t";
+	case '\\':
+		return "\\\\";
+	default:
+		return NULL;
+	}
+}
+
+size_t cni_log_escape(char *out, size_t len, const char *s, bool *cut)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), used = 0, k;
+
+	*cut = false;
+	for (size_t i = 0; i < n; i += k) {
+		uint32_t c = UINT32_MAX; /* stays so for invalid UTF-8 */
+		const char *piece = s + i;
+		char esc[16];
+		size_t m;
+
+		k = utf8_seq(p + i, n - i, &c);
+		m = k;
+		if (!k || c < 0x20 || c == 0x7f || c == '\\' || (c >= 0x80 && c <= 0x9f)) {
+			if (!k)
+				k = 1;
+			if (short_escape(c))
+				snprintf(esc, sizeof(esc), "%s", short_escape(c));
+			else if (k == 2)
+				snprintf(esc, sizeof(esc), "\\x%02x\\x%02x", p[i], p[i + 1]);
+			else
+				snprintf(esc, sizeof(esc), "\\x%02x", p[i]);
+			piece = esc;
+			m = strlen(esc);
+		}
+		/* Never half an escape or half a character. */
+		if (used + m + 1 > len) {
+			*cut = true;
+			break;
+		}
+		memcpy(out + used, piece, m);
+		used += m;
+	}
+	if (len)
+		out[used] = '\0';
+	return used;
+}
+
+static void append_escaped(struct line *l, const char *s)
+{
+	size_t room = sizeof(l->buf) - 4 - l->len;
+	bool cut;
+
+	if (l->full)
+		return;
+	l->len += cni_log_escape(l->buf + l->len, room + 1, s, &cut);
+	l->full = cut;
+}
+
 void cni_log(enum cni_log_level level, const char *fmt, ...)
 {
-	FILE *out = log_state.file ? log_state.file : stderr;
-	char stamp[32] = "";
+	struct line l = {.len = 0};
+	char msg[LINE_MAX_BYTES], stamp[32] = "";
 	struct timespec ts;
 	struct tm tm;
 	va_list ap;
 	int saved = errno;
+	ssize_t n;
 
 	if (level > log_state.level)
 		return;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	if (gmtime_r(&ts.tv_sec, &tm))
 		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	fprintf(out, "%s [%s] %s", stamp, level_names[level],
-		log_state.plugin ? log_state.plugin : "ibcni");
-	if (log_state.command && *log_state.command)
-		fprintf(out, " %s", log_state.command);
-	if (log_state.containerid && *log_state.containerid)
-		fprintf(out, " %s", log_state.containerid);
-	if (log_state.ifname && *log_state.ifname)
-		fprintf(out, "/%s", log_state.ifname);
-	fputs(": ", out);
+	append(&l, stamp, strlen(stamp));
+	append(&l, " [", 2);
+	append(&l, level_names[level], strlen(level_names[level]));
+	append(&l, "] ", 2);
+	append_escaped(&l, log_state.plugin ? log_state.plugin : "ibcni");
+	if (log_state.command && *log_state.command) {
+		append(&l, " ", 1);
+		append_escaped(&l, log_state.command);
+	}
+	if (log_state.containerid && *log_state.containerid) {
+		append(&l, " ", 1);
+		append_escaped(&l, log_state.containerid);
+	}
+	if (log_state.ifname && *log_state.ifname) {
+		append(&l, "/", 1);
+		append_escaped(&l, log_state.ifname);
+	}
+	append(&l, ": ", 2);
 	va_start(ap, fmt);
-	vfprintf(out, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', out);
-	fflush(out);
+	append_escaped(&l, msg);
+	if (l.full) {
+		memcpy(l.buf + l.len, "...", 3);
+		l.len += 3;
+	}
+	l.buf[l.len++] = '\n';
+	/* One write per line, no stdio buffer: nothing a config writes decides
+	 * where a write starts or ends. A short or failed write is dropped. */
+	n = write(log_state.fd >= 0 ? log_state.fd : STDERR_FILENO, l.buf, l.len);
+	(void)n;
 	errno = saved;
 }

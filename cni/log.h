@@ -2,6 +2,10 @@
 #ifndef CNI_LOG_H
 #define CNI_LOG_H
 
+#include <stdbool.h>
+#include <stdbool.h>
+#include <stddef.h>
+
 enum cni_log_level {
 	CNI_LOG_PANIC,
 	CNI_LOG_ERROR,
@@ -10,16 +14,32 @@ enum cni_log_level {
 	CNI_LOG_DEBUG,
 };
 
+/* The only directory a logFile may name: CNI_LOG_DIR at build time,
+ * /var/log/ibcni by default. Absolute. Unit tests point it at a temporary
+ * directory; nothing a production binary reads can change it. */
+extern const char *cni_log_dir;
+
 /* Apply the logLevel/logFile config keys as sriov-cni users write them:
- * panic|error|warning|info|debug (anything else: info, with a warning);
- * an empty or absent file logs to stderr. Never stdout. */
+ * panic|error|warning|info|debug (anything else: info, with a warning).
+ * logFile is a file name in cni_log_dir (or an absolute path under it),
+ * opened component by component without following links; it must be a
+ * regular file with one link, owned by us and not group/other-writable.
+ * Anything else, an empty or absent file, logs to stderr (a refusal says so
+ * there). Never stdout. */
 void cni_log_setup(const char *level, const char *file);
+
+/* Copy s into out[len] (NUL-terminated) with control characters (C0, DEL,
+ * C1), backslash and invalid UTF-8 escaped as \n, \r, \t, \\ or \xNN.
+ * Stops before an escape or character that does not fit (*cut = true).
+ * Returns the length written. */
+size_t cni_log_escape(char *out, size_t len, const char *s, bool *cut);
 
 /* Prefix every line with the plugin, command and attachment. Borrowed. */
 void cni_log_context(const char *plugin, const char *command,
 		     const char *containerid, const char *ifname);
 
-/* Write one line at level when it is enabled. */
+/* Write one line at level when it is enabled: every string in it escaped,
+ * at most 4096 bytes (longer ones end in "..."), one write() per line. */
 void cni_log(enum cni_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "cni.h"
+#include "log.h"
 #include "netns.h"
 
 #ifndef NSIO
@@ -22,24 +24,34 @@
 int cni_netns_open(const char *path, struct cni_error *err)
 {
 	_cleanup_close_ int fd = -1;
+	struct stat st, self;
 	struct statfs sfs;
-	int type;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Non-blocking: a FIFO planted as CNI_NETNS must not hang us. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return cni_errorf(err, -errno, CNI_ERR_INVALID_ENV,
 				  "cannot open CNI_NETNS", "%s: %s", path,
 				  strerror(errno));
-	if (fstatfs(fd, &sfs) < 0 || (sfs.f_type != NSFS_MAGIC &&
-				      sfs.f_type != PROC_SUPER_MAGIC))
+	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != NSFS_MAGIC)
 		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_ENV,
 				  "CNI_NETNS is not a network namespace",
-				  "%s is not an nsfs or /proc namespace file", path);
-	type = ioctl(fd, NS_GET_NSTYPE);
-	if (type != CLONE_NEWNET)
+				  "%s is not a namespace file (nsfs)", path);
+	if (ioctl(fd, NS_GET_NSTYPE) != CLONE_NEWNET)
 		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_ENV,
 				  "CNI_NETNS is not a network namespace",
 				  "%s refers to another kind of namespace", path);
+	/* The plugin's own namespace is the host's: a "pod" there would get
+	 * the host's devices moved and configured as if they were the pod's. */
+	if (fstat(fd, &st) < 0 || stat("/proc/self/ns/net", &self) < 0)
+		return cni_errorf(err, -errno, CNI_ERR_INTERNAL,
+				  "cannot compare CNI_NETNS with our namespace",
+				  "%s: %s", path, strerror(errno));
+	if (st.st_dev == self.st_dev && st.st_ino == self.st_ino)
+		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_ENV,
+				  "CNI_NETNS is the host network namespace",
+				  "%s is the plugin's own network namespace; a pod needs its own",
+				  path);
 	return steal_fd(fd);
 }
 
@@ -60,15 +72,23 @@ int cni_netns_enter(int fd, int *saved)
 
 int cni_netns_restore(int *saved)
 {
-	int ret = 0;
+	int fd = *saved;
 
-	if (*saved < 0)
+	if (fd < 0)
 		return 0;
-	if (setns(*saved, CLONE_NEWNET) < 0)
-		ret = -errno;
-	close(*saved);
 	*saved = -1;
-	return ret;
+	if (setns(fd, CLONE_NEWNET) < 0) {
+		int ret = -errno;
+
+		close(fd);
+		/* Every later step would act on the pod's namespace as if it
+		 * were the host's: stop here, with an error the runtime sees. */
+		log_err("cannot return to the host network namespace: %s", strerror(-ret));
+		cni_fatal(CNI_ERR_INTERNAL, "cannot return to the host network namespace",
+			  strerror(-ret));
+	}
+	close(fd);
+	return 0;
 }
 
 int cni_netns_is_current(int fd)

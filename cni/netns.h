@@ -4,15 +4,18 @@
 
 #include "error.h"
 
-/* Open path (CNI_NETNS) O_RDONLY|O_CLOEXEC and verify it is a network
- * namespace. Returns the fd, or -errno with err (code 4) naming the path. */
+/* Open path (CNI_NETNS) non-blocking and verify it is a network namespace
+ * file (nsfs, CLONE_NEWNET) other than the caller's own. Returns the fd, or
+ * -errno with err (code 4) naming the path. */
 int cni_netns_open(const char *path, struct cni_error *err);
 
 /* Switch the calling thread into netns fd; *saved receives an fd of the
  * current namespace for cni_netns_restore(). 0 or -errno. */
 int cni_netns_enter(int fd, int *saved);
 
-/* Return to the namespace saved by cni_netns_enter() and close it. */
+/* Return to the namespace saved by cni_netns_enter() and close it; 0.
+ * Failing to return is fatal: the process cannot safely go on acting on the
+ * "host", so it prints a code 100 error (cni_fatal) and exits. */
 int cni_netns_restore(int *saved);
 
 /* True when fd and the caller are in the same network namespace. */

@@ -1,22 +1,21 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* libnl-3 core plumbing shared by link.c (rtnetlink) and rdma.c
- * (NETLINK_RDMA): sockets, one request/reply exchange, error translation.
- * Included by those two files only. */
+/* libnl-3 core plumbing shared by the rtnetlink speakers (link.c, link_vf.c,
+ * link_addr.c) and the RDMA one (rdma.c): one socket per protocol and
+ * network namespace, one request/reply exchange that hears only the kernel,
+ * attribute parsing and error translation. Included by those files (and
+ * their tests) only. */
 #ifndef CNI_NL_H
 #define CNI_NL_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <netlink/attr.h>
 #include <netlink/netlink.h>
 #include <netlink/msg.h>
 
-/* Open a socket of protocol with extended acks enabled; NULL with errno. */
-struct nl_sock *cni_nl_open(int protocol);
-
-static inline void cni_nl_closep(struct nl_sock **sk)
-{
-	if (*sk)
-		nl_socket_free(*sk);
-}
+/* How long one exchange may wait for the kernel's answer. */
+#define CNI_NL_TIMEOUT_MS 30000
 
 static inline void cni_nl_msg_freep(struct nl_msg **m)
 {
@@ -24,17 +23,44 @@ static inline void cni_nl_msg_freep(struct nl_msg **m)
 		nlmsg_free(*m);
 }
 
-#define _cleanup_nl_sock_ __attribute__((cleanup(cni_nl_closep)))
 #define _cleanup_nl_msg_ __attribute__((cleanup(cni_nl_msg_freep)))
 
-/* Called for every reply message; returns 0 or -errno. */
+/* The socket of protocol for the calling thread's network namespace: opened
+ * (extended acks on) on first use, kept until exit, never shared between
+ * threads. NULL with errno. */
+struct nl_sock *cni_nl_sock(int protocol);
+
+/* Close every socket cni_nl_sock() kept in this thread (also run at exit). */
+void cni_nl_sock_close_all(void);
+
+/* Called for every accepted reply message; returns 0 or -errno. */
 typedef int (*cni_nl_parse_fn)(struct nl_msg *msg, void *arg);
 
-/* Send msg (not consumed) and receive until the kernel's ack, error or (for
- * dumps) NLMSG_DONE, passing each reply to parse. Returns 0 or the kernel's
- * own -errno; its extended-ack text is kept for cni_nl_ext_ack(). */
-int cni_nl_talk(struct nl_sock *sk, struct nl_msg *msg, cni_nl_parse_fn parse,
-		void *arg);
+/* Send msg (not consumed; its sequence number and port are set here) and
+ * receive until the kernel's ack, error or (for dumps) NLMSG_DONE, passing
+ * each reply to parse. Only the kernel's answer to this request counts:
+ * anything else is dropped unseen (see cni_nl_is_reply()). Returns 0, the
+ * kernel's -errno (extended-ack text kept for cni_nl_ext_ack()), parse's
+ * error, or -ETIMEDOUT after CNI_NL_TIMEOUT_MS. */
+int cni_nl_talk(struct nl_sock *sk, struct nl_msg *msg, cni_nl_parse_fn parse, void *arg);
+
+/* cni_nl_talk() on cni_nl_sock(protocol). */
+int cni_nl_request(int protocol, struct nl_msg *msg, cni_nl_parse_fn parse, void *arg);
+
+/* Whether a received msg answers request seq sent from port: it came from
+ * the kernel (source nl_pid 0; a process in the same namespace holding
+ * CAP_NET_ADMIN can send to our port, never as 0) and carries seq and port. */
+bool cni_nl_is_reply(struct nl_msg *msg, uint32_t seq, uint32_t port);
+
+/* Split msg's attributes, after a fixed header of hdrlen bytes, into
+ * tb[0..maxtype] with libnl's nla_parse and policy (types above maxtype, from
+ * newer kernels, are skipped). -EPROTO when the message is malformed. */
+int cni_nl_parse(struct nl_msg *msg, size_t hdrlen, struct nlattr **tb, int maxtype,
+		 const struct nla_policy *policy);
+
+/* The same for the attributes nested in nest. */
+int cni_nl_parse_nested(struct nlattr *nest, struct nlattr **tb, int maxtype,
+			const struct nla_policy *policy);
 
 /* The extended-ack text of the last failed exchange in this thread, or "". */
 const char *cni_nl_ext_ack(void);

@@ -168,6 +168,33 @@ int cni_pci_rdma_devs(const char *root, const char *addr,
 	return (int)found;
 }
 
+int cni_pci_aux_parent(const char *aux_root, const char *id, char parent[CNI_PCI_ADDR_LEN],
+		       bool *sf)
+{
+	char path[PATH_MAX], target[PATH_MAX], *slash;
+	struct stat st;
+	ssize_t n;
+
+	if (dev_path(path, sizeof(path), aux_root, id, NULL))
+		return -ENAMETOOLONG;
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return errno == ENOENT ? -ENODEV : -errno;
+	target[n] = '\0';
+	/* .../devices/pci0000:00/<parent>/<id>: the parent is the component before. */
+	slash = strrchr(target, '/');
+	if (!slash)
+		return -ENOTTY;
+	*slash = '\0';
+	slash = strrchr(target, '/');
+	if (!cni_pci_addr_parse(slash ? slash + 1 : target, parent))
+		return -ENOTTY;
+	if (dev_path(path, sizeof(path), aux_root, id, "sfnum"))
+		return -ENAMETOOLONG;
+	*sf = stat(path, &st) == 0;
+	return 0;
+}
+
 int cni_pci_vf_get(const char *root, const char *addr, struct cni_pci_vf *vf)
 {
 	char path[PATH_MAX], rdma[1][CNI_RDMA_NAME_MAX];

@@ -10,12 +10,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rdma.h"	/* CNI_RDMA_NAME_MAX */
+
 #ifndef CNI_PCI_ROOT
 #define CNI_PCI_ROOT "/sys/bus/pci"
 #endif
 #define CNI_AUX_ROOT "/sys/bus/auxiliary"	/* sub-functions: same devices/<id>/ layout */
 #define CNI_PCI_ADDR_LEN 13	/* "dddd:bb:dd.f" + NUL */
-#define CNI_RDMA_NAME_MAX 64
 
 struct cni_pci_vf {
 	char addr[CNI_PCI_ADDR_LEN];
@@ -48,6 +49,13 @@ int cni_pci_wait_netdev(const char *root, const char *addr,
  * auxiliary device name (mlx5_core.sf.4). */
 int cni_pci_rdma_devs(const char *root, const char *addr,
 		      char names[][CNI_RDMA_NAME_MAX], size_t max);
+
+/* The PCI function an auxiliary device (<aux_root>/devices/<id>) hangs off
+ * in the device tree, and whether it is a scalable function (it has an
+ * sfnum). -ENODEV when id is absent, -ENOTTY when its parent is not a PCI
+ * function. */
+int cni_pci_aux_parent(const char *aux_root, const char *id, char parent[CNI_PCI_ADDR_LEN],
+		       bool *sf);
 
 /* The bound driver's name; -ENOENT when unbound. */
 int cni_pci_driver(const char *root, const char *addr, char *drv, size_t len);

@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <errno.h>
 #include <fcntl.h>
-#include <unistd.h>
+#include <linux/netlink.h>
+#include <rdma/rdma_netlink.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cleanup.h"
 #include "netns.h"
 #include "nl.h"
 #include "rdma.h"
-#include "uapi/rdma/rdma_netlink.h"
+
+/* Every constant used here is in the uapi header of Debian 12's
+ * linux-libc-dev (6.1): the newest, RDMA_NLDEV_NET_NS_FD, came with 5.3. */
 
 const char *cni_rdma_ext_ack(void)
 {
@@ -22,7 +26,8 @@ const char *cni_rdma_strerror(int ret)
 	case EPROTONOSUPPORT:
 		return "the kernel has no RDMA subsystem (is ib_core loaded?)";
 	case EBUSY:
-		return "another network namespace exists; the mode can only change while there is none";
+		return "another network namespace exists; the mode can only change while there is "
+		       "none";
 	case EOPNOTSUPP:
 		return "the device's driver cannot change network namespace, or the mode is shared";
 	default:
@@ -73,53 +78,35 @@ struct nl_msg *cni_rdma_msg_move(uint32_t index, int netns_fd)
 
 static int rdma_talk(struct nl_msg *msg, cni_nl_parse_fn parse, void *arg)
 {
-	_cleanup_nl_sock_ struct nl_sock *sk = NULL;
+	struct nl_sock *sk;
 
 	if (!msg)
 		return -ENOMEM;
-	sk = cni_nl_open(NETLINK_RDMA);
+	sk = cni_nl_sock(NETLINK_RDMA);
 	if (!sk)
-		return errno == EPROTONOSUPPORT || errno == EAFNOSUPPORT ? -EPROTONOSUPPORT : -errno;
+		return errno == EPROTONOSUPPORT || errno == EAFNOSUPPORT ? -EPROTONOSUPPORT
+									 : -errno;
 	return cni_nl_talk(sk, msg, parse, arg);
 }
 
-static struct nla_policy policy[IBCNI_RDMA_ATTR_MAX + 1] = {
-	[RDMA_NLDEV_ATTR_DEV_INDEX] = { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_DEV_NAME] = { .type = NLA_NUL_STRING },
-	[RDMA_NLDEV_ATTR_PORT_INDEX] = { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_NODE_GUID] = { .type = NLA_U64 },
-	[RDMA_NLDEV_ATTR_LINK_TYPE] = { .type = NLA_NUL_STRING },
-	[RDMA_NLDEV_SYS_ATTR_NETNS_MODE] = { .type = NLA_U8 },
+/* RDMA replies have no fixed header; newer kernels send attributes past
+ * RDMA_NLDEV_ATTR_MAX, which nla_parse skips. */
+static const struct nla_policy dev_policy[RDMA_NLDEV_ATTR_MAX + 1] = {
+    [RDMA_NLDEV_ATTR_DEV_INDEX] = {.type = NLA_U32},
+    [RDMA_NLDEV_ATTR_DEV_NAME] = {.type = NLA_STRING},
+    [RDMA_NLDEV_ATTR_PORT_INDEX] = {.type = NLA_U32},
+    [RDMA_NLDEV_ATTR_NODE_GUID] = {.type = NLA_U64},
+    [RDMA_NLDEV_ATTR_LINK_TYPE] = {.type = NLA_STRING},
 };
 
-/* Newer kernels send attributes past our table: parse the ones we know. */
-static int parse(struct nl_msg *msg, struct nlattr **tb)
-{
-	struct nlmsghdr *h = nlmsg_hdr(msg);
-	struct nlattr *a;
-	int rem;
-
-	memset(tb, 0, sizeof(*tb) * (IBCNI_RDMA_ATTR_MAX + 1));
-	nlmsg_for_each_attr(a, h, 0, rem) {
-		int t = nla_type(a);
-
-		if (t > IBCNI_RDMA_ATTR_MAX)
-			continue;
-		if (policy[t].type == NLA_U32 && nla_len(a) < 4)
-			return -EPROTO;
-		if (policy[t].type == NLA_U64 && nla_len(a) < 8)
-			return -EPROTO;
-		if (policy[t].type == NLA_U8 && nla_len(a) < 1)
-			return -EPROTO;
-		tb[t] = a;
-	}
-	return 0;
-}
+static const struct nla_policy mode_policy[RDMA_NLDEV_ATTR_MAX + 1] = {
+    [RDMA_NLDEV_SYS_ATTR_NETNS_MODE] = {.type = NLA_U8},
+};
 
 int cni_rdma_parse_dev(struct nl_msg *msg, struct cni_rdma_dev *dev)
 {
-	struct nlattr *tb[IBCNI_RDMA_ATTR_MAX + 1];
-	int ret = parse(msg, tb);
+	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX + 1];
+	int ret = cni_nl_parse(msg, 0, tb, RDMA_NLDEV_ATTR_MAX, dev_policy);
 
 	if (ret)
 		return ret;
@@ -139,8 +126,8 @@ int cni_rdma_parse_dev(struct nl_msg *msg, struct cni_rdma_dev *dev)
 
 int cni_rdma_parse_mode(struct nl_msg *msg, bool *exclusive)
 {
-	struct nlattr *tb[IBCNI_RDMA_ATTR_MAX + 1];
-	int ret = parse(msg, tb), mode;
+	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX + 1];
+	int ret = cni_nl_parse(msg, 0, tb, RDMA_NLDEV_ATTR_MAX, mode_policy), mode;
 
 	if (ret)
 		return ret;
@@ -199,7 +186,7 @@ static int dump_parse(struct nl_msg *msg, void *arg)
 int cni_rdma_devs(struct cni_rdma_dev **devs, size_t *n)
 {
 	_cleanup_nl_msg_ struct nl_msg *msg = cni_rdma_msg_dump();
-	struct dump d = { 0 };
+	struct dump d = {0};
 	int ret = rdma_talk(msg, dump_parse, &d);
 
 	if (ret) {
@@ -211,8 +198,8 @@ int cni_rdma_devs(struct cni_rdma_dev **devs, size_t *n)
 	return 0;
 }
 
-static const struct cni_rdma_dev *find(const struct cni_rdma_dev *devs, size_t n,
-				       const char *name, uint32_t index)
+static const struct cni_rdma_dev *find(const struct cni_rdma_dev *devs, size_t n, const char *name,
+				       uint32_t index)
 {
 	for (size_t i = 0; i < n; i++)
 		if (name ? !strcmp(devs[i].name, name) : devs[i].index == index)
@@ -267,11 +254,13 @@ int cni_rdma_return(int pod_fd, const char *const *names, size_t n, const char *
 	/* One dump in the pod: what it does not show is back already. */
 	ret = cni_rdma_devs(&devs, &count);
 	if (ret == -EPROTONOSUPPORT)
-		ret = 0;	/* no RDMA at all */
+		ret = 0; /* no RDMA at all */
 	for (size_t i = 0; i < n && !ret; i++) {
 		const struct cni_rdma_dev *d = find(devs, count, names[i], 0);
 
-		if (d && (ret = cni_rdma_move(d->index, host)))
+		if (d && (ret = cni_rdma_move(d->index, host)) == -ENODEV)
+			ret = 0;	/* gone since the dump: nothing left to return */
+		else if (ret)
 			*failed = names[i];
 	}
 	free(devs);
@@ -289,10 +278,10 @@ int cni_rdma_require_exclusive(struct cni_error *err, int code)
 				  cni_rdma_strerror(ret));
 	if (exclusive)
 		return 0;
-	return cni_errorf(err, -EPERM, code,
-			  "the RDMA subsystem is in shared netns mode; exclusive is needed",
-			  "the kernel changes the mode only while no network namespace but the host's "
-			  "exists, so set it at boot: run `rdma-ns netns-mode exclusive` before the container "
-			  "runtime starts (conf-examples has a systemd unit), or add `options ib_core "
-			  "netns_mode=0` to /etc/modprobe.d/ and reboot");
+	return cni_errorf(
+	    err, -EPERM, code, "the RDMA subsystem is in shared netns mode; exclusive is needed",
+	    "the kernel changes the mode only while no network namespace but the host's "
+	    "exists, so set it at boot: run `rdma-ns netns-mode exclusive` before the container "
+	    "runtime starts (conf-examples has a systemd unit), or add `options ib_core "
+	    "netns_mode=0` to /etc/modprobe.d/ and reboot");
 }

@@ -14,11 +14,13 @@
 
 struct nl_msg;
 
-#define CNI_RDMA_NAME_LEN 64
+/* An RDMA device name with its NUL: the kernel's IB_DEVICE_NAME_MAX (not in
+ * the uapi headers). The one bound for RDMA names, sysfs and netlink alike. */
+#define CNI_RDMA_NAME_MAX 64
 
 struct cni_rdma_dev {
 	uint32_t index;
-	char name[CNI_RDMA_NAME_LEN];
+	char name[CNI_RDMA_NAME_MAX];
 	uint64_t node_guid;
 	uint32_t ports;
 	char link_type[16];	/* "rxe", "siw", or "" for hardware */

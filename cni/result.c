@@ -99,15 +99,6 @@ int cni_strv_add(char ***v, size_t *n, const char *s)
 	return 0;
 }
 
-static int dup_str(char **dst, const char *src)
-{
-	*dst = NULL;
-	if (!src)
-		return 0;
-	*dst = strdup(src);
-	return *dst ? 0 : -ENOMEM;
-}
-
 static int dup_strv(char ***dst, size_t *dn, char *const *src, size_t n)
 {
 	for (size_t i = 0; i < n; i++)

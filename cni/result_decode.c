@@ -9,15 +9,7 @@
 #include "cleanup.h"
 #include "json.h"
 #include "result.h"
-
-static int dup_str(char **dst, const char *src)
-{
-	*dst = NULL;
-	if (!src)
-		return 0;
-	*dst = strdup(src);
-	return *dst ? 0 : -ENOMEM;
-}
+#include "util.h"
 
 static int bad(struct cni_error *err, const char *what, const char *value)
 {
@@ -25,7 +17,10 @@ static int bad(struct cni_error *err, const char *what, const char *value)
 			  "%s: %s", what, value ? value : "missing or not a string");
 }
 
-static int get_str(struct json_object *o, const char *key, const char **out)
+/* A string with an escaped NUL fills err (code 7) before the caller's
+ * code 6, which then leaves it alone. */
+static int get_str(struct json_object *o, const char *key, const char **out,
+		   struct cni_error *err)
 {
 	struct json_object *v = cni_json_get(o, key);
 
@@ -34,8 +29,7 @@ static int get_str(struct json_object *o, const char *key, const char **out)
 		return 0;
 	if (!json_object_is_type(v, json_type_string))
 		return -EINVAL;
-	*out = json_object_get_string(v);
-	return 0;
+	return cni_json_str(v, key, out, err);
 }
 
 static int get_int(struct json_object *o, const char *key, bool *has, int *out)
@@ -67,7 +61,7 @@ static int parse_prefix_field(struct json_object *o, const char *key,
 	char what[96];
 
 	snprintf(what, sizeof(what), "%s.%s", where, key);
-	if (get_str(o, key, &s) || !s)
+	if (get_str(o, key, &s, err) || !s)
 		return bad(err, what, NULL);
 	if (!cni_prefix_parse(s, p))
 		return bad(err, what, s);
@@ -83,14 +77,33 @@ static int parse_addr_field(struct json_object *o, const char *key,
 
 	snprintf(what, sizeof(what), "%s.%s", where, key);
 	memset(a, 0, sizeof(*a));
-	if (get_str(o, key, &s))
+	if (get_str(o, key, &s, err))
 		return bad(err, what, NULL);
 	if (s && *s && !cni_addr_parse(s, a))
 		return bad(err, what, s);
 	return 0;
 }
 
-static int parse_route(struct cni_result *r, struct json_object *o,
+/* A route integer in the range of the kernel field it lands in: outside
+ * it, it would be applied truncated (scope 256 as 0, table -1 as 4294967295).
+ * table and priority are u32 in the kernel but int in our model. */
+static int route_int(struct json_object *o, const char *key, size_t idx, int max,
+		     bool *has, int *out, struct cni_error *err)
+{
+	int ret = get_int(o, key, has, out);
+	char what[64];
+
+	if (!ret && *out >= 0 && *out <= max)
+		return 0;
+	snprintf(what, sizeof(what), "routes[%zu].%s", idx, key);
+	if (ret == -EINVAL)
+		return bad(err, what, "not an integer");
+	return cni_errorf(err, -ERANGE, CNI_ERR_INVALID_CONFIG, "invalid configuration",
+			  "\"%s\" is %s; it must be from 0 to %d", what,
+			  json_object_to_json_string(cni_json_get(o, key)), max);
+}
+
+static int parse_route(struct cni_result *r, struct json_object *o, size_t idx,
 		       struct cni_error *err)
 {
 	struct cni_route *rt;
@@ -103,24 +116,27 @@ static int parse_route(struct cni_result *r, struct json_object *o,
 	if (parse_prefix_field(o, "dst", "routes[]", &rt->dst, err) ||
 	    parse_addr_field(o, "gw", "routes[]", &rt->gw, err))
 		return -EINVAL;
-	if (get_int(o, "mtu", NULL, &rt->mtu) || get_int(o, "advmss", NULL, &rt->advmss) ||
-	    get_int(o, "priority", NULL, &rt->priority) ||
-	    get_int(o, "table", &rt->has_table, &rt->table) ||
-	    get_int(o, "scope", &rt->has_scope, &rt->scope))
-		return bad(err, "routes[]", "mtu, advmss, priority, table and scope must be integers");
-	return 0;
+	return route_int(o, "mtu", idx, 65535, NULL, &rt->mtu, err) ?:
+	       route_int(o, "advmss", idx, 65535, NULL, &rt->advmss, err) ?:
+	       route_int(o, "priority", idx, INT32_MAX, NULL, &rt->priority, err) ?:
+	       route_int(o, "table", idx, INT32_MAX, &rt->has_table, &rt->table, err) ?:
+	       route_int(o, "scope", idx, 255, &rt->has_scope, &rt->scope, err);
 }
 
 int cni_result_add_routes_json(struct cni_result *r, struct json_object *arr,
 			       struct cni_error *err)
 {
+	int ret;
+
 	if (!arr)
 		return 0;
 	if (!json_object_is_type(arr, json_type_array))
 		return bad(err, "routes", "not a list");
-	for (size_t i = 0; i < json_object_array_length(arr); i++)
-		if (parse_route(r, json_object_array_get_idx(arr, i), err))
-			return -EINVAL;
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		ret = parse_route(r, json_object_array_get_idx(arr, i), i, err);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
@@ -142,15 +158,20 @@ static int parse_strv(struct json_object *o, const char *key, char ***v,
 	for (size_t i = 0; i < json_object_array_length(arr); i++) {
 		struct json_object *s = json_object_array_get_idx(arr, i);
 
+		const char *str;
+
 		if (!json_object_is_type(s, json_type_string))
 			return bad(err, key, "not a list of strings");
-		if (cni_strv_add(v, n, json_object_get_string(s)))
+		if (cni_json_str(s, key, &str, err))
+			return -EINVAL;
+		if (cni_strv_add(v, n, str))
 			return -ENOMEM;
 	}
 	return 0;
 }
 
-/* Shared with conf parsing of the top-level "dns" key. */
+/* A result's "dns" object, in every version (ib-sriov also decodes a
+ * network's own top-level "dns" this way, wrapped as a result). */
 static int parse_dns(struct cni_dns *d, struct json_object *o, struct cni_error *err)
 {
 	const char *domain;
@@ -159,7 +180,7 @@ static int parse_dns(struct cni_dns *d, struct json_object *o, struct cni_error 
 		return 0;
 	if (!json_object_is_type(o, json_type_object))
 		return bad(err, "dns", "not an object");
-	if (get_str(o, "domain", &domain))
+	if (get_str(o, "domain", &domain, err))
 		return bad(err, "dns.domain", NULL);
 	if (domain && !(d->domain = strdup(domain)))
 		return -ENOMEM;
@@ -179,9 +200,9 @@ static int parse_iface(struct cni_result *r, struct json_object *o,
 	i = cni_result_add_iface(r);
 	if (!i)
 		return -ENOMEM;
-	if (get_str(o, "name", &s[0]) || get_str(o, "mac", &s[1]) ||
-	    get_str(o, "sandbox", &s[2]) || get_str(o, "socketPath", &s[3]) ||
-	    get_str(o, "pciID", &s[4]) || get_int(o, "mtu", NULL, &i->mtu))
+	if (get_str(o, "name", &s[0], err) || get_str(o, "mac", &s[1], err) ||
+	    get_str(o, "sandbox", &s[2], err) || get_str(o, "socketPath", &s[3], err) ||
+	    get_str(o, "pciID", &s[4], err) || get_int(o, "mtu", NULL, &i->mtu))
 		return bad(err, "interfaces[]", "a field has the wrong type");
 	return dup_str(&i->name, s[0]) ?: dup_str(&i->mac, s[1]) ?:
 	       dup_str(&i->sandbox, s[2]) ?: dup_str(&i->socket_path, s[3]) ?:
@@ -209,7 +230,7 @@ static int parse_ip(struct cni_result *r, struct json_object *o, bool versioned,
 		ip->iface = -1;
 	if (ip->iface >= 0 && (size_t)ip->iface >= r->n_ifaces)
 		return bad(err, "ips[].interface", "indexes past the interfaces list");
-	if (versioned && (get_str(o, "version", &ver) ||
+	if (versioned && (get_str(o, "version", &ver, err) ||
 			  (ver && strcmp(ver, "4") && strcmp(ver, "6"))))
 		return bad(err, "ips[].version", ver);
 	return 0;
@@ -269,7 +290,7 @@ int cni_result_from_json(struct json_object *o, enum cni_version dflt,
 	*out = NULL;
 	if (!json_object_is_type(o, json_type_object))
 		return bad(err, "result", "not an object");
-	if (get_str(o, "cniVersion", &vs))
+	if (get_str(o, "cniVersion", &vs, err))
 		return bad(err, "cniVersion", NULL);
 	if (vs && !cni_version_parse(vs, &v))
 		return cni_version_unsupported(vs, err);

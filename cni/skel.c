@@ -40,6 +40,21 @@ static void print_error(const struct cni_ctx *ctx)
 	print_json(o);
 }
 
+/* The invocation in progress, for cni_fatal(). */
+static struct cni_ctx *current;
+
+void cni_fatal(int code, const char *msg, const char *details)
+{
+	struct cni_ctx none = { 0 };
+	struct cni_ctx *ctx = current ? current : &none;
+
+	cni_error_clear(&ctx->err);
+	cni_errorf(&ctx->err, -EIO, code, msg, details ? "%s" : NULL, details);
+	print_error(ctx);
+	fflush(stdout);
+	_exit(1);
+}
+
 static int print_version(void)
 {
 	_cleanup_json_ struct json_object *o = json_object_new_object();
@@ -143,6 +158,12 @@ static int run(const struct cni_plugin *p, struct cni_ctx *ctx)
 		return ret;
 	cni_log_setup(ctx->conf->log_level, ctx->conf->log_file);
 	ret = gate_version(ctx) ?: cni_args_parse(ctx->env.args, &ctx->args, &ctx->err);
+	/* DEL must never fail on CNI_ARGS (ib-sriov-cni never parses them). */
+	if (ret == -EINVAL && ctx->env.command == CNI_CMD_DEL) {
+		log_warn("CNI_ARGS ignored for DEL: %s: %s", ctx->err.msg, ctx->err.details);
+		cni_error_clear(&ctx->err);
+		ret = 0;
+	}
 	if (ret)
 		return ret;
 	if (ctx->env.command != CNI_CMD_STATUS && p->caps &&
@@ -176,6 +197,7 @@ int cni_run(const struct cni_plugin *p, int argc, char **argv)
 		print_about(p);
 		return 0;
 	}
+	current = &ctx;
 	ret = run(p, &ctx);
 	if (ret) {
 		if (!ctx.err.code)
@@ -191,5 +213,6 @@ int cni_run(const struct cni_plugin *p, int argc, char **argv)
 	cni_args_free(&ctx.args);
 	cni_conf_free(ctx.conf);
 	cni_log_close();
+	current = NULL;
 	return ret ? 1 : 0;
 }

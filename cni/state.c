@@ -10,80 +10,217 @@
 #include "cleanup.h"
 #include "env.h"
 #include "json.h"
+#include "log.h"
 #include "state.h"
 #include "util.h"
 
+#define RECORD_MAX (1 << 20)
+#define SWEEP_MAX  65536 /* entries looked at for older temp files */
+
 bool cni_state_name_valid(const char *name)
 {
-	return name && strlen(name) <= NAME_MAX && cni_valid_id(name);
+	return name && strlen(name) <= CNI_STATE_NAME_MAX && cni_valid_id(name);
+}
+
+/* Our own, and not writable by anyone else: nobody but us can plant a file
+ * in it or swap one of its entries. */
+static int check_private(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
+		return -EPERM;
+	return 0;
+}
+
+int cni_state_opendirat(int dirfd, const char *name, unsigned int flags, bool *created)
+{
+	const int oflags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	_cleanup_close_ int fd = -1;
+	bool made = false;
+	struct stat st;
+	int ret;
+
+	if (created)
+		*created = false;
+	if (!*name || !strcmp(name, ".") || !strcmp(name, "..") || strchr(name, '/'))
+		return -EINVAL;
+	fd = openat(dirfd, name, oflags);
+	if (fd < 0 && errno == ENOENT && (flags & CNI_DIR_CREATE)) {
+		if (mkdirat(dirfd, name, 0700) == 0)
+			made = true;
+		else if (errno != EEXIST)
+			return -errno;
+		fd = openat(dirfd, name, oflags);
+	}
+	if (fd < 0) {
+		ret = -errno;
+		/* O_NOFOLLOW|O_DIRECTORY reports a link as ENOTDIR: say what it is. */
+		if (ret == -ENOTDIR && !fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) &&
+		    S_ISLNK(st.st_mode))
+			return -ELOOP;
+		return ret;
+	}
+	/* The umask may have narrowed 0700. Only a directory we made (and that
+	 * is still ours: the name could have been swapped) changes mode. */
+	if (made && !fstat(fd, &st) && st.st_uid == geteuid() && (st.st_mode & 07777) != 0700 &&
+	    fchmod(fd, 0700) < 0)
+		return -errno;
+	if ((flags & CNI_DIR_PRIVATE) && (ret = check_private(fd)))
+		return ret;
+	if (created)
+		*created = made;
+	return steal_fd(fd);
+}
+
+int cni_state_opendir(const char *dir, unsigned int flags)
+{
+	_cleanup_close_ int fd = -1;
+	char path[PATH_MAX], *save = NULL, *next;
+	const char *part;
+
+	if (!dir || dir[0] != '/')
+		return -EINVAL;
+	if (copy_str(path, sizeof(path), dir))
+		return -ENAMETOOLONG;
+	fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	part = strtok_r(path, "/", &save);
+	if (!part)
+		return (flags & CNI_DIR_PRIVATE) && check_private(fd) ? -EPERM : steal_fd(fd);
+	for (; part; part = next) {
+		unsigned int f = flags & CNI_DIR_CREATE;
+		int sub;
+
+		next = strtok_r(NULL, "/", &save);
+		if (!next)
+			f = flags; /* only the last one is checked */
+		sub = cni_state_opendirat(fd, part, f, NULL);
+		if (sub < 0)
+			return sub;
+		close(fd);
+		fd = sub;
+	}
+	return steal_fd(fd);
 }
 
 int cni_state_mkdir(const char *dir)
 {
-	char path[PATH_MAX];
-	struct stat st;
-	char *p;
+	int fd = cni_state_opendir(dir, CNI_DIR_CREATE | CNI_DIR_PRIVATE);
 
-	if (copy_str(path, sizeof(path), dir) || path[0] != '/')
-		return -EINVAL;
-	for (p = path + 1; ; p++) {
-		if (*p != '/' && *p)
-			continue;
-		char c = *p;
-
-		*p = '\0';
-		if (mkdir(path, 0700) < 0 && errno != EEXIST)
-			return -errno;
-		*p = c;
-		if (!c)
-			break;
-	}
-	if (lstat(dir, &st) < 0)
-		return -errno;
-	if (!S_ISDIR(st.st_mode))
-		return -ENOTDIR;
-	if ((st.st_mode & 07777) != 0700 && chmod(dir, 0700) < 0)
-		return -errno;
+	if (fd < 0)
+		return fd;
+	close(fd);
 	return 0;
 }
 
-static int write_atomic(const char *dir, const char *name, const void *data,
-			size_t len, bool durable)
+static int tmp_name(char *buf, size_t len, const char *name)
 {
-	char tmp[PATH_MAX], dst[PATH_MAX];
+	return check_snprintf(buf, len, ".%s.tmp", name);
+}
+
+int cni_state_write_at(int dirfd, const char *name, const void *data, size_t len, bool durable)
+{
 	_cleanup_close_ int fd = -1;
+	char tmp[NAME_MAX + 1];
 	int ret;
 
-	if (check_snprintf(dst, sizeof(dst), "%s/%s", dir, name) ||
-	    check_snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, name))
+	if (tmp_name(tmp, sizeof(tmp), name))
 		return -ENAMETOOLONG;
-	fd = mkostemp(tmp, O_CLOEXEC);	/* mode 0600 */
+	/* A temp file left by a writer killed before its rename. Callers hold
+	 * the lock that serialises writers of name. */
+	if (unlinkat(dirfd, tmp, 0) < 0 && errno != ENOENT)
+		return -errno;
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
 	ret = write_all(fd, data, len);
-	if (!ret && fchmod(fd, 0600) < 0)
+	if (!ret && fchmod(fd, 0600) < 0) /* whatever the umask */
 		ret = -errno;
 	if (!ret && durable && fsync(fd) < 0)
 		ret = -errno;
-	if (!ret && rename(tmp, dst) < 0)
+	if (!ret && renameat(dirfd, tmp, dirfd, name) < 0)
 		ret = -errno;
 	if (ret) {
-		unlink(tmp);
+		unlinkat(dirfd, tmp, 0);
 		return ret;
 	}
-	return durable ? fsync_dir(dir) : 0;
+	return durable && fsync(dirfd) < 0 ? -errno : 0;
 }
 
-int cni_state_write_raw(const char *dir, const char *name, const void *data,
-			size_t len)
+/* ".<name>.XXXXXX": the temp files of older builds (mkostemp), which a kill
+ * before the rename left behind. */
+static bool older_tmp(const char *entry, const char *name)
 {
-	return write_atomic(dir, name, data, len, true);
+	size_t n = strlen(name);
+
+	if (entry[0] != '.' || strncmp(entry + 1, name, n) || entry[n + 1] != '.')
+		return false;
+	entry += n + 2;
+	return strlen(entry) == 6 && strspn(entry, "abcdefghijklmnopqrstuvwxyz"
+						   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == 6;
 }
 
-int cni_state_write_cache(const char *dir, const char *name, const void *data,
-			  size_t len)
+static void sweep_older_tmp(int dirfd, const char *name)
 {
-	return write_atomic(dir, name, data, len, false);
+	_cleanup_dir_ DIR *d = NULL;
+	struct dirent *e;
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	size_t seen = 0;
+
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((e = readdir(d))) {
+		if (++seen > SWEEP_MAX) {
+			log_warn("more than %d entries in a state directory; older temporary files "
+				 "of %s not swept",
+				 SWEEP_MAX, name);
+			return;
+		}
+		if (e->d_type != DT_DIR && older_tmp(e->d_name, name))
+			unlinkat(dirfd, e->d_name, 0);
+	}
+}
+
+int cni_state_remove_at(int dirfd, const char *name)
+{
+	char tmp[NAME_MAX + 1];
+
+	if (tmp_name(tmp, sizeof(tmp), name))
+		return -ENAMETOOLONG;
+	if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
+		return -errno;
+	if (unlinkat(dirfd, tmp, 0) < 0 && errno != ENOENT)
+		return -errno;
+	sweep_older_tmp(dirfd, name);
+	return fsync(dirfd) < 0 ? -errno : 0;
+}
+
+static int write_path(const char *dir, const char *name, const void *data, size_t len, bool durable)
+{
+	_cleanup_close_ int fd = cni_state_opendir(dir, CNI_DIR_PRIVATE);
+
+	if (fd < 0)
+		return fd;
+	return cni_state_write_at(fd, name, data, len, durable);
+}
+
+int cni_state_write_raw(const char *dir, const char *name, const void *data, size_t len)
+{
+	return write_path(dir, name, data, len, true);
+}
+
+int cni_state_write_cache(const char *dir, const char *name, const void *data, size_t len)
+{
+	return write_path(dir, name, data, len, false);
 }
 
 int cni_state_write(const char *dir, const char *name, struct json_object *rec)
@@ -97,16 +234,17 @@ int cni_state_write(const char *dir, const char *name, struct json_object *rec)
 
 int cni_state_read(const char *dir, const char *name, struct json_object **rec)
 {
+	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *buf = NULL;
-	char path[PATH_MAX];
 	const char *why;
 	size_t len;
 	int ret;
 
 	*rec = NULL;
-	if (check_snprintf(path, sizeof(path), "%s/%s", dir, name))
-		return -ENAMETOOLONG;
-	ret = read_file(path, 1 << 20, &buf, &len);
+	fd = cni_state_opendir(dir, CNI_DIR_PRIVATE);
+	if (fd < 0)
+		return fd;
+	ret = read_fileat(fd, name, RECORD_MAX, &buf, &len);
 	if (ret)
 		return ret;
 	*rec = cni_json_parse(buf, len, &why);
@@ -115,11 +253,11 @@ int cni_state_read(const char *dir, const char *name, struct json_object **rec)
 
 int cni_state_remove(const char *dir, const char *name)
 {
-	char path[PATH_MAX];
+	_cleanup_close_ int fd = cni_state_opendir(dir, CNI_DIR_PRIVATE);
 
-	if (check_snprintf(path, sizeof(path), "%s/%s", dir, name))
-		return -ENAMETOOLONG;
-	if (unlink(path) < 0)
-		return errno == ENOENT ? 0 : -errno;
-	return fsync_dir(dir);
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return fd;
+	return cni_state_remove_at(fd, name);
 }

@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/* Our state on disk, safe against planted files: directories are walked one
+ * component at a time from directory fds without following links, files are
+ * created, renamed and removed relative to those fds, and every temporary
+ * file has one fixed name (".<name>.tmp") that the next write or remove of
+ * the same name clears, so a crash never leaves one behind for good. */
 #ifndef CNI_STATE_H
 #define CNI_STATE_H
 
@@ -8,32 +13,59 @@
 
 #include "error.h"
 
-/* A state file name: the container-ID charset, at most 255 bytes, never
- * "." or "..". Anything that becomes a file name passes this first. */
+/* Flags of cni_state_opendir(at). */
+#define CNI_DIR_CREATE	0x1 /* create missing directories, 0700 whatever the umask */
+#define CNI_DIR_PRIVATE 0x2 /* the last directory must be ours: -EPERM otherwise */
+
+/* Longest state file name: room is left for the ".<name>.tmp" temporary. */
+#define CNI_STATE_NAME_MAX 250
+
+/* A state file name: the container-ID charset, at most CNI_STATE_NAME_MAX
+ * bytes, never "." or "..". Anything that becomes a file name passes this. */
 bool cni_state_name_valid(const char *name);
 
-/* Create dir (and parents) as 0700 whatever the umask; an existing dir is
- * tightened to 0700. 0 or -errno. */
+/* Open the absolute directory dir (O_DIRECTORY fd) one component at a time,
+ * never through a symbolic link (-ELOOP; -ENOTDIR for another file type,
+ * -EINVAL for "." or ".." components). With CNI_DIR_PRIVATE the last one must
+ * be owned by our euid and not writable by group or others (-EPERM). The
+ * mode of a directory this call did not create is never changed. */
+int cni_state_opendir(const char *dir, unsigned int flags);
+
+/* The same for one component name below dirfd; *created (may be NULL) tells
+ * whether this call made it. */
+int cni_state_opendirat(int dirfd, const char *name, unsigned int flags, bool *created);
+
+/* Create dir (and parents) as 0700 and check it is private (as
+ * cni_state_opendir with CNI_DIR_CREATE | CNI_DIR_PRIVATE). 0 or -errno. */
 int cni_state_mkdir(const char *dir);
 
-/* Write data to dir/name atomically: temp file (0600) in dir, fsync,
- * rename, fsync of dir. A crash leaves the old file or the new one. */
-int cni_state_write_raw(const char *dir, const char *name, const void *data,
-			size_t len);
+/* Write data to name in dirfd atomically: ".<name>.tmp" (0600) written,
+ * fsync'ed when durable, renamed over name, then dirfd fsync'ed when
+ * durable. A crash leaves the old file or the new one (and a temp file that
+ * the next write or remove of name removes). */
+int cni_state_write_at(int dirfd, const char *name, const void *data, size_t len, bool durable);
+
+/* Remove name (and its temp files) from dirfd and fsync it; absent is
+ * success. */
+int cni_state_remove_at(int dirfd, const char *name);
+
+/* Durable atomic write of dir/name; dir is opened with CNI_DIR_PRIVATE. */
+int cni_state_write_raw(const char *dir, const char *name, const void *data, size_t len);
 
 /* Atomic (readers see the old or the new file) but not durable: for
  * caches that are rebuilt from the truth after a crash. */
-int cni_state_write_cache(const char *dir, const char *name, const void *data,
-			  size_t len);
+int cni_state_write_cache(const char *dir, const char *name, const void *data, size_t len);
 
 /* The same as cni_state_write_raw for a JSON record (compact form). */
 int cni_state_write(const char *dir, const char *name, struct json_object *rec);
 
-/* Read dir/name (O_NOFOLLOW) as JSON into *rec (caller puts); -ENOENT when
- * absent, -EBADMSG when it does not parse. */
+/* Read dir/name as JSON into *rec (caller puts): non-blocking, regular files
+ * only (-EINVAL), at most 1 MiB (-EFBIG), never through a link (-ELOOP).
+ * -ENOENT only when the file (or dir) is absent, -EBADMSG when it does not
+ * parse; anything else is a transient error the caller must not act on. */
 int cni_state_read(const char *dir, const char *name, struct json_object **rec);
 
-/* Remove dir/name and fsync dir; an absent file is success. */
+/* Remove dir/name and its temp files, fsync dir; an absent file is success. */
 int cni_state_remove(const char *dir, const char *name);
 
 #endif

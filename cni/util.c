@@ -40,6 +40,72 @@ int copy_str(char *dst, size_t len, const char *src)
 	return 0;
 }
 
+int dup_str(char **dst, const char *src)
+{
+	*dst = NULL;
+	if (!src)
+		return 0;
+	*dst = strdup(src);
+	return *dst ? 0 : -ENOMEM;
+}
+
+size_t utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	/* Smallest code point per length: anything below is overlong. */
+	static const uint32_t min[5] = { 0, 0, 0x80, 0x800, 0x10000 };
+	size_t len;
+	uint32_t c;
+
+	if (!n)
+		return 0;
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if ((s[0] & 0xe0) == 0xc0) {
+		len = 2;
+		c = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		len = 3;
+		c = s[0] & 0x0f;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		len = 4;
+		c = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	if (c < min[len] || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return len;
+}
+
+bool utf8_valid(const char *s, size_t n, size_t *bad)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+	uint32_t cp;
+
+	while (i < n) {
+		size_t k = utf8_seq(p + i, n - i, &cp);
+
+		if (!k) {
+			if (bad)
+				*bad = i;
+			return false;
+		}
+		i += k;
+	}
+	return true;
+}
+
 int parse_u64(const char *s, int base, uint64_t max, uint64_t *out)
 {
 	unsigned long long v;

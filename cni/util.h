@@ -13,6 +13,16 @@ int check_snprintf(char *buf, size_t len, const char *fmt, ...)
 /* Copy src into dst[len]; -ENAMETOOLONG (dst emptied) when it does not fit. */
 int copy_str(char *dst, size_t len, const char *src);
 
+/* *dst = a copy of src, or NULL when src is NULL. 0 or -ENOMEM. */
+int dup_str(char **dst, const char *src);
+
+/* The length (1-4) of the well-formed UTF-8 sequence at s[0..n), its code
+ * point in *cp; 0 for a stray, overlong, surrogate or truncated sequence. */
+size_t utf8_seq(const unsigned char *s, size_t n, uint32_t *cp);
+
+/* True when s[0..n) is well-formed UTF-8; else *bad is the first bad offset. */
+bool utf8_valid(const char *s, size_t n, size_t *bad);
+
 /* Parse an unsigned decimal (or 0x hex when base is 0) no larger than max.
  * 0 or -EINVAL (not a number, trailing junk) / -ERANGE. */
 int parse_u64(const char *s, int base, uint64_t max, uint64_t *out);

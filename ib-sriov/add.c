@@ -20,6 +20,28 @@
 #include "state.h"
 #include "util.h"
 
+/* A PF bound to vfio-pci is passed through whole, as ib-sriov-cni does:
+ * nothing to configure, only a record and a result. */
+static int resolve_pf(struct add *a)
+{
+	struct ibsriov_conf *c = &a->conf;
+	int ret = cni_pci_driver(CNI_PCI_ROOT, c->device, a->pci.driver, sizeof(a->pci.driver));
+
+	if (ret && ret != -ENOENT)
+		return cni_errorf(&a->ctx->err, ret, CNI_ERR_DEVICE, "cannot read the device's driver",
+				  "%s: %s", c->device, strerror(-ret));
+	if (strcmp(a->pci.driver, "vfio-pci"))
+		return cni_errorf(&a->ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG, "deviceID is not a VF",
+				  "%s has no physfn link and is bound to \"%s\": ib-sriov needs an SR-IOV "
+				  "virtual function, or a PF bound to vfio-pci (vfioPciMode)",
+				  c->device, *a->pci.driver ? a->pci.driver : "no driver");
+	copy_str(a->pci.addr, sizeof(a->pci.addr), c->device);
+	a->pci.vf_index = -1;
+	a->vfio = a->pf_passthrough = true;
+	log_info("%s is a PF bound to vfio-pci: passed through whole", c->device);
+	return 0;
+}
+
 /* Resolve the VF from deviceID and check the request fits it. */
 static int resolve(struct add *a)
 {
@@ -32,8 +54,7 @@ static int resolve(struct add *a)
 				  "deviceID %s is not under %s/devices; is it the VF the device plugin allocated?",
 				  c->device, CNI_PCI_ROOT);
 	if (ret == -ENOTTY)
-		return cni_errorf(err, ret, CNI_ERR_INVALID_CONFIG, "deviceID is not a VF",
-				  "%s has no physfn link: ib-sriov needs an SR-IOV virtual function", c->device);
+		return resolve_pf(a);
 	if (ret)
 		return cni_errorf(err, ret, CNI_ERR_DEVICE, "cannot read the VF's topology", "%s: %s",
 				  c->device, strerror(-ret));
@@ -68,11 +89,20 @@ static int check_fits(struct add *a)
 				  "Ethernet settings on an InfiniBand VF",
 				  "%s is InfiniBand: mac, vlan, spoofchk, trust and rates apply to RoCE VFs only",
 				  c->device);
-	if (!a->ib && (c->has_guid || c->has_pkey))
+	if (a->pf_passthrough && (c->vf.mask || c->has_guid || c->pkey_enforce || c->rdma_isolation))
+		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG, "settings for a passed-through PF",
+				  "%s is a PF bound to vfio-pci: VF settings, a GUID, pkeyEnforce and "
+				  "rdmaIsolation apply to VFs only", c->device);
+	if (!a->ib && c->has_guid)
 		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG,
 				  "InfiniBand settings on an Ethernet VF",
-				  "%s is Ethernet (RoCE): a GUID (%s) or pkey applies to InfiniBand VFs only",
-				  c->device, c->has_guid ? c->guid_from : "pkey");
+				  "%s is Ethernet (RoCE): the GUID from %s applies to InfiniBand VFs only",
+				  c->device, c->guid_from);
+	if (!a->ib && c->has_pkey) {
+		/* ib-sriov-cni ignores a pkey on RoCE; so do we, saying so. */
+		log_info("%s is Ethernet (RoCE): pkey %#06x ignored", c->device, c->pkey);
+		c->has_pkey = false;
+	}
 	if (c->rdma_isolation && !a->vfio) {
 		int ret = cni_rdma_require_exclusive(err, CNI_ERR_RDMA_MODE);
 
@@ -91,7 +121,7 @@ static int check_fits(struct add *a)
 				  "ib-kubernetes, or have the SR-IOV operator assign VF GUIDs", a->vf.name,
 				  ibsriov_guid_str(ibsriov_guid_from_hwaddr(a->vf.mac, a->vf.mac_len), g,
 						   sizeof(g)));
-	if (c->has_pkey && a->pci.rdma_dev[0] == '\0')
+	if (c->has_pkey && c->pkey_enforce && a->pci.rdma_dev[0] == '\0')
 		return cni_errorf(err, -ENODEV, CNI_ERR_DEVICE, "the VF has no RDMA device",
 				  "pkey %#06x needs the pkey table under %s/infiniband/", c->pkey,
 				  c->device);
@@ -122,54 +152,88 @@ static int pod_ifname_free(struct add *a)
 /* The record, before the first change: what the VF looked like. */
 static int record_start(struct add *a)
 {
-	char buf[64];
 	struct cni_ctx *ctx = a->ctx;
-	int ret = ibsriov_record_name(ctx->env.containerid, ctx->env.ifname, a->rec.name,
-				      sizeof(a->rec.name));
+	struct ibsriov_record *r = &a->rec;
+	int ret = ibsriov_record_init(r, ctx->conf->name, ctx->env.containerid, ctx->env.ifname,
+				      ctx->env.netns);
 
+	if (ret == -ENOMEM)
+		return ret;
 	if (ret)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_INVALID_ENV, "invalid attachment name",
-				  "%s-%s", ctx->env.containerid, ctx->env.ifname);
-	a->rec.o = json_object_new_object();
-	if (!a->rec.o)
-		return -ENOMEM;
-	ibsriov_rec_set_str(&a->rec, "network", ctx->conf->name);
-	ibsriov_rec_set_str(&a->rec, "containerID", ctx->env.containerid);
-	ibsriov_rec_set_str(&a->rec, "ifname", ctx->env.ifname);
-	ibsriov_rec_set_str(&a->rec, "netns", ctx->env.netns);
-	ibsriov_rec_set_str(&a->rec, "device", a->conf.device);
-	ibsriov_rec_set_str(&a->rec, "kind", a->vfio ? "vfio" : a->ib ? "ib" : "eth");
-	ibsriov_rec_set_str(&a->rec, "pf", a->pf.name);
-	ibsriov_rec_set_int(&a->rec, "pf_ifindex", a->pf.ifindex);
-	ibsriov_rec_set_int(&a->rec, "vf", a->pci.vf_index);
+				  "CNI_CONTAINERID and CNI_IFNAME together exceed %d bytes", IBSRIOV_RECORD_NAME_MAX);
+	copy_str(r->device, sizeof(r->device), a->conf.device);
+	r->kind = a->vfio ? IBSRIOV_VFIO : a->ib ? IBSRIOV_IB : IBSRIOV_ETH;
+	copy_str(r->pf, sizeof(r->pf), a->pf.name);
+	r->pf_ifindex = a->pf.ifindex;
+	r->vf = a->pci.vf_index;
+	if (a->pf_passthrough)
+		r->flags |= IBSRIOV_REC_PF_PASSTHROUGH;
 	if (!a->vfio) {
-		ibsriov_rec_set_str(&a->rec, "orig_name", a->vf.name);
-		ibsriov_rec_set_int(&a->rec, "orig_mtu", a->vf.mtu);
-		ibsriov_rec_set_int(&a->rec, "orig_up", !!(a->vf.flags & IFF_UP));
-		ibsriov_rec_set_str(&a->rec, "orig_mac", ibsriov_hw_str(a->vf.mac, a->vf.mac_len,
-									 buf, sizeof(buf)) ?: "");
-		snprintf(buf, sizeof(buf), "ibcni%d", a->vf.ifindex);
-		ibsriov_rec_set_str(&a->rec, "tmpname", buf);
+		r->flags |= IBSRIOV_REC_HAS_NETDEV;
+		copy_str(r->orig_name, sizeof(r->orig_name), a->vf.name);
+		copy_str(r->link_kind, sizeof(r->link_kind), a->vf.kind);
+		r->orig_mtu = a->vf.mtu;
+		r->orig_up = a->vf.flags & IFF_UP;
+		r->orig_mac_len = a->vf.mac_len <= CNI_MAC_MAX ? a->vf.mac_len : 0;
+		memcpy(r->orig_mac, a->vf.mac, r->orig_mac_len);
+		/* The kernel keeps the ifindex across the move when it can. */
+		r->orig_ifindex = r->pod_ifindex = a->vf.ifindex;
+		r->iflink = a->vf.iflink;
+		snprintf(r->tmpname, sizeof(r->tmpname), "ibcni%d", a->vf.ifindex);
 	}
-	ret = ibsriov_record_save(&a->rec);
+	ret = ibsriov_record_save(r);
 	if (ret)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_IO, "cannot write the attachment record",
-				  "%s/%s: %s", IBSRIOV_STATE_DIR, a->rec.name, strerror(-ret));
+				  "%s/%s: %s", IBSRIOV_STATE_DIR, r->name, strerror(-ret));
 	return 0;
 }
 
-static void keep_orig(struct json_object *o, const char *key, int64_t v)
+/* Whether the VF had no administrative MAC. mlx5 reports zeros then; igb
+ * and others report the VF's own MAC, which an admin MAC would equal too:
+ * there, restoring "unset" is what leaves the VF free to pick its MAC. */
+static bool admin_mac_unset(const struct add *a, const struct cni_vf *cur)
 {
-	json_object_object_add(o, key, json_object_new_int64(v));
+	static const unsigned char zero[6];
+
+	if (!memcmp(cur->mac, zero, 6))
+		return true;
+	if (!strcmp(a->pci.driver, "mlx5_core"))
+		return false;
+	return a->vf.mac_len == 6 && !memcmp(cur->mac, a->vf.mac, 6);
 }
 
-/* PF-side settings: the originals into the record first, then the change. */
+/* The VF's current PF-side settings; ADD changes nothing it cannot read
+ * back, so nothing it cannot restore. */
+static int read_vf(struct add *a, const struct cni_vf *want, struct cni_vf *cur)
+{
+	struct cni_vf *vfs = NULL;
+	size_t n = 0;
+	int ret = cni_link_vfs_get(a->pf.ifindex, &vfs, &n);
+
+	if (ret)
+		return fail(a, ret, CNI_ERR_DEVICE, "cannot read the VF table of the PF", a->pf.name);
+	ret = -ENOENT;
+	for (size_t i = 0; i < n; i++)
+		if (vfs[i].vf == want->vf) {
+			*cur = vfs[i];
+			ret = 0;
+		}
+	free(vfs);
+	return ret;
+}
+
+/* PF-side settings: the originals into the record first, then one
+ * request per setting, so a refusal names its setting and changes nothing
+ * the rollback would then have to put back. */
 static int apply_vf(struct add *a)
 {
-	struct cni_vf want = a->conf.vf, *vfs = NULL, *cur = NULL;
-	struct json_object *orig;
-	char mac[32];
-	size_t n = 0;
+	static const uint32_t order[] = { CNI_VF_NODE_GUID | CNI_VF_PORT_GUID, CNI_VF_MAC,
+					  CNI_VF_VLAN, CNI_VF_RATE, CNI_VF_SPOOFCHK,
+					  CNI_VF_TRUST, CNI_VF_LINK_STATE };
+	struct cni_vf want = a->conf.vf, cur = { 0 };
+	uint32_t missing;
+	char what[128];
 	int ret;
 
 	if (a->ib && a->conf.has_guid &&
@@ -180,51 +244,45 @@ static int apply_vf(struct add *a)
 	if (!want.mask)
 		return 0;
 	want.vf = (uint32_t)a->pci.vf_index;
-	cni_link_vfs_get(a->pf.ifindex, &vfs, &n);
-	for (size_t i = 0; i < n; i++)
-		if (vfs[i].vf == want.vf)
-			cur = &vfs[i];
+	ret = read_vf(a, &want, &cur);
+	if (ret && ret != -ENOENT)
+		return ret;
 	/* A PF that reports no VF settings cannot take an admin MAC; the MAC
 	 * then goes on the VF netdev only (move_in). */
-	if (!cur && want.mask == CNI_VF_MAC) {
+	if (ret && want.mask == CNI_VF_MAC) {
 		log_info("PF %s reports no VF settings: MAC set on the VF netdev only", a->pf.name);
-		free(vfs);
 		return 0;
 	}
-
-	orig = json_object_new_object();
-	if (!orig) {
-		free(vfs);
-		return -ENOMEM;
-	}
-	/* Only what the PF reported can be put back. */
-	keep_orig(orig, "mask", cur ? (int64_t)(want.mask & cur->mask) : 0);
-	if (cur) {
-		keep_orig(orig, "vlan", cur->vlan);
-		keep_orig(orig, "qos", cur->qos);
-		keep_orig(orig, "proto", cur->vlan_proto);
-		keep_orig(orig, "min_tx_rate", cur->min_tx_rate);
-		keep_orig(orig, "max_tx_rate", cur->max_tx_rate);
-		keep_orig(orig, "spoofchk", cur->spoofchk);
-		keep_orig(orig, "trust", cur->trust);
-		keep_orig(orig, "link_state", cur->link_state);
-		keep_orig(orig, "node_guid", (int64_t)cur->node_guid);
-		keep_orig(orig, "port_guid", (int64_t)cur->port_guid);
-		json_object_object_add(orig, "mac", json_object_new_string(
-							 ibsriov_hw_str(cur->mac, 6, mac, sizeof(mac))));
-	}
-	free(vfs);
-	json_object_object_add(a->rec.o, "vf_orig", orig);
+	missing = ret ? want.mask : want.mask & ~cur.mask;
+	if (missing)
+		return cni_errorf(&a->ctx->err, -EOPNOTSUPP, CNI_ERR_DEVICE,
+				  "the PF does not report a VF setting the network asks for",
+				  "PF %s does not report %s of VF %d: ib-sriov changes nothing it cannot "
+				  "read back and restore; remove the key or use a PF driver that reports it",
+				  a->pf.name, ibsriov_vf_setting_name(missing), a->pci.vf_index);
+	a->rec.vf_orig = cur;
+	a->rec.vf_orig.mask = want.mask;
+	a->rec.vf_changed = want.mask;
+	a->rec.flags |= IBSRIOV_REC_HAS_VF_ORIG;
+	if ((want.mask & CNI_VF_MAC) && admin_mac_unset(a, &cur))
+		a->rec.flags |= IBSRIOV_REC_MAC_UNSET;
 	ret = ibsriov_record_save(&a->rec);
 	if (ret)
 		return fail(a, ret, CNI_ERR_IO, "cannot update the attachment record", a->rec.name);
-	ret = cni_link_vf_set(a->pf.ifindex, &want);
-	if (ret) {
-		char what[96];
+	for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
+		struct cni_vf one = want;
 
-		snprintf(what, sizeof(what), "PF %s refused the settings of VF %d", a->pf.name,
-			 a->pci.vf_index);
-		return fail(a, ret, CNI_ERR_DEVICE, "cannot configure the VF on its PF", what);
+		one.mask = want.mask & order[i];
+		if (!one.mask)
+			continue;
+		ret = cni_link_vf_set(a->pf.ifindex, &one);
+		if (ret) {
+			/* Refused as a whole: nothing of it to restore. */
+			a->rec.vf_changed &= ~one.mask;
+			snprintf(what, sizeof(what), "PF %s refused %s of VF %d", a->pf.name,
+				 ibsriov_vf_setting_name(one.mask), a->pci.vf_index);
+			return fail(a, ret, CNI_ERR_DEVICE, "cannot configure the VF on its PF", what);
+		}
 	}
 	log_info("configured VF %d on PF %s", a->pci.vf_index, a->pf.name);
 	return 0;
@@ -262,7 +320,7 @@ static int pkey_present(struct add *a)
 	uint16_t keys[128];
 	int n;
 
-	if (!a->conf.has_pkey)
+	if (!a->conf.has_pkey || !a->conf.pkey_enforce)
 		return 0;
 	for (;;) {
 		n = cni_pci_pkeys(CNI_PCI_ROOT, a->conf.device, a->pci.rdma_dev, 1, keys, 128);
@@ -284,14 +342,14 @@ static int pkey_present(struct add *a)
  * the temporary name) is what moves into the pod; the VF netdev stays. */
 static int pkey_child(struct add *a)
 {
-	const char *tmp = ibsriov_rec_str(&a->rec, "tmpname");
+	const char *tmp = a->rec.tmpname;
 	struct cni_link child;
 	int ret;
 
-	if (!a->ib || a->vfio || !a->conf.has_pkey ||
+	if (!a->ib || a->vfio || !a->conf.has_pkey || !a->conf.pkey_enforce ||
 	    (a->vf.ipoib && (a->vf.pkey & 0x7fff) == (a->conf.pkey & 0x7fff)))
 		return 0;
-	ibsriov_rec_set_int(&a->rec, "child", 1);
+	a->rec.flags |= IBSRIOV_REC_HAS_CHILD;
 	ret = ibsriov_record_save(&a->rec);
 	if (ret)
 		return fail(a, ret, CNI_ERR_IO, "cannot update the attachment record", a->rec.name);
@@ -311,6 +369,140 @@ static int pkey_child(struct add *a)
 	return 0;
 }
 
+/* A record of this attachment from an earlier attempt: a complete one is
+ * refused (DEL it first); an unfinished one (a killed or failed ADD) is
+ * undone first, so the retry starts from the VF as the first attempt
+ * found it and records those originals, not its own half-done state. */
+static int earlier_attempt(struct add *a)
+{
+	struct cni_ctx *ctx = a->ctx;
+	struct ibsriov_record old;
+	int ret = ibsriov_record_find(ctx->env.containerid, ctx->env.ifname,
+				      ctx->env.netns, &old);
+
+	if (ret == -ENOENT || ret == -ESTALE)
+		return 0;
+	if (ret)
+		return cni_errorf(&ctx->err, ret, CNI_ERR_IO, "cannot read the attachment record",
+				  "%s:%s: %s", ctx->env.containerid, ctx->env.ifname, strerror(-ret));
+	if (old.flags & IBSRIOV_REC_COMPLETE) {
+		ret = cni_errorf(&ctx->err, -EEXIST, CNI_ERR_INVALID_CONFIG, "already attached",
+				 "%s of container %s holds VF %s: DEL it before adding it again",
+				 ctx->env.ifname, ctx->env.containerid, old.device);
+	} else {
+		log_info("undoing an unfinished ADD of %s before retrying it", old.name);
+		ret = ibsriov_release(&old, &ctx->err);
+	}
+	ibsriov_record_clear(&old);
+	return ret;
+}
+
+/* A device another attachment holds (two pods on one vfio-bound VF, or a
+ * VF whose pod is gone but not yet DELed) is refused, under the VF lock. */
+static int device_free(struct add *a)
+{
+	_cleanup_dir_ DIR *d = opendir(IBSRIOV_STATE_DIR);
+	struct dirent *e;
+	unsigned int seen = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((e = readdir(d)) && seen++ < IBSRIOV_RECORDS_MAX) {
+		struct ibsriov_record r;
+		bool taken;
+
+		if (e->d_name[0] == '.' || !strcmp(e->d_name, a->rec.name) ||
+		    ibsriov_record_load(e->d_name, &r))
+			continue;
+		taken = !strcmp(r.device, a->conf.device);
+		if (taken)
+			cni_errorf(&a->ctx->err, -EBUSY, CNI_ERR_DEVICE, "the device is attached already",
+				   "%s is held by %s of container %s (network %s): DEL that attachment, "
+				   "or check the device plugin's allocation", a->conf.device, r.ifname,
+				   r.container_id, r.network);
+		ibsriov_record_clear(&r);
+		if (taken)
+			return -EBUSY;
+	}
+	return 0;
+}
+
+/* Under the VF lock, before any change: the VF as it is now. */
+static int prepare(struct add *a)
+{
+	char name[NAME_MAX + 1];
+	int ret;
+
+	ret = ibsriov_record_name(a->ctx->env.containerid, a->ctx->env.ifname, name, sizeof(name));
+	if (ret)
+		return cni_errorf(&a->ctx->err, ret, CNI_ERR_INVALID_ENV, "invalid attachment name",
+				  "CNI_CONTAINERID and CNI_IFNAME together exceed %d bytes", IBSRIOV_RECORD_NAME_MAX);
+	copy_str(a->rec.name, sizeof(a->rec.name), name);
+	return earlier_attempt(a) ?: resolve(a) ?: check_fits(a) ?: pod_ifname_free(a) ?:
+	       device_free(a);
+}
+
+/* Everything up to the pod's interface, under the VF lock. */
+static int attach(struct add *a)
+{
+	int ret = apply_vf(a) ?: rebind(a) ?: pkey_present(a);
+
+	if (ret || a->vfio)
+		return ret;
+	a->rec.orig_ifindex = a->vf.ifindex;
+	ret = ibsriov_rdma_in(a);
+	if (!ret && a->conf.rdma_isolation) {
+		/* The ULP netdev was re-created: find it by PCI address again. */
+		char name[IFNAMSIZ];
+
+		ret = cni_pci_wait_netdev(CNI_PCI_ROOT, a->conf.device, a->conf.netdev_wait_ms, name);
+		ret = ret ?: cni_link_get(name, 0, &a->vf);
+		if (ret)
+			return fail(a, ret, CNI_ERR_DEVICE, "the VF netdev did not come back after the RDMA move",
+				    a->conf.device);
+	}
+	/* After the RDMA move: it re-creates the VF's IPoIB netdev, and with
+	 * it any child. */
+	return ret ?: pkey_child(a) ?: ibsriov_move_in(a);
+}
+
+/* IPAM, outside every lock; a vfio-bound RoCE VF gets its addresses too
+ * (DPDK applications read them from the network status), unconfigured. */
+static int run_ipam(struct add *a, bool *done)
+{
+	struct cni_ctx *ctx = a->ctx;
+	int ret;
+
+	if (!ctx->conf->ipam_type || !*ctx->conf->ipam_type || (a->vfio && a->ib) ||
+	    a->pf_passthrough)
+		return 0;
+	ret = cni_ipam_add(&ctx->env, ctx->conf, &a->ipam, &ctx->err);
+	if (ret)
+		return ret;
+	*done = true;
+	if (!a->ipam->n_ips)
+		return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_DELEGATE,
+				  "IPAM plugin returned missing IP config", "%s gave no addresses",
+				  ctx->conf->ipam_type);
+	return a->vfio ? 0 : ibsriov_configure_ip(a);
+}
+
+/* The record says ADD finished; the Go-format twin lets a downgraded
+ * node's DEL find the VF. */
+static int finish(struct add *a)
+{
+	int ret;
+
+	a->rec.flags |= IBSRIOV_REC_COMPLETE;
+	ret = ibsriov_record_save(&a->rec);
+	if (!ret)
+		ret = ibsriov_gocache_save(&a->rec, cni_version_str(a->ctx->conf->version),
+					   a->ctx->conf->ipam_type);
+	if (ret)
+		return fail(a, ret, CNI_ERR_IO, "cannot update the attachment record", a->rec.name);
+	return 0;
+}
+
 int ibsriov_add(struct cni_ctx *ctx)
 {
 	struct add a = { .ctx = ctx, .netns_fd = -1 };
@@ -318,71 +510,31 @@ int ibsriov_add(struct cni_ctx *ctx)
 	bool ipam_done = false;
 	int lock = -1, ret;
 
-	ret = ibsriov_conf_load(ctx, &a.conf, false) ?: resolve(&a) ?: check_fits(&a);
+	ret = ibsriov_conf_load(ctx, &a.conf, false);
 	if (ret)
 		return ret;
 	a.netns_fd = cni_netns_open(ctx->env.netns, &ctx->err);
 	if (a.netns_fd < 0)
 		return a.netns_fd;
-	ret = pod_ifname_free(&a);
-	if (ret)
-		goto out;
 	lock = ibsriov_lock("vf", a.conf.device, &ctx->err);
 	if (lock < 0) {
 		ret = lock;
 		goto out;
 	}
+	ret = prepare(&a);
+	if (ret)
+		goto out;
 	ret = record_start(&a);
 	if (ret)
 		goto out;
-	ret = apply_vf(&a) ?: rebind(&a) ?: pkey_present(&a);
+	ret = attach(&a);
 	if (ret)
 		goto undo;
-	if (!a.vfio) {
-		ibsriov_rec_set_int(&a.rec, "orig_ifindex", a.vf.ifindex);
-		ret = ibsriov_rdma_in(&a);
-		if (!ret && a.conf.rdma_isolation) {
-			/* The ULP netdev was re-created: find it by PCI address again. */
-			char name[IFNAMSIZ];
-
-			ret = cni_pci_wait_netdev(CNI_PCI_ROOT, a.conf.device, a.conf.netdev_wait_ms, name);
-			ret = ret ?: cni_link_get(name, 0, &a.vf);
-			if (ret)
-				fail(&a, ret, CNI_ERR_DEVICE, "the VF netdev did not come back after the RDMA move",
-				     a.conf.device);
-		}
-		/* After the RDMA move: it re-creates the VF's IPoIB netdev, and
-		 * with it any child. */
-		if (!ret)
-			ret = pkey_child(&a);
-		if (!ret)
-			ret = ibsriov_move_in(&a);
-		if (ret)
-			goto undo;
-	}
-	/* The IPAM plugin runs outside every lock. */
 	cni_lock_release(lock);
 	lock = -1;
-	if (!a.vfio && ctx->conf->ipam_type) {
-		ret = cni_ipam_add(&ctx->env, ctx->conf, &a.ipam, &ctx->err);
-		if (ret)
-			goto undo;
-		ipam_done = true;
-		if (!a.ipam->n_ips) {
-			ret = cni_errorf(&ctx->err, -EINVAL, CNI_ERR_DELEGATE,
-					 "IPAM plugin returned missing IP config",
-					 "%s gave no addresses", ctx->conf->ipam_type);
-			goto undo;
-		}
-		ret = ibsriov_configure_ip(&a);
-		if (ret)
-			goto undo;
-	}
-	ret = ibsriov_build_result(&a);
+	ret = run_ipam(&a, &ipam_done) ?: ibsriov_build_result(&a) ?: finish(&a);
 	if (ret)
 		goto undo;
-	ibsriov_rec_set_int(&a.rec, "complete", 1);
-	ibsriov_record_save(&a.rec);
 	goto out;
 
 undo:
@@ -391,13 +543,14 @@ undo:
 		cni_ipam_run(&ctx->env, ctx->conf, CNI_CMD_DEL, &undo);
 	if (lock < 0)
 		lock = ibsriov_lock("vf", a.conf.device, &undo);
-	if (ibsriov_release(&a.rec, &undo))
-		log_err("rollback incomplete: %s: %s", undo.msg, undo.details);
+	if (lock >= 0 && ibsriov_release(&a.rec, &undo))
+		log_err("rollback incomplete, the record stays for DEL: %s: %s", undo.msg,
+			undo.details);
 out:
 	cni_lock_release(lock);
 	if (a.netns_fd >= 0)
 		close(a.netns_fd);
 	cni_result_free(a.ipam);
-	json_object_put(a.rec.o);
+	ibsriov_record_clear(&a.rec);
 	return ret;
 }

@@ -11,12 +11,15 @@ struct add {
 	struct ibsriov_conf conf;
 	struct cni_pci_vf pci;
 	struct cni_link pf, vf;
-	bool ib, vfio;
+	bool ib, vfio, pf_passthrough;
 	int netns_fd;
 	struct ibsriov_record rec;
 	struct cni_result *ipam;
 };
 
+/* Fill the CNI error for a failed step (kernel errno and extended ack in
+ * the details) and return ret: always used as `return fail(...)` or
+ * `ret = fail(...)`. */
 static inline int fail(struct add *a, int ret, int code, const char *msg,
 		       const char *what)
 {

@@ -62,36 +62,38 @@ static int check_pod(struct cni_ctx *ctx)
 
 int ibsriov_check(struct cni_ctx *ctx)
 {
-	struct ibsriov_record rec = { 0 };
+	struct ibsriov_record rec;
 	struct ibsriov_conf conf;
 	_cleanup_close_ int fd = -1;
-	char name[NAME_MAX + 1];
 	int saved = -1, ret;
 
 	ret = ibsriov_conf_load(ctx, &conf, false);
 	if (ret)
 		return ret;
-	ret = ibsriov_record_name(ctx->env.containerid, ctx->env.ifname, name, sizeof(name));
-	if (!ret)
-		ret = ibsriov_record_load(name, &rec);
+	ret = ibsriov_record_find(ctx->env.containerid, ctx->env.ifname,
+				  ctx->env.netns, &rec);
 	if (ret)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_UNKNOWN_CONTAINER, "CHECK failed",
-				  "no attachment record %s/%s", IBSRIOV_STATE_DIR, name);
-	if (strcmp(ibsriov_rec_str(&rec, "device"), conf.device)) {
-		ret = mismatch(ctx, "device", conf.device, ibsriov_rec_str(&rec, "device"));
+				  "no attachment record for %s:%s (%s)", ctx->env.containerid,
+				  ctx->env.ifname, strerror(-ret));
+	if (strcmp(rec.device, conf.device)) {
+		ret = mismatch(ctx, "device", conf.device, rec.device);
 		goto out;
 	}
-	if (strcmp(ibsriov_rec_str(&rec, "kind"), "vfio")) {
+	if (rec.kind != IBSRIOV_VFIO) {
 		fd = cni_netns_open(ctx->env.netns, &ctx->err);
 		ret = fd < 0 ? fd : cni_netns_enter(fd, &saved);
 		if (!ret) {
 			ret = check_pod(ctx);
-			cni_netns_restore(&saved);
+			if (cni_netns_restore(&saved) && !ret)
+				ret = cni_errorf(&ctx->err, -EIO, CNI_ERR_INTERNAL,
+						 "cannot return to the host namespace", "after %s",
+						 ctx->env.netns);
 		}
 	}
-	if (!ret && ctx->conf->ipam_type)
+	if (!ret && ctx->conf->ipam_type && *ctx->conf->ipam_type)
 		ret = cni_ipam_run(&ctx->env, ctx->conf, CNI_CMD_CHECK, &ctx->err);
 out:
-	json_object_put(rec.o);
+	ibsriov_record_clear(&rec);
 	return ret;
 }

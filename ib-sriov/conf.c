@@ -11,17 +11,9 @@
 #include "ibsriov.h"
 #include "json.h"
 
-static int bad(struct cni_ctx *ctx, const char *fmt, const char *a, const char *b)
-{
-	char details[512];
-
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-	snprintf(details, sizeof(details), fmt, a, b);
-#pragma GCC diagnostic pop
-	return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid configuration",
-			  "%s", details);
-}
+/* Code 7 with details naming the key and the fix (checked as printf). */
+#define bad(ctx, ...) \
+	cni_errorf(&(ctx)->err, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid configuration", __VA_ARGS__)
 
 /* A string key that is absent (NULL), or present and a string. */
 static int str(struct cni_ctx *ctx, struct json_object *o, const char *key, const char *where,
@@ -44,12 +36,10 @@ static int on_off(struct cni_ctx *ctx, const char *key, uint32_t *out, uint32_t 
 
 	if (ret || !v)
 		return ret;
-	if (!strcmp(v, "on"))
-		*out = 1;
-	else if (!strcmp(v, "off"))
-		*out = 0;
-	else
-		return bad(ctx, "\"%s\" is \"%s\"; it must be \"on\" or \"off\"", key, v);
+	/* sriov-cni's rule: anything but "on" is off. */
+	*out = !strcmp(v, "on");
+	if (*out == 0 && strcmp(v, "off"))
+		log_info("\"%s\" is \"%s\": taken as \"off\" (only \"on\" turns it on)", key, v);
 	*mask |= bit;
 	return 0;
 }
@@ -73,8 +63,8 @@ static int device(struct cni_ctx *ctx, struct ibsriov_conf *c, bool lenient)
 				  "Multus sets \"deviceID\" to the VF the device plugin allocated; "
 				  "check the network's resourceName annotation");
 	if (!cni_pci_addr_parse(dev, c->device))
-		return bad(ctx, "\"deviceID\" is \"%s\"%s; it must be a PCI address like 0000:3b:00.2",
-			   dev, "");
+		return bad(ctx, "\"deviceID\" is \"%s\"; it must be a PCI address like 0000:3b:00.2",
+			   dev);
 	if (bus && *bus && dev != bus) {
 		char other[CNI_PCI_ADDR_LEN];
 
@@ -104,9 +94,12 @@ static int guid(struct cni_ctx *ctx, struct ibsriov_conf *c)
 	}
 	if (!v)
 		return 0;
-	if (!ibsriov_guid_parse(v, &c->guid) || ibsriov_guid_unset(c->guid))
+	if (!ibsriov_guid_parse(v, &c->guid) || c->guid == 0)
 		return bad(ctx, "%s is \"%s\"; a GUID is 8 hex bytes like 02:00:00:00:00:00:00:01, "
-			   "not all zeros or all ones", c->guid_from, v);
+			   "not all zeros", c->guid_from, v);
+	/* ib-sriov-cni accepts it; the driver takes it as "no GUID". */
+	if (ibsriov_guid_unset(c->guid))
+		log_warn("%s is all ones: the VF's GUID is cleared, not assigned", c->guid_from);
 	c->has_guid = true;
 	return 0;
 }
@@ -131,8 +124,8 @@ static int link_state(struct cni_ctx *ctx, struct ibsriov_conf *c)
 			return 0;
 		}
 	}
-	return bad(ctx, "\"link_state\" is \"%s\"%s; it must be \"auto\", \"enable\" or \"disable\"",
-		   v, "");
+	return bad(ctx, "\"link_state\" is \"%s\"; it must be \"auto\", \"enable\" or \"disable\"",
+		   v);
 }
 
 static int flags(struct cni_ctx *ctx, struct ibsriov_conf *c)
@@ -144,6 +137,7 @@ static int flags(struct cni_ctx *ctx, struct ibsriov_conf *c)
 		{ "ibKubernetesEnabled", offsetof(struct ibsriov_conf, ib_kubernetes) },
 		{ "rdmaIsolation", offsetof(struct ibsriov_conf, rdma_isolation) },
 		{ "vfioPciMode", offsetof(struct ibsriov_conf, vfio) },
+		{ "pkeyEnforce", offsetof(struct ibsriov_conf, pkey_enforce) },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
@@ -173,8 +167,8 @@ static int ethernet(struct cni_ctx *ctx, struct ibsriov_conf *c)
 		return ret;
 	if (mac && *mac) {
 		if (!ibsriov_mac_parse(mac, c->vf.mac))
-			return bad(ctx, "\"mac\" is \"%s\"%s; it must be a unicast MAC like 02:00:00:00:00:01",
-				   mac, "");
+			return bad(ctx, "\"mac\" is \"%s\"; it must be a unicast MAC like 02:00:00:00:00:01",
+				   mac);
 		c->vf.mask |= CNI_VF_MAC;
 		c->has_mac = true;
 	}
@@ -188,7 +182,7 @@ static int ethernet(struct cni_ctx *ctx, struct ibsriov_conf *c)
 	if (ret)
 		return ret;
 	if ((qos >= 0 || proto) && vlan < 0)
-		return bad(ctx, "\"vlanQoS\" and \"vlanProto\" need \"vlan\"%s%s", "", "");
+		return bad(ctx, "\"vlanQoS\" and \"vlanProto\" need \"vlan\"");
 	if (vlan >= 0) {
 		c->vf.mask |= CNI_VF_VLAN;
 		c->vf.vlan = (uint32_t)vlan;
@@ -197,10 +191,10 @@ static int ethernet(struct cni_ctx *ctx, struct ibsriov_conf *c)
 		if (proto && !strcasecmp(proto, "802.1ad"))
 			c->vf.vlan_proto = ETH_P_8021AD;
 		else if (proto && strcasecmp(proto, "802.1q"))
-			return bad(ctx, "\"vlanProto\" is \"%s\"%s; it must be \"802.1q\" or \"802.1ad\"",
-				   proto, "");
+			return bad(ctx, "\"vlanProto\" is \"%s\"; it must be \"802.1q\" or \"802.1ad\"",
+				   proto);
 		if (vlan == 0 && (qos > 0 || c->vf.vlan_proto != ETH_P_8021Q))
-			return bad(ctx, "\"vlan\" 0 takes no \"vlanQoS\" or \"vlanProto\"%s%s", "", "");
+			return bad(ctx, "\"vlan\" 0 takes no \"vlanQoS\" or \"vlanProto\"");
 	}
 	ret = on_off(ctx, "spoofchk", &c->vf.spoofchk, &c->vf.mask, CNI_VF_SPOOFCHK) ?:
 	      on_off(ctx, "trust", &c->vf.trust, &c->vf.mask, CNI_VF_TRUST);
@@ -255,10 +249,48 @@ static int pkey(struct cni_ctx *ctx, struct ibsriov_conf *c)
 
 	if (ret || !v || !*v)
 		return ret;
+	/* As in ib-sriov-cni, the key is for ib-kubernetes (which programs the
+	 * subnet manager); only pkeyEnforce makes the plugin act on it. */
+	if (!c->pkey_enforce) {
+		if (!ibsriov_pkey_parse(v, &c->pkey))
+			log_info("\"pkey\" \"%s\" is not a partition key; ignored (pkeyEnforce is off)", v);
+		else
+			c->has_pkey = true;
+		return 0;
+	}
 	if (!ibsriov_pkey_parse(v, &c->pkey))
-		return bad(ctx, "\"pkey\" is \"%s\"%s; it must be a partition key like \"0x8001\" (15-bit key, not 0)",
-			   v, "");
+		return bad(ctx, "\"pkey\" is \"%s\"; with pkeyEnforce it must be a partition key like "
+			   "\"0x8001\" (15-bit key, not 0)", v);
 	c->has_pkey = true;
+	return 0;
+}
+
+int ibsriov_conf_dns(struct cni_ctx *ctx, struct cni_result **out)
+{
+	_cleanup_json_ struct json_object *wrap = NULL;
+	struct json_object *dns = cni_json_get(ctx->conf->root, "dns");
+	struct cni_result *r = NULL;
+	int ret;
+
+	if (out)
+		*out = NULL;
+	if (!dns)
+		return 0;
+	/* Decoded as a result's "dns", so it is checked exactly as one. */
+	wrap = json_object_new_object();
+	if (!wrap || json_object_object_add(wrap, "cniVersion", json_object_new_string("1.0.0")) ||
+	    json_object_object_add(wrap, "dns", json_object_get(dns)))
+		return -ENOMEM;
+	ret = cni_result_from_json(wrap, CNI_V100, &r, &ctx->err);
+	if (ret) {
+		cni_error_recode(&ctx->err, CNI_ERR_INVALID_CONFIG);
+		cni_error_prefix(&ctx->err, "\"dns\"");
+		return ret;
+	}
+	if (out)
+		*out = r;
+	else
+		cni_result_free(r);
 	return 0;
 }
 
@@ -272,13 +304,13 @@ int ibsriov_conf_load(struct cni_ctx *ctx, struct ibsriov_conf *c, bool lenient)
 	if (ret || lenient)
 		return ret;
 	/* Unknown CNI_ARGS are ignored, as ib-sriov-cni ignores them all. */
-	ret = guid(ctx, c) ?: pkey(ctx, c) ?: link_state(ctx, c) ?: flags(ctx, c) ?:
-	      ethernet(ctx, c) ?: waits(ctx, c);
+	ret = guid(ctx, c) ?: flags(ctx, c) ?: pkey(ctx, c) ?: link_state(ctx, c) ?:
+	      ethernet(ctx, c) ?: waits(ctx, c) ?: ibsriov_conf_dns(ctx, NULL);
 	if (ret)
 		return ret;
 	if (ctx->conf->ipam_type && strchr(ctx->conf->ipam_type, '/'))
-		return bad(ctx, "\"ipam.type\" is \"%s\"%s; it must be a plugin name found on CNI_PATH",
-			   ctx->conf->ipam_type, "");
+		return bad(ctx, "\"ipam.type\" is \"%s\"; it must be a plugin name found on CNI_PATH",
+			   ctx->conf->ipam_type);
 	if (c->ib_kubernetes) {
 		ret = str(ctx, ctx->conf->args_cni, "mellanox.infiniband.app",
 			  "args.cni.mellanox.infiniband.app", &app);

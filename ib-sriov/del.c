@@ -8,32 +8,38 @@
 
 int ibsriov_del(struct cni_ctx *ctx)
 {
-	struct ibsriov_record rec = { 0 };
+	struct ibsriov_record rec;
 	struct ibsriov_conf conf;
-	char name[NAME_MAX + 1];
 	int ret, ipam_ret = 0;
 
-	/* DEL must work with whatever it is given: only a valid attachment
-	 * name is needed to find the record. */
+	/* DEL must work with whatever it is given: only the attachment's
+	 * tuple is needed to find the record. */
 	ibsriov_conf_load(ctx, &conf, true);
-	memset(&ctx->err, 0, sizeof(ctx->err));
+	cni_error_clear(&ctx->err);
 	/* IPAM DEL always runs, netns or record or not. */
-	if (ctx->conf->ipam_type)
+	if (ctx->conf->ipam_type && *ctx->conf->ipam_type)
 		ipam_ret = cni_ipam_run(&ctx->env, ctx->conf, CNI_CMD_DEL, &ctx->err);
-	ret = ibsriov_record_name(ctx->env.containerid, ctx->env.ifname, name, sizeof(name));
-	if (!ret)
-		ret = ibsriov_record_load(name, &rec);
-	if (ret == -ENOENT) {
-		log_info("no record for %s: nothing to undo", name);
+	ret = ibsriov_record_find(ctx->env.containerid, ctx->env.ifname,
+				  ctx->env.netns, &rec);
+	if (ret == -ENOENT || ret == -ESTALE) {
+		log_info("no record for %s:%s: nothing to undo", ctx->env.containerid, ctx->env.ifname);
 		return ipam_ret;
 	}
-	if (ret) {
-		log_warn("record %s/%s is unreadable (%s); removing it", IBSRIOV_STATE_DIR, name,
-			 strerror(-ret));
-		cni_state_remove(IBSRIOV_STATE_DIR, name);
+	if (ret == -EBADMSG) {
+		/* It will never parse: keeping it would fail every DEL for ever. */
+		log_err("record %s/%s:%s does not parse; removed, nothing undone", IBSRIOV_STATE_DIR,
+			ctx->env.containerid, ctx->env.ifname);
+		if (!ibsriov_record_init(&rec, ctx->conf->name, ctx->env.containerid,
+					 ctx->env.ifname, ctx->env.netns))
+			cni_state_remove(IBSRIOV_STATE_DIR, rec.name);
+		ibsriov_record_clear(&rec);
 		return ipam_ret;
 	}
+	if (ret)	/* transient: the runtime retries, the record stays */
+		return cni_errorf(&ctx->err, ret, CNI_ERR_IO, "cannot read the attachment record",
+				  "%s:%s: %s; nothing was undone, retry the DEL", ctx->env.containerid,
+				  ctx->env.ifname, strerror(-ret));
 	ret = ibsriov_release_locked(&rec, &ctx->err);
-	json_object_put(rec.o);
+	ibsriov_record_clear(&rec);
 	return ret ? ret : ipam_ret;
 }

@@ -3,47 +3,101 @@
 #include <errno.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "ibsriov.h"
 #include "ipam.h"
 #include "json.h"
 #include "rdma.h"
+#include "state.h"
+
+/* Release r when it is this network's and not a valid attachment. */
+static int collect(struct cni_ctx *ctx, struct ibsriov_record *r, struct cni_error *err)
+{
+	int ret;
+
+	/* Other networks' records are theirs to collect. */
+	if (strcmp(r->network, ctx->conf->name) ||
+	    cni_conf_attachment_valid(ctx->conf, r->container_id, r->ifname))
+		return 0;
+	ret = ibsriov_release_locked(r, err);
+	if (ret)
+		log_warn("GC of %s:%s: %s: %s", r->container_id, r->ifname, err->msg, err->details);
+	else
+		log_info("released stale attachment %s:%s", r->container_id, r->ifname);
+	return ret;
+}
+
+/* A Go ib-sriov-cni cache (or a 0.x record) in IBSRIOV_GO_DIR, unless it
+ * is the twin of a record of ours. */
+static int load_go(const char *file, struct ibsriov_record *r)
+{
+	_cleanup_json_ struct json_object *o = NULL;
+	struct ibsriov_record ours;
+	int ret = cni_state_read(IBSRIOV_GO_DIR, file, &o);
+
+	if (ret)
+		return ret;
+	if (json_object_object_get_ex(o, "ibcni", NULL))
+		return -EEXIST;
+	ret = ibsriov_gocache_parse(o, file, "", r);
+	if (ret)
+		return ret;
+	ret = ibsriov_record_name(r->container_id, r->ifname, r->name, sizeof(r->name));
+	if (!ret && ibsriov_record_load(r->name, &ours) != -ENOENT) {
+		ibsriov_record_clear(&ours);
+		ret = -EEXIST;
+	}
+	if (ret)
+		ibsriov_record_clear(r);
+	return ret;
+}
+
+static int gc_dir(struct cni_ctx *ctx, const char *dir, struct cni_error *err)
+{
+	_cleanup_dir_ DIR *d = opendir(dir);
+	unsigned int seen = 0;
+	struct dirent *e;
+	int ret = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((e = readdir(d)) && seen++ < IBSRIOV_RECORDS_MAX) {
+		struct ibsriov_record r;
+		struct cni_error one = { 0 };
+		int got;
+
+		if (e->d_name[0] == '.')
+			continue;
+		got = strcmp(dir, IBSRIOV_STATE_DIR) ? load_go(e->d_name, &r) :
+						      ibsriov_record_load(e->d_name, &r);
+		if (got)
+			continue;
+		if (collect(ctx, &r, &one)) {
+			cni_error_adopt(err, &one, 0);
+			ret = -EIO;
+		}
+		ibsriov_record_clear(&r);
+	}
+	return ret;
+}
 
 int ibsriov_gc(struct cni_ctx *ctx)
 {
 	struct cni_error err = { 0 };
-	DIR *d;
-	struct dirent *e;
 	int ret = 0;
 
 	if (!ctx->conf->has_attachments) {
 		log_info("no cni.dev/valid-attachments list: nothing to release");
-	} else if ((d = opendir(IBSRIOV_STATE_DIR))) {
-		while ((e = readdir(d))) {
-			struct ibsriov_record rec = { 0 };
+	} else {
+		int ours = gc_dir(ctx, IBSRIOV_STATE_DIR, &err);
+		int go = gc_dir(ctx, IBSRIOV_GO_DIR, &err);
 
-			if (e->d_name[0] == '.' || ibsriov_record_load(e->d_name, &rec))
-				continue;
-			/* Other networks' records are theirs to collect. */
-			if (!strcmp(ibsriov_rec_str(&rec, "network"), ctx->conf->name) &&
-			    !cni_conf_attachment_valid(ctx->conf, ibsriov_rec_str(&rec, "containerID"),
-						       ibsriov_rec_str(&rec, "ifname"))) {
-				memset(&err, 0, sizeof(err));
-				if (ibsriov_release_locked(&rec, &err)) {
-					log_warn("GC of %s: %s: %s", e->d_name, err.msg, err.details);
-					ret = -EIO;
-				} else {
-					log_info("released stale attachment %s", e->d_name);
-				}
-			}
-			json_object_put(rec.o);
-		}
-		closedir(d);
+		ret = ours ?: go;
 	}
 	if (ret)
-		cni_errorf(&ctx->err, ret, err.code ? err.code : CNI_ERR_INTERNAL, err.msg, "%s",
-			   err.details);
+		cni_error_adopt(&ctx->err, &err, ret);
 	/* GC goes on past errors and is forwarded to the IPAM in any case. */
-	if (ctx->conf->ipam_type) {
+	if (ctx->conf->ipam_type && *ctx->conf->ipam_type) {
 		int ipam = cni_ipam_run(&ctx->env, ctx->conf, CNI_CMD_GC, &ctx->err);
 
 		ret = ret ?: ipam;
@@ -60,7 +114,7 @@ int ibsriov_status(struct cni_ctx *ctx)
 		return ret;
 	if (rdma && (ret = cni_rdma_require_exclusive(&ctx->err, CNI_ERR_NOT_AVAILABLE)))
 		return ret;
-	if (ctx->conf->ipam_type)
+	if (ctx->conf->ipam_type && *ctx->conf->ipam_type)
 		return cni_ipam_run(&ctx->env, ctx->conf, CNI_CMD_STATUS, &ctx->err);
 	return 0;
 }

@@ -12,26 +12,25 @@
 #include "cni.h"
 #include "link.h"
 #include "pci.h"
+#include "record.h"
 
-/* Overridable so the unit tier can run ADD against a fake kernel. */
-#ifndef IBSRIOV_STATE_DIR
-#define IBSRIOV_STATE_DIR "/var/lib/cni/ib-sriov"
-#endif
 #ifndef IBSRIOV_LOCK_DIR
 #define IBSRIOV_LOCK_DIR "/run/ibcni/ib-sriov"
 #endif
 #define IBSRIOV_NETDEV_WAIT_MS 10000
 #define IBSRIOV_PKEY_WAIT_MS 10000
 #define IBSRIOV_LOCK_WAIT_MS 30000
+#define IBSRIOV_RECORDS_MAX 4096	/* directory entries read by a scan */
 
 struct ibsriov_conf {
 	char device[CNI_PCI_ADDR_LEN];
 	bool has_guid;
 	uint64_t guid;
 	const char *guid_from;		/* which key gave the GUID */
-	bool has_pkey;
+	bool has_pkey;			/* "pkey" parsed (ib-kubernetes' key) */
 	uint16_t pkey;
 	bool ib_kubernetes, rdma_isolation, vfio;
+	bool pkey_enforce;		/* pkey table wait and IPoIB child (opt-in) */
 	struct cni_vf vf;		/* PF-side settings asked for (mask) */
 	bool has_mac;			/* vf.mac is also the netdev's MAC */
 	unsigned int mtu;		/* 0: leave it */
@@ -43,31 +42,22 @@ struct ibsriov_conf {
  * missing or bad deviceID. */
 int ibsriov_conf_load(struct cni_ctx *ctx, struct ibsriov_conf *c, bool lenient);
 
-/* The attachment record: written before the first change, updated as
- * steps complete, removed last by DEL. Owned json, free with json_object_put. */
-struct ibsriov_record {
-	struct json_object *o;
-	char name[NAME_MAX + 1];	/* <containerID>-<ifname> */
-};
+/* The network's own "dns", decoded as a result's (code 7 when malformed);
+ * *out (when asked, NULL if absent) is the caller's to free. */
+int ibsriov_conf_dns(struct cni_ctx *ctx, struct cni_result **out);
 
-/* The record's file name for an attachment; -EINVAL when unsafe. */
-int ibsriov_record_name(const char *id, const char *ifname, char *buf, size_t len);
+/* Put back the PF-side settings ADD changed (vf_changed), one request per
+ * setting, skipping those that already read as the original. 0 or -errno;
+ * *what names the setting the PF refused. */
+int ibsriov_vf_restore(const struct ibsriov_record *r, const char **what);
 
-/* Write (atomically, 0600), read (-ENOENT when absent) or remove a record
- * under IBSRIOV_STATE_DIR. */
-int ibsriov_record_save(struct ibsriov_record *r);
-int ibsriov_record_load(const char *name, struct ibsriov_record *r);
-int ibsriov_record_remove(struct ibsriov_record *r);
+/* The name of a PF-side setting (CNI_VF_* bits) for messages. */
+const char *ibsriov_vf_setting_name(uint32_t bits);
 
-/* Record fields: "" / dflt when absent; setters replace. */
-const char *ibsriov_rec_str(const struct ibsriov_record *r, const char *key);
-int64_t ibsriov_rec_int(const struct ibsriov_record *r, const char *key, int64_t dflt);
-void ibsriov_rec_set_str(struct ibsriov_record *r, const char *key, const char *v);
-void ibsriov_rec_set_int(struct ibsriov_record *r, const char *key, int64_t v);
-
-/* Put the VF's PF-side settings recorded under "vf_orig" back (only the
- * fields recorded as changed). 0 or -errno. */
-int ibsriov_vf_restore(const struct ibsriov_record *r);
+/* Whether link l (found in the pod's netns when pod) is the recorded VF:
+ * the kernel's PCI parent when it reports one, else the recorded ifindex
+ * and link kind. Never true for a link a pod built to look like the VF. */
+bool ibsriov_vf_is_ours(const struct ibsriov_record *r, const struct cni_link *l, bool pod);
 
 /* Bring the VF netdev back from the pod (or find it on the host), give it
  * its original name, MTU and MAC. Missing is success. */

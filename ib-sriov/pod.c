@@ -16,28 +16,29 @@
  * because moving them re-creates their ULP netdevs in the old namespace. */
 int ibsriov_rdma_in(struct add *a)
 {
-	char names[8][CNI_RDMA_NAME_MAX];
-	struct json_object *list;
+	struct ibsriov_record *r = &a->rec;
 	int n, ret;
 
 	if (!a->conf.rdma_isolation || a->vfio)
 		return 0;
-	n = cni_pci_rdma_devs(CNI_PCI_ROOT, a->conf.device, names, 8);
-	list = json_object_new_array();
-	if (!list)
-		return -ENOMEM;
-	for (int i = 0; i < n; i++)
-		json_object_array_add(list, json_object_new_string(names[i]));
-	json_object_object_add(a->rec.o, "rdma", list);
-	ret = ibsriov_record_save(&a->rec);
+	n = cni_pci_rdma_devs(CNI_PCI_ROOT, a->conf.device, r->rdma, IBSRIOV_RECORD_RDMA_MAX);
+	if (n < 0)
+		return fail(a, n, CNI_ERR_DEVICE, "cannot list the VF's RDMA devices", a->conf.device);
+	if (n == 0)
+		return cni_errorf(&a->ctx->err, -ENODEV, CNI_ERR_DEVICE, "the VF has no RDMA device",
+				  "rdmaIsolation is set but %s has nothing under infiniband/ in sysfs",
+				  a->conf.device);
+	r->n_rdma = (unsigned int)n;
+	r->flags |= IBSRIOV_REC_HAS_RDMA;
+	ret = ibsriov_record_save(r);
 	if (ret)
-		return fail(a, ret, CNI_ERR_IO, "cannot update the attachment record", a->rec.name);
+		return fail(a, ret, CNI_ERR_IO, "cannot update the attachment record", r->name);
 	for (int i = 0; i < n; i++) {
-		ret = cni_rdma_move_by_name(names[i], a->netns_fd);
+		ret = cni_rdma_move_by_name(r->rdma[i], a->netns_fd);
 		if (ret)
 			return cni_errorf(&a->ctx->err, ret, CNI_ERR_DEVICE,
-					  "cannot move the RDMA device into the pod", "%s: %s %s", names[i],
-					  cni_rdma_strerror(ret), cni_rdma_ext_ack());
+					  "cannot move the RDMA device into the pod", "%s: %s %s",
+					  r->rdma[i], cni_rdma_strerror(ret), cni_rdma_ext_ack());
 	}
 	return 0;
 }
@@ -45,9 +46,17 @@ int ibsriov_rdma_in(struct add *a)
 /* Down, temporary name, into the pod, CNI_IFNAME, MTU, MAC, up. */
 int ibsriov_move_in(struct add *a)
 {
-	const char *tmp = ibsriov_rec_str(&a->rec, "tmpname");
-	int idx = a->vf.ifindex, saved = -1, ret;
+	const char *tmp = a->rec.tmpname;
+	int idx = a->vf.ifindex, saved = -1, ret = 0;
 
+	/* The identity DEL checks in the pod, recorded before the move. */
+	if (a->rec.pod_ifindex != idx) {
+		a->rec.pod_ifindex = idx;
+		ret = ibsriov_record_save(&a->rec);
+		if (ret)
+			return fail(a, ret, CNI_ERR_IO, "cannot update the attachment record",
+				    a->rec.name);
+	}
 	ret = cni_link_set_up(idx, false);
 	if (!ret && strcmp(a->vf.name, tmp))
 		ret = cni_link_rename(idx, tmp);
@@ -61,6 +70,11 @@ int ibsriov_move_in(struct add *a)
 		return fail(a, ret, CNI_ERR_INTERNAL, "cannot enter the pod network namespace",
 			    a->ctx->env.netns);
 	ret = cni_link_get(tmp, 0, &a->vf);
+	if (!ret && a->vf.ifindex != a->rec.pod_ifindex) {
+		/* The index was taken in the pod: the kernel gave another. */
+		a->rec.pod_ifindex = a->vf.ifindex;
+		ret = ibsriov_record_save(&a->rec);
+	}
 	if (!ret)
 		ret = cni_link_rename(a->vf.ifindex, a->ctx->env.ifname);
 	if (!ret && a->conf.mtu && a->conf.mtu != a->vf.mtu)
@@ -72,8 +86,8 @@ int ibsriov_move_in(struct add *a)
 	if (!ret)
 		ret = cni_link_get(NULL, a->vf.ifindex, &a->vf);
 	if (ret)
-		fail(a, ret, CNI_ERR_INTERNAL, "cannot configure the VF netdev in the pod",
-		     a->ctx->env.ifname);
+		ret = fail(a, ret, CNI_ERR_INTERNAL, "cannot configure the VF netdev in the pod",
+			   a->ctx->env.ifname);
 	cni_netns_restore(&saved);
 	return ret;
 }
@@ -95,34 +109,33 @@ int ibsriov_configure_ip(struct add *a)
 		return fail(a, ret, CNI_ERR_INTERNAL, "cannot enter the pod network namespace",
 			    a->ctx->env.netns);
 	if (v6 && (ret = cni_link_ipv6_enable(a->ctx->env.ifname)) && ret != -ENOENT)
-		fail(a, ret, CNI_ERR_INTERNAL, "cannot enable IPv6", a->ctx->env.ifname);
+		ret = fail(a, ret, CNI_ERR_INTERNAL, "cannot enable IPv6", a->ctx->env.ifname);
 	else
 		ret = 0;
 	for (size_t i = 0; !ret && i < r->n_ips; i++) {
 		ret = cni_link_addr_add(a->vf.ifindex, &r->ips[i].address);
 		if (ret)
-			fail(a, ret, CNI_ERR_INTERNAL, "cannot add an address",
-			     cni_prefix_str(&r->ips[i].address, what, sizeof(what)));
+			ret = fail(a, ret, CNI_ERR_INTERNAL, "cannot add an address",
+				   cni_prefix_str(&r->ips[i].address, what, sizeof(what)));
 	}
 	if (!ret && v6 && cni_link_wait_dad(a->vf.ifindex, 10000) == -ETIMEDOUT)
 		log_warn("IPv6 duplicate address detection still running on %s after 10 s",
 			 a->ctx->env.ifname);
 	/* Neighbours may still map these addresses to a previous owner. */
-	for (size_t i = 0; !ret && !a->ib && a->vf.mac_len == 6 && i < r->n_ips; i++) {
-		int sent = cni_announce(a->vf.ifindex, a->vf.mac, &r->ips[i].address);
+	if (!ret && !a->ib && a->vf.mac_len == 6 && r->n_ips) {
+		int sent = cni_announce(a->vf.ifindex);
 
 		if (sent)
-			log_warn("cannot announce %s on %s: %s",
-				 cni_prefix_str(&r->ips[i].address, what, sizeof(what)),
-				 a->ctx->env.ifname, strerror(-sent));
+			log_warn("cannot announce the addresses of %s: %s", a->ctx->env.ifname,
+				 strerror(-sent));
 	}
 	for (size_t i = 0; !ret && i < r->n_routes; i++) {
 		struct cni_route rt = cni_result_route_via(r, i);
 
 		ret = cni_link_route_add(a->vf.ifindex, &rt);
 		if (ret)
-			fail(a, ret, CNI_ERR_INTERNAL, "cannot add a route",
-			     cni_prefix_str(&rt.dst, what, sizeof(what)));
+			ret = fail(a, ret, CNI_ERR_INTERNAL, "cannot add a route",
+				   cni_prefix_str(&rt.dst, what, sizeof(what)));
 	}
 	cni_netns_restore(&saved);
 	return ret;
@@ -160,24 +173,19 @@ int ibsriov_build_result(struct add *a)
 		ctx->result->ips[k].iface = 0;
 	/* The network's own "dns" when the IPAM gave none. */
 	if (!ctx->result->dns.n_nameservers && !ctx->result->dns.domain &&
-	    !ctx->result->dns.n_search && cni_json_get(ctx->conf->root, "dns")) {
+	    !ctx->result->dns.n_search) {
 		struct cni_result *tmp = NULL;
-		struct json_object *wrap = json_object_new_object();
+		int ret = ibsriov_conf_dns(ctx, &tmp);	/* validated by conf_load */
 
-		if (!wrap)
-			return -ENOMEM;
-		json_object_object_add(wrap, "cniVersion", json_object_new_string("1.0.0"));
-		json_object_object_add(wrap, "dns", json_object_get(cni_json_get(ctx->conf->root, "dns")));
-		if (cni_result_from_json(wrap, CNI_V100, &tmp, &ctx->err) == 0) {
+		if (ret)
+			return ret;
+		if (tmp) {
 			struct cni_dns swap = ctx->result->dns;
 
 			ctx->result->dns = tmp->dns;
 			tmp->dns = swap;
+			cni_result_free(tmp);
 		}
-		json_object_put(wrap);
-		cni_result_free(tmp);
-		if (ctx->err.code)
-			return -EINVAL;
 	}
 	return i->name && i->sandbox && i->pci_id ? 0 : -ENOMEM;
 }

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Undoing what ADD did to a VF: its netdev back from the pod, its PF-side
- * settings back to what the record says they were. */
+ * settings back to what the record says they were.
+ *
+ * The rule for every undo step: only a definite answer (the netns is gone,
+ * the device is gone) lets it be skipped; any other error fails the
+ * command and keeps the record, so the runtime's retry finishes the job. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -9,194 +13,314 @@
 #include "cleanup.h"
 #include "guid.h"
 #include "ibsriov.h"
-#include "json.h"
 #include "lock.h"
 #include "netns.h"
 #include "state.h"
 #include "rdma.h"
 #include "util.h"
 
-/* The kernel refuses settings it does not know; restore what we changed. */
-int ibsriov_vf_restore(const struct ibsriov_record *r)
+/* PF-side settings, one request each, in the reverse of ADD's order. */
+static const struct {
+	uint32_t bits;
+	const char *name;
+} vf_settings[] = {
+	{ CNI_VF_LINK_STATE, "link_state" },
+	{ CNI_VF_TRUST, "trust" },
+	{ CNI_VF_SPOOFCHK, "spoofchk" },
+	{ CNI_VF_RATE, "min_tx_rate/max_tx_rate" },
+	{ CNI_VF_VLAN, "vlan" },
+	{ CNI_VF_MAC, "mac" },
+	{ CNI_VF_NODE_GUID | CNI_VF_PORT_GUID, "guid" },
+};
+
+const char *ibsriov_vf_setting_name(uint32_t bits)
 {
-	struct json_object *o = NULL;
-	struct cni_vf vf = { 0 };
-	const char *mac;
-	int pf = (int)ibsriov_rec_int(r, "pf_ifindex", 0), ret;
+	for (size_t i = 0; i < ARRAY_SIZE(vf_settings); i++)
+		if (vf_settings[i].bits & bits)
+			return vf_settings[i].name;
+	return "?";
+}
+
+/* Whether cur already holds want's value for the setting bits. */
+static bool vf_same(const struct cni_vf *cur, const struct cni_vf *want, uint32_t bits)
+{
+	if ((cur->mask & bits) != bits)
+		return false;
+	switch (bits) {
+	case CNI_VF_LINK_STATE:
+		return cur->link_state == want->link_state;
+	case CNI_VF_TRUST:
+		return cur->trust == want->trust;
+	case CNI_VF_SPOOFCHK:
+		return cur->spoofchk == want->spoofchk;
+	case CNI_VF_RATE:
+		return cur->min_tx_rate == want->min_tx_rate && cur->max_tx_rate == want->max_tx_rate;
+	case CNI_VF_VLAN:
+		return cur->vlan == want->vlan && cur->qos == want->qos &&
+		       (!want->vlan || cur->vlan_proto == want->vlan_proto);
+	case CNI_VF_MAC:
+		return !memcmp(cur->mac, want->mac, 6);
+	default:
+		return cur->node_guid == want->node_guid && cur->port_guid == want->port_guid;
+	}
+}
+
+static int pf_ifindex(const struct ibsriov_record *r)
+{
 	struct cni_link link;
 
-	if (!json_object_object_get_ex(r->o, "vf_orig", &o) || !pf)
-		return 0;
-	vf.vf = (uint32_t)ibsriov_rec_int(r, "vf", 0);
-	json_object_object_foreach(o, key, val)
-	{
-		int64_t n = json_object_get_int64(val);
-
-		if (!strcmp(key, "mask"))
-			vf.mask = (uint32_t)n;
-		else if (!strcmp(key, "vlan"))
-			vf.vlan = (uint32_t)n;
-		else if (!strcmp(key, "qos"))
-			vf.qos = (uint32_t)n;
-		else if (!strcmp(key, "proto"))
-			vf.vlan_proto = (uint16_t)n;
-		else if (!strcmp(key, "min_tx_rate"))
-			vf.min_tx_rate = (uint32_t)n;
-		else if (!strcmp(key, "max_tx_rate"))
-			vf.max_tx_rate = (uint32_t)n;
-		else if (!strcmp(key, "spoofchk"))
-			vf.spoofchk = (uint32_t)n;
-		else if (!strcmp(key, "trust"))
-			vf.trust = (uint32_t)n;
-		else if (!strcmp(key, "link_state"))
-			vf.link_state = (uint32_t)n;
-		else if (!strcmp(key, "node_guid"))
-			vf.node_guid = (uint64_t)n;
-		else if (!strcmp(key, "port_guid"))
-			vf.port_guid = (uint64_t)n;
-	}
-	/* An unset admin MAC reads back as zeros, and zeros clear it again. */
-	mac = json_object_get_string(cni_json_get(o, "mac"));
-	if ((vf.mask & CNI_VF_MAC) && (!mac || !ibsriov_hw_parse(mac, vf.mac, 6)))
-		vf.mask &= ~(uint32_t)CNI_VF_MAC;
-	if (!vf.mask)
-		return 0;
 	/* The PF may have been renamed or re-created: look it up again. */
-	if (cni_link_get(ibsriov_rec_str(r, "pf"), 0, &link) == 0)
-		pf = link.ifindex;
-	ret = cni_link_vf_set(pf, &vf);
-	/* Like ADD, a GUID takes effect when the driver re-initialises the VF. */
-	if (!ret && (vf.mask & CNI_VF_NODE_GUID) && strcmp(ibsriov_rec_str(r, "kind"), "vfio")) {
-		char name[IFNAMSIZ];
+	if (*r->pf && cni_link_get(r->pf, 0, &link) == 0)
+		return link.ifindex;
+	return r->pf_ifindex;
+}
 
-		ret = cni_pci_rebind(CNI_PCI_ROOT, ibsriov_rec_str(r, "device"));
-		if (!ret)
-			ret = cni_pci_wait_netdev(CNI_PCI_ROOT, ibsriov_rec_str(r, "device"),
-						  IBSRIOV_NETDEV_WAIT_MS, name);
+int ibsriov_vf_restore(const struct ibsriov_record *r, const char **what)
+{
+	struct cni_vf orig = r->vf_orig, *vfs = NULL, *cur = NULL;
+	int pf = pf_ifindex(r), ret = 0;
+	size_t n = 0;
+
+	*what = NULL;
+	if (!(r->flags & IBSRIOV_REC_HAS_VF_ORIG) || !r->vf_changed || !pf)
+		return 0;
+	orig.vf = (uint32_t)r->vf;
+	/* "No admin MAC" is restored as such: zeros clear it. */
+	if (r->flags & IBSRIOV_REC_MAC_UNSET)
+		memset(orig.mac, 0, sizeof(orig.mac));
+	if (cni_link_vfs_get(pf, &vfs, &n) == 0)
+		for (size_t i = 0; i < n; i++)
+			if (vfs[i].vf == orig.vf)
+				cur = &vfs[i];
+	for (size_t i = 0; !ret && i < ARRAY_SIZE(vf_settings); i++) {
+		uint32_t bits = vf_settings[i].bits & r->vf_changed;
+		struct cni_vf one = orig;
+
+		if (!bits || (cur && !(r->flags & IBSRIOV_REC_MAC_UNSET && bits == CNI_VF_MAC) &&
+			      vf_same(cur, &orig, bits)))
+			continue;
+		one.mask = bits;
+		ret = cni_link_vf_set(pf, &one);
+		if (ret)
+			*what = vf_settings[i].name;
+		/* Like ADD, a GUID takes effect when the driver re-initialises the VF. */
+		if (!ret && (bits & CNI_VF_NODE_GUID) && r->kind != IBSRIOV_VFIO) {
+			char name[IFNAMSIZ];
+
+			ret = cni_pci_rebind(CNI_PCI_ROOT, r->device);
+			if (!ret)
+				ret = cni_pci_wait_netdev(CNI_PCI_ROOT, r->device, IBSRIOV_NETDEV_WAIT_MS,
+							  name);
+			if (ret)
+				*what = "rebind after the GUID";
+		}
 	}
+	free(vfs);
 	return ret;
 }
 
-/* Find the VF netdev in the current namespace by any name it may have. */
-static int find_here(const struct ibsriov_record *r, const char *const *names, size_t n,
-		     struct cni_link *l)
+/* Is l the recorded VF (or its IPoIB child), and not something a pod built
+ * to look like it? The kernel's parent device cannot be forged; without it
+ * (a virtual VF, or a kernel before 5.16) the recorded ifindex and kind
+ * must match. pod: l was found in the pod's netns. */
+bool ibsriov_vf_is_ours(const struct ibsriov_record *r, const struct cni_link *l, bool pod)
 {
-	for (size_t i = 0; i < n; i++)
-		if (*names[i] && cni_link_get(names[i], 0, l) == 0)
+	if (*l->parent_bus) {
+		if (strcmp(l->parent_bus, "pci") || strcmp(l->parent_dev, r->device))
+			return false;
+		/* An IPoIB child (ours, or one the pod made) shares the VF's
+		 * parent: in the pod the recorded index tells them apart. */
+		return !pod || !r->pod_ifindex || l->ifindex == r->pod_ifindex;
+	}
+	if (!((r->pod_ifindex && l->ifindex == r->pod_ifindex) ||
+	      (!pod && r->orig_ifindex && l->ifindex == r->orig_ifindex)))
+		return false;
+	/* A virtual VF (the simulated node's veth) also keeps its peer on the
+	 * host: one made in the pod has its peer beside it, not elsewhere. */
+	if (pod && r->iflink && r->iflink != r->orig_ifindex &&
+	    (l->iflink != r->iflink || !l->iflink_elsewhere))
+		return false;
+	/* 0.x records did not keep the kind. */
+	return r->version < 2 || !strcmp(l->kind, r->link_kind);
+}
+
+/* Find the VF netdev in the current namespace: by recorded ifindex, then
+ * by name; only a verified link counts. -ENODEV when none; any other error
+ * of the lookup is returned as it is (not "gone"). */
+static int find_here(const struct ibsriov_record *r, const char *const *names, size_t n,
+		     bool pod, struct cni_link *l)
+{
+	int idx = pod ? r->pod_ifindex : 0, ret;
+
+	if (idx) {
+		ret = cni_link_get(NULL, idx, l);
+		if (ret == 0 && ibsriov_vf_is_ours(r, l, pod))
 			return 0;
+		if (ret && ret != -ENODEV)
+			return ret;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!*names[i])
+			continue;
+		ret = cni_link_get(names[i], 0, l);
+		if (ret == -ENODEV)
+			continue;
+		if (ret)
+			return ret;
+		if (ibsriov_vf_is_ours(r, l, pod))
+			return 0;
+		log_warn("%s in %s is not VF %s: left where it is", l->name,
+			 pod ? r->netns : "the host", r->device);
+	}
 	return -ENODEV;
+}
+
+/* Open the pod's netns; 0 with *fd -1 when it is gone (ENOENT). */
+static int open_pod(const struct ibsriov_record *r, int *fd, struct cni_error *err)
+{
+	struct cni_error scratch = { 0 };
+
+	*fd = -1;
+	if (!r->netns || !*r->netns)
+		return 0;
+	*fd = cni_netns_open(r->netns, &scratch);
+	if (*fd >= 0)
+		return 0;
+	if (*fd == -ENOENT) {
+		*fd = -1;
+		return 0;	/* the pod is gone: the kernel took the VF back */
+	}
+	return cni_error_adopt(err, &scratch, *fd);
 }
 
 /* In the pod: down, temporary name, back to the host namespace. */
 static int leave_pod(const struct ibsriov_record *r, int host_fd, struct cni_error *err)
 {
-	const char *names[] = { ibsriov_rec_str(r, "ifname"), ibsriov_rec_str(r, "tmpname") };
+	const char *names[] = { r->ifname, r->tmpname };
 	_cleanup_close_ int pod = -1;
-	struct cni_error ignored = { 0 };
 	struct cni_link l;
 	int saved = -1, ret;
 
-	if (!*ibsriov_rec_str(r, "netns"))
-		return 0;
-	pod = cni_netns_open(ibsriov_rec_str(r, "netns"), &ignored);
-	if (pod < 0)
-		return 0;	/* the pod is gone: the kernel took the VF back */
+	ret = open_pod(r, &pod, err);
+	if (ret || pod < 0)
+		return ret;
 	ret = cni_netns_enter(pod, &saved);
 	if (ret)
 		return cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot enter the pod network namespace",
-				  "%s: %s", ibsriov_rec_str(r, "netns"), strerror(-ret));
-	ret = find_here(r, names, ARRAY_SIZE(names), &l);
+				  "%s: %s", r->netns, strerror(-ret));
+	ret = find_here(r, names, ARRAY_SIZE(names), true, &l);
 	if (ret == -ENODEV) {
 		ret = 0;	/* not in the pod (never moved, or already back) */
 		goto out;
 	}
-	if (ibsriov_rec_int(r, "child", 0)) {
+	if (ret) {
+		cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot look for the VF in the pod", "%s: %s",
+			   r->netns, strerror(-ret));
+		goto out;
+	}
+	if (r->flags & IBSRIOV_REC_HAS_CHILD) {
 		/* An IPoIB child of ours: it goes away, the VF netdev never left. */
 		ret = cni_link_delete(l.ifindex);
 		goto out;
 	}
 	ret = cni_link_set_up(l.ifindex, false);
-	if (!ret && strcmp(l.name, ibsriov_rec_str(r, "tmpname")))
-		ret = cni_link_rename(l.ifindex, ibsriov_rec_str(r, "tmpname"));
+	if (!ret && strcmp(l.name, r->tmpname))
+		ret = cni_link_rename(l.ifindex, r->tmpname);
 	if (!ret)
 		ret = cni_link_move(l.ifindex, host_fd);
 	if (ret)
 		cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot move the VF back to the host",
-			   "%s in %s: %s %s", l.name, ibsriov_rec_str(r, "netns"), strerror(-ret),
-			   cni_link_ext_ack());
+			   "%s in %s: %s %s", l.name, r->netns, strerror(-ret), cni_link_ext_ack());
 out:
-	cni_netns_restore(&saved);
+	if (cni_netns_restore(&saved) && !ret)
+		ret = cni_errorf(err, -EIO, CNI_ERR_INTERNAL, "cannot return to the host namespace",
+				 "after %s", r->netns);
+	return ret;
+}
+
+/* A child that never reached the pod; then the parent's state. */
+static int child_release(const struct ibsriov_record *r, const char *const *names, size_t n,
+			 struct cni_error *err)
+{
+	struct cni_link l;
+	int ret = cni_link_get(r->tmpname, 0, &l);
+
+	if (ret && ret != -ENODEV)
+		return cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot look for the IPoIB child",
+				  "%s: %s", r->tmpname, strerror(-ret));
+	if (!ret && !strcmp(l.kind, "ipoib") && (ret = cni_link_delete(l.ifindex)))
+		return cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot delete the IPoIB child",
+				  "%s: %s", r->tmpname, strerror(-ret));
+	ret = find_here(r, names, n, false, &l);
+	if (ret == 0 && !r->orig_up)
+		ret = cni_link_set_up(l.ifindex, false);
+	return ret == -ENODEV ? 0 : ret;
+}
+
+static int restore_netdev(const struct ibsriov_record *r, const struct cni_link *l)
+{
+	int ret = cni_link_set_up(l->ifindex, false);
+
+	if (!ret && *r->orig_name && strcmp(l->name, r->orig_name))
+		ret = cni_link_rename(l->ifindex, r->orig_name);
+	if (!ret && r->orig_mtu && l->mtu != r->orig_mtu)
+		ret = cni_link_set_mtu(l->ifindex, r->orig_mtu);
+	if (!ret && r->orig_mac_len == 6 && r->kind == IBSRIOV_ETH &&
+	    memcmp(l->mac, r->orig_mac, 6))
+		ret = cni_link_set_mac(l->ifindex, r->orig_mac, 6);
+	if (!ret && r->orig_up)
+		ret = cni_link_set_up(l->ifindex, true);
 	return ret;
 }
 
 int ibsriov_netdev_release(const struct ibsriov_record *r, struct cni_error *err)
 {
 	char pci_name[IFNAMSIZ] = "";
-	const char *names[] = { ibsriov_rec_str(r, "tmpname"), ibsriov_rec_str(r, "orig_name"),
-				pci_name };
+	const char *names[] = { pci_name, r->tmpname, r->orig_name };
 	_cleanup_close_ int host = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-	const char *orig = ibsriov_rec_str(r, "orig_name");
 	struct cni_link l;
 	int ret;
 
 	if (host < 0)
-		return -errno;
-	if (!strcmp(ibsriov_rec_str(r, "kind"), "vfio"))
+		return cni_errorf(err, -errno, CNI_ERR_INTERNAL, "cannot open the host namespace",
+				  "%s", strerror(errno));
+	if (r->kind == IBSRIOV_VFIO || !(r->flags & IBSRIOV_REC_HAS_NETDEV))
 		return 0;
 	ret = leave_pod(r, host, err);
 	if (ret)
 		return ret;
-	cni_pci_netdev(CNI_PCI_ROOT, ibsriov_rec_str(r, "device"), pci_name);
-	if (ibsriov_rec_int(r, "child", 0)) {
-		/* A child that never reached the pod; then the parent's state. */
-		if (cni_link_get(names[0], 0, &l) == 0 && (ret = cni_link_delete(l.ifindex)))
-			return cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot delete the IPoIB child",
-					  "%s: %s", names[0], strerror(-ret));
-		if (find_here(r, names + 1, ARRAY_SIZE(names) - 1, &l) == 0 &&
-		    !ibsriov_rec_int(r, "orig_up", 0))
-			return cni_link_set_up(l.ifindex, false);
-		return 0;
-	}
-	if (find_here(r, names, ARRAY_SIZE(names), &l))
+	/* Back from a deleted pod a VF keeps the pod's name (or devN): the PCI
+	 * address is the one name that holds. */
+	cni_pci_netdev(CNI_PCI_ROOT, r->device, pci_name);
+	if (r->flags & IBSRIOV_REC_HAS_CHILD)
+		return child_release(r, names, ARRAY_SIZE(names), err);
+	ret = find_here(r, names, ARRAY_SIZE(names), false, &l);
+	if (ret == -ENODEV)
 		return 0;	/* gone with its pod (a virtual VF) or never had one */
-	ret = cni_link_set_up(l.ifindex, false);
-	if (!ret && *orig && strcmp(l.name, orig))
-		ret = cni_link_rename(l.ifindex, orig);
-	if (!ret && ibsriov_rec_int(r, "orig_mtu", 0) &&
-	    l.mtu != (unsigned int)ibsriov_rec_int(r, "orig_mtu", 0))
-		ret = cni_link_set_mtu(l.ifindex, (unsigned int)ibsriov_rec_int(r, "orig_mtu", 0));
-	if (!ret && *ibsriov_rec_str(r, "orig_mac") && !strcmp(ibsriov_rec_str(r, "kind"), "eth")) {
-		unsigned char mac[6];
-
-		if (ibsriov_mac_parse(ibsriov_rec_str(r, "orig_mac"), mac))
-			ret = cni_link_set_mac(l.ifindex, mac, 6);
-	}
-	if (!ret && ibsriov_rec_int(r, "orig_up", 0))
-		ret = cni_link_set_up(l.ifindex, true);
+	if (!ret)
+		ret = restore_netdev(r, &l);
 	if (ret)
 		return cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot restore the VF netdev",
-				  "%s (%s): %s %s", l.name, orig, strerror(-ret), cni_link_ext_ack());
+				  "%s (%s): %s %s", l.name, r->orig_name, strerror(-ret),
+				  cni_link_ext_ack());
 	return 0;
 }
 
 /* The RDMA devices that rdmaIsolation moved, back from the pod. */
 static int rdma_release(const struct ibsriov_record *r, struct cni_error *err)
 {
-	struct json_object *list = NULL;
-	struct cni_error ignored = { 0 };
-	const char *names[8], *failed = NULL;
+	const char *names[IBSRIOV_RECORD_RDMA_MAX], *failed = NULL;
 	_cleanup_close_ int pod = -1;
-	size_t n = 0;
 	int ret;
 
-	if (!json_object_object_get_ex(r->o, "rdma", &list) || !json_object_array_length(list))
+	if (!(r->flags & IBSRIOV_REC_HAS_RDMA) || !r->n_rdma)
 		return 0;
-	pod = cni_netns_open(ibsriov_rec_str(r, "netns"), &ignored);
-	if (pod < 0)
-		return 0;	/* the pod is gone: the kernel took the devices back */
-	for (size_t i = 0; i < json_object_array_length(list) && n < 8; i++)
-		names[n++] = json_object_get_string(json_object_array_get_idx(list, i));
-	ret = cni_rdma_return(pod, names, n, &failed);
+	ret = open_pod(r, &pod, err);
+	if (ret || pod < 0)
+		return ret;
+	for (unsigned int i = 0; i < r->n_rdma; i++)
+		names[i] = r->rdma[i];
+	ret = cni_rdma_return(pod, names, r->n_rdma, &failed);
 	if (ret)
 		return cni_errorf(err, ret, CNI_ERR_DEVICE, "cannot move the RDMA device back to the host",
 				  "%s: %s %s", failed ? failed : "(entering the pod)", cni_rdma_strerror(ret),
@@ -219,7 +343,7 @@ int ibsriov_lock(const char *kind, const char *pci, struct cni_error *err)
 
 int ibsriov_release_locked(struct ibsriov_record *r, struct cni_error *err)
 {
-	int lock = ibsriov_lock("vf", ibsriov_rec_str(r, "device"), err), ret;
+	int lock = ibsriov_lock("vf", r->device, err), ret;
 
 	if (lock < 0)
 		return lock;
@@ -230,15 +354,16 @@ int ibsriov_release_locked(struct ibsriov_record *r, struct cni_error *err)
 
 int ibsriov_release(struct ibsriov_record *r, struct cni_error *err)
 {
+	const char *what;
 	int ret = ibsriov_netdev_release(r, err) ?: rdma_release(r, err);
 
 	if (ret)
 		return ret;
-	ret = ibsriov_vf_restore(r);
+	ret = ibsriov_vf_restore(r, &what);
 	if (ret)
-		return cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot restore the VF's settings on its PF",
-				  "PF %s VF %lld: %s %s", ibsriov_rec_str(r, "pf"),
-				  (long long)ibsriov_rec_int(r, "vf", 0), strerror(-ret), cni_link_ext_ack());
+		return cni_errorf(err, ret, CNI_ERR_DEVICE, "cannot restore the VF's settings on its PF",
+				  "PF %s VF %d refused %s: %s %s", r->pf, r->vf, what ?: "?",
+				  strerror(-ret), cni_link_ext_ack());
 	ret = ibsriov_record_remove(r);
 	if (ret)
 		return cni_errorf(err, ret, CNI_ERR_IO, "cannot remove the attachment record", "%s/%s: %s",

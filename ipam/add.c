@@ -71,7 +71,7 @@ static int check_duplicate(struct cni_ctx *ctx, struct ipam_store *st,
 int ipam_add(struct cni_ctx *ctx)
 {
 	struct ipam_conf c;
-	struct ipam_store st = { .lock_fd = -1 };
+	struct ipam_store st = IPAM_STORE_INIT;
 	const struct cni_addr **want = NULL;
 	struct cni_ip *got = NULL;
 	size_t leased = 0;
@@ -87,7 +87,7 @@ int ipam_add(struct cni_ctx *ctx)
 		goto out;
 	}
 	ret = match_requested(ctx, &c, want) ?:
-	      ipam_store_open(&st, c.data_dir, c.name, &ctx->err) ?:
+	      ipam_store_open(&st, c.data_dir, c.name, true, &ctx->err) ?:
 	      check_duplicate(ctx, &st, &c);
 	if (ret)
 		goto out;
@@ -96,11 +96,10 @@ int ipam_add(struct cni_ctx *ctx)
 				 ctx->env.ifname, want[leased], &got[leased], &ctx->err);
 		if (ret) {
 			/* host-local's prefix, on the message the allocator wrote. */
-			char msg[sizeof(ctx->err.msg)];
+			char prefix[64];
 
-			snprintf(msg, sizeof(msg), "failed to allocate for range %zu: %.440s", leased,
-				 ctx->err.msg);
-			memcpy(ctx->err.msg, msg, sizeof(msg));
+			snprintf(prefix, sizeof(prefix), "failed to allocate for range %zu", leased);
+			cni_error_prefix(&ctx->err, prefix);
 			goto rollback;
 		}
 	}

@@ -107,7 +107,11 @@ int ipam_alloc(struct ipam_store *s, const struct ipam_rangeset *set, size_t idx
 	if (want)
 		return alloc_requested(s, set, idx, id, ifname, want, out, err);
 	/* Round robin: start after the last address this set handed out. */
-	if (!ipam_store_last_reserved(s, idx, &last)) {
+	ret = ipam_store_last_reserved(s, idx, &last);
+	if (ret && ret != -ENOENT)
+		return cni_errorf(err, ret, CNI_ERR_IO, "cannot read the round-robin pointer",
+				  "%s/last_reserved_ip.%zu: %s", s->dir, idx, strerror(-ret));
+	if (!ret) {
 		int at = ipam_rangeset_find(set, &last);
 
 		if (at >= 0) {

@@ -35,7 +35,7 @@ static int check_one(struct cni_ctx *ctx, struct ipam_store *st, const struct cn
 int ipam_check(struct cni_ctx *ctx)
 {
 	const struct cni_result *prev = ctx->conf->prev_result;
-	struct ipam_store st = { .lock_fd = -1 };
+	struct ipam_store st = IPAM_STORE_INIT;
 	struct cni_addr *ips = NULL;
 	struct ipam_conf c;
 	size_t n = 0, checked = 0;
@@ -43,7 +43,7 @@ int ipam_check(struct cni_ctx *ctx)
 	int ret;
 
 	ret = ipam_conf_load(ctx, false, &c) ?:
-	      ipam_store_open(&st, c.data_dir, c.name, &ctx->err);
+	      ipam_store_open(&st, c.data_dir, c.name, false, &ctx->err);
 	for (size_t i = 0; !ret && prev && i < prev->n_ips; i++) {
 		struct cni_addr ip = { .family = prev->ips[i].address.family };
 		bool ours = false;

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cleanup.h"
 #include "conf.h"
@@ -48,8 +51,8 @@ static int add_requested(struct ipam_conf *c, const char *s, const char *where,
 	return 0;
 }
 
-static int add_requested_list(struct ipam_conf *c, struct json_object *parent,
-			      const char *where, struct cni_error *err)
+static int add_requested_list(struct ipam_conf *c, struct json_object *parent, const char *where,
+			      struct cni_error *err)
 {
 	struct json_object *list;
 	int ret = cni_json_array(parent, "ips", where, &list, err);
@@ -62,7 +65,8 @@ static int add_requested_list(struct ipam_conf *c, struct json_object *parent,
 		struct json_object *v = json_object_array_get_idx(list, i);
 
 		if (!json_object_is_type(v, json_type_string))
-			return invalid(err, "invalid configuration", "requested ips must be strings");
+			return invalid(err, "invalid configuration",
+				       "requested ips must be strings");
 		ret = add_requested(c, json_object_get_string(v), where, err);
 		if (ret)
 			return ret;
@@ -72,7 +76,7 @@ static int add_requested_list(struct ipam_conf *c, struct json_object *parent,
 
 static int requested_ips(struct cni_ctx *ctx, struct ipam_conf *c)
 {
-	static const char *const known[] = { "IP" };
+	static const char *const known[] = {"IP"};
 	const char *ip;
 	int ret;
 
@@ -82,8 +86,9 @@ static int requested_ips(struct cni_ctx *ctx, struct ipam_conf *c)
 	ip = cni_args_get(&ctx->args, "IP");
 	if (ip && (ret = add_requested(c, ip, "CNI_ARGS IP", &ctx->err)))
 		return ret;
-	return add_requested_list(c, ctx->conf->args_cni, "args.cni.ips", &ctx->err) ?:
-	       add_requested_list(c, ctx->conf->runtime_config, "runtimeConfig.ips", &ctx->err);
+	return add_requested_list(c, ctx->conf->args_cni, "args.cni.ips", &ctx->err)
+		   ?: add_requested_list(c, ctx->conf->runtime_config, "runtimeConfig.ips",
+					 &ctx->err);
 }
 
 static struct ipam_rangeset *new_set(struct ipam_conf *c)
@@ -98,11 +103,11 @@ static struct ipam_rangeset *new_set(struct ipam_conf *c)
 }
 
 /* One range object ({subnet, rangeStart, rangeEnd, gateway}) into set. */
-static int parse_range(struct ipam_conf *c, struct ipam_rangeset *set,
-		       struct json_object *o, const char *where, struct cni_error *err)
+static int parse_range(struct ipam_conf *c, struct ipam_rangeset *set, struct json_object *o,
+		       const char *where, struct cni_error *err)
 {
-	const char *f[4] = { NULL, NULL, NULL, NULL };
-	static const char *const keys[4] = { "subnet", "rangeStart", "rangeEnd", "gateway" };
+	const char *f[4] = {NULL, NULL, NULL, NULL};
+	static const char *const keys[4] = {"subnet", "rangeStart", "rangeEnd", "gateway"};
 	struct ipam_range *r;
 	char why[256], msg[320], path[96];
 	int ret;
@@ -136,7 +141,8 @@ static int parse_sets(struct ipam_conf *c, struct json_object *sets, const char 
 	int ret;
 
 	if (!json_object_is_type(sets, json_type_array))
-		return invalid(err, "invalid configuration", "ranges must be a list of lists of ranges");
+		return invalid(err, "invalid configuration",
+			       "ranges must be a list of lists of ranges");
 	for (size_t i = 0; i < json_object_array_length(sets); i++) {
 		struct json_object *list = json_object_array_get_idx(sets, i);
 		struct ipam_rangeset *set = new_set(c);
@@ -210,29 +216,67 @@ static int check_sets(struct cni_ctx *ctx, struct ipam_conf *c)
 		}
 	}
 	if (ctx->conf->version < CNI_V030 && (v4 > 1 || v6 > 1)) {
-		snprintf(msg, sizeof(msg), "CNI version %s does not support more than 1 address per family",
+		snprintf(msg, sizeof(msg),
+			 "CNI version %s does not support more than 1 address per family",
 			 cni_version_str(ctx->conf->version));
-		return invalid(&ctx->err, msg, "use cniVersion 0.3.0 or later, or one range set per family");
+		return invalid(&ctx->err, msg,
+			       "use cniVersion 0.3.0 or later, or one range set per family");
 	}
+	return 0;
+}
+
+#define RESOLV_MAX (64 << 10)
+
+/* ipam.resolvConf is chosen by whoever writes the config and read as root:
+ * only a regular file (never a link, FIFO or device) that root owns and
+ * nobody else may write. *buf is NUL-terminated, caller frees. */
+static int resolv_read(const char *path, char **buf, struct cni_error *err)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	const char *why = NULL;
+	struct stat st;
+	int ret;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return cni_errorf(err, -errno, CNI_ERR_INVALID_CONFIG, "cannot read resolvConf",
+				  "ipam.resolvConf %s: %s", path,
+				  errno == ELOOP ? "a symbolic link; name the file itself"
+						 : strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		why = "not a regular file";
+	else if (st.st_uid != 0 && st.st_uid != geteuid())
+		why = "not owned by root";
+	else if (st.st_mode & (S_IWGRP | S_IWOTH))
+		why = "writable by group or others";
+	if (why)
+		return cni_errorf(
+		    err, -EPERM, CNI_ERR_INVALID_CONFIG, "cannot read resolvConf",
+		    "ipam.resolvConf %s is %s; name a regular file that only root can write", path,
+		    why);
+	ret = read_fd(fd, RESOLV_MAX, buf, NULL);
+	if (ret)
+		return cni_errorf(err, ret, CNI_ERR_INVALID_CONFIG, "cannot read resolvConf",
+				  "ipam.resolvConf %s: %s", path,
+				  ret == -EFBIG ? "larger than 64 KiB" : strerror(-ret));
 	return 0;
 }
 
 /* resolv.conf into result DNS, with host-local's reading rules. */
 static int resolv_conf(const char *path, struct cni_dns *dns, struct cni_error *err)
 {
-	_cleanup_fclose_ FILE *f = fopen(path, "re");
-	char line[1024];
+	_cleanup_free_ char *buf = NULL;
+	char *lsave = NULL;
+	int ret = resolv_read(path, &buf, err);
 
-	if (!f)
-		return cni_errorf(err, -errno, CNI_ERR_INVALID_CONFIG, "cannot read resolvConf",
-				  "%s: %s", path, strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
+	if (ret)
+		return ret;
+	for (char *line = strtok_r(buf, "\n", &lsave); line; line = strtok_r(NULL, "\n", &lsave)) {
 		char *save = NULL, *key, *word;
 
 		if (line[0] == '#' || line[0] == ';')
 			continue;
-		key = strtok_r(line, " \t\r\n", &save);
-		word = key ? strtok_r(NULL, " \t\r\n", &save) : NULL;
+		key = strtok_r(line, " \t\r", &save);
+		word = key ? strtok_r(NULL, " \t\r", &save) : NULL;
 		if (!word)
 			continue;
 		if (!strcmp(key, "nameserver")) {
@@ -245,7 +289,7 @@ static int resolv_conf(const char *path, struct cni_dns *dns, struct cni_error *
 		} else if (!strcmp(key, "search") || !strcmp(key, "options")) {
 			bool search = !strcmp(key, "search");
 
-			for (; word; word = strtok_r(NULL, " \t\r\n", &save))
+			for (; word; word = strtok_r(NULL, " \t\r", &save))
 				if (cni_strv_add(search ? &dns->search : &dns->options,
 						 search ? &dns->n_search : &dns->n_options, word))
 					return -ENOMEM;
@@ -264,7 +308,7 @@ static int result_template(struct cni_ctx *ctx, struct json_object *ipam, struct
 		return -ENOMEM;
 	ret = cni_result_add_routes_json(c->tmpl, cni_json_get(ipam, "routes"), &ctx->err);
 	if (ret) {
-		ctx->err.code = CNI_ERR_INVALID_CONFIG;	/* the config, not a result */
+		cni_error_recode(&ctx->err, CNI_ERR_INVALID_CONFIG); /* the config, not a result */
 		return ret;
 	}
 	ret = cni_json_string(ipam, "resolvConf", "ipam.resolvConf", &resolv, &ctx->err);
@@ -295,12 +339,12 @@ int ipam_conf_load(struct cni_ctx *ctx, bool ranges_optional, struct ipam_conf *
 	if (copy_str(c->data_dir, sizeof(c->data_dir), dir))
 		return invalid(&ctx->err, "invalid configuration", "ipam.dataDir is too long");
 	if (ranges_optional) {
-		struct cni_error ignored = { 0 };
+		struct cni_error ignored = {0};
 
 		if (ranges(ctx, ipam, c) || check_sets(ctx, c)) {
 			/* Nothing to report to the caller: DEL goes by owner. */
-			memcpy(&ignored, &ctx->err, sizeof(ignored));
-			memset(&ctx->err, 0, sizeof(ctx->err));
+			cni_error_adopt(&ignored, &ctx->err, 0);
+			cni_error_clear(&ctx->err);
 			log_warn("ignoring an invalid range configuration for DEL: %s (%s)",
 				 ignored.msg, ignored.details);
 			for (size_t i = 0; i < c->n_sets; i++)

@@ -9,7 +9,7 @@
 
 int ipam_del(struct cni_ctx *ctx)
 {
-	struct ipam_store st = { .lock_fd = -1 };
+	struct ipam_store st = IPAM_STORE_INIT;
 	struct ipam_conf c;
 	struct cni_addr *ips = NULL;
 	char ip[INET6_ADDRSTRLEN];
@@ -19,7 +19,7 @@ int ipam_del(struct cni_ctx *ctx)
 
 	/* Only name and dataDir matter: ranges may have changed since ADD. */
 	ret = ipam_conf_load(ctx, true, &c) ?:
-	      ipam_store_open(&st, c.data_dir, c.name, &ctx->err);
+	      ipam_store_open(&st, c.data_dir, c.name, false, &ctx->err);
 	if (ret)
 		goto out;
 	ret = ipam_store_owned(&st, ctx->env.containerid, ctx->env.ifname, &ips, &n, &legacy);

@@ -22,7 +22,7 @@ static bool still_valid(const struct cni_conf *conf, const struct ipam_lease *l)
 
 int ipam_gc(struct cni_ctx *ctx)
 {
-	struct ipam_store st = { .lock_fd = -1 };
+	struct ipam_store st = IPAM_STORE_INIT;
 	struct ipam_lease *leases = NULL;
 	struct ipam_conf c;
 	size_t n = 0, released = 0;
@@ -35,7 +35,7 @@ int ipam_gc(struct cni_ctx *ctx)
 		log_info("no cni.dev/valid-attachments list: nothing to release");
 		goto out;
 	}
-	ret = ipam_store_open(&st, c.data_dir, c.name, &ctx->err) ?:
+	ret = ipam_store_open(&st, c.data_dir, c.name, false, &ctx->err) ?:
 	      ipam_store_list(&st, &leases, &n);
 	for (size_t i = 0; !ret && i < n; i++) {
 		if (!leases[i].id) {
@@ -66,14 +66,14 @@ out:
 
 int ipam_status(struct cni_ctx *ctx)
 {
-	struct ipam_store st = { .lock_fd = -1 };
+	struct ipam_store st = IPAM_STORE_INIT;
 	struct ipam_lease *leases = NULL;
 	struct ipam_conf c;
 	size_t n = 0;
 	int ret;
 
 	ret = ipam_conf_load(ctx, false, &c) ?:
-	      ipam_store_open(&st, c.data_dir, c.name, &ctx->err) ?:
+	      ipam_store_open(&st, c.data_dir, c.name, false, &ctx->err) ?:
 	      ipam_store_list(&st, &leases, &n);
 	if (ret)
 		goto out;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -116,14 +117,17 @@ const char *ipam_rangeset_str(const struct ipam_rangeset *s, char *buf, size_t l
 	return buf;
 }
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-static int bad(char *why, size_t len, const char *fmt, const char *a, const char *b)
+/* Explain a refusal in why (truncated if need be) and return -EINVAL. */
+__attribute__((format(printf, 3, 4)))
+static int bad(char *why, size_t len, const char *fmt, ...)
 {
-	snprintf(why, len, fmt, a, b);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
 	return -EINVAL;
 }
-#pragma GCC diagnostic pop
 
 static int parse_in_subnet(const struct ipam_range *r, const char *s, const char *what,
 			   const char *net, struct cni_addr *out, char *why, size_t len)
@@ -147,13 +151,13 @@ int ipam_range_parse(struct ipam_range *r, const char *subnet, const char *start
 
 	memset(r, 0, sizeof(*r));
 	if (!subnet || !*subnet)
-		return bad(why, len, "%sno subnet given for a range%s", "", "");
+		return bad(why, len, "no subnet given for a range");
 	if (!cni_prefix_parse(subnet, &r->subnet))
-		return bad(why, len, "invalid CIDR address: %s%s", subnet, "");
+		return bad(why, len, "invalid CIDR address: %s", subnet);
 	bits = r->subnet.family == AF_INET ? 32 : 128;
 	cni_prefix_str(&r->subnet, net, sizeof(net));
 	if (bits - r->subnet.len < 2)
-		return bad(why, len, "Network %s too small to allocate from%s", net, "");
+		return bad(why, len, "Network %s too small to allocate from", net);
 	ipam_prefix_first(&r->subnet, &first);
 	ipam_prefix_last(&r->subnet, &last);
 	if (memcmp(first.a, r->subnet.a, sizeof(first.a))) {
@@ -209,10 +213,10 @@ int ipam_rangeset_check(const struct ipam_rangeset *s, char *why, size_t len)
 	char a[128], b[128];
 
 	if (!s->n)
-		return bad(why, len, "empty range set%s%s", "", "");
+		return bad(why, len, "empty range set");
 	for (size_t i = 0; i < s->n; i++) {
 		if (s->r[i].subnet.family != s->r[0].subnet.family)
-			return bad(why, len, "mixed address families%s%s", "", "");
+			return bad(why, len, "mixed address families");
 		for (size_t j = 0; j < i; j++) {
 			if (ranges_overlap(&s->r[i], &s->r[j]))
 				return bad(why, len, "subnets %s and %s overlap",

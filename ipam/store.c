@@ -4,7 +4,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,13 +11,17 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "index.h"
 #include "lock.h"
 #include "log.h"
 #include "state.h"
 #include "store.h"
 #include "util.h"
 
-#define LEASE_MAX 4096	/* id (Go trims it) + "\r\n" + ifname, with room to spare */
+#define LEASE_MAX 4096 /* id (Go trims it) + "\r\n" + ifname, with room to spare */
+
+int (*ipam_store_read)(int dirfd, const char *name, size_t max, char **out,
+		       size_t *len) = read_fileat;
 
 const char *ipam_ip_name(const struct cni_addr *ip, char *buf, size_t len)
 {
@@ -35,9 +38,23 @@ static unsigned int lock_timeout(void)
 	return IPAM_LOCK_TIMEOUT_MS;
 }
 
-static int sub(char *buf, size_t len, const char *dir, const char *name)
+/* A file that is there but is no lease anyone can own: too big, not a
+ * regular file (FIFO, device, directory, socket) or a link. Only these and
+ * ENOENT are definite answers; anything else (EIO, ENOMEM) is transient. */
+static int definite(int ret)
 {
-	return check_snprintf(buf, len, "%s/%s", dir, name);
+	switch (-ret) {
+	case EFBIG:
+	case EINVAL:
+	case ELOOP:
+	case ENXIO:
+	case ENODEV:
+	case EISDIR:
+	case EBADMSG:
+		return -EBADMSG;
+	default:
+		return ret;
+	}
 }
 
 /* --- lease files --- */
@@ -80,18 +97,16 @@ static int lease_parse(char *buf, struct ipam_lease *l)
 	return l->id ? 0 : -ENOMEM;
 }
 
-static int lease_read(const char *dir, const char *name, struct ipam_lease *l)
+static int lease_read(struct ipam_store *s, struct ipam_lease *l)
 {
 	_cleanup_free_ char *buf = NULL;
-	char path[PATH_MAX];
 	int ret;
 
-	if (sub(path, sizeof(path), dir, name))
-		return -ENAMETOOLONG;
-	ret = read_file(path, LEASE_MAX, &buf, NULL);
-	if (ret)
-		return ret == -EFBIG ? -EBADMSG : ret;
-	ret = lease_parse(buf, l);
+	if (s->dir_fd < 0)
+		return -ENOENT;
+	ret = definite(ipam_store_read(s->dir_fd, l->name, LEASE_MAX, &buf, NULL));
+	if (!ret)
+		ret = lease_parse(buf, l);
 	if (ret)
 		ipam_lease_clear(l);
 	return ret;
@@ -102,46 +117,77 @@ int ipam_store_lease(struct ipam_store *s, const struct cni_addr *ip, struct ipa
 	memset(l, 0, sizeof(*l));
 	l->ip = *ip;
 	ipam_ip_name(ip, l->name, sizeof(l->name));
-	return lease_read(s->dir, l->name, l);
+	return lease_read(s, l);
+}
+
+/* A fresh stream over the lease directory (its own offset). */
+static DIR *lease_dir_stream(struct ipam_store *s)
+{
+	int fd = openat(s->dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d;
+
+	if (fd < 0)
+		return NULL;
+	d = fdopendir(fd);
+	if (!d)
+		close(fd);
+	return d;
+}
+
+static int list_push(struct ipam_lease **list, size_t *used, size_t *cap, struct ipam_lease *l)
+{
+	if (*used == *cap) {
+		size_t want = *cap ? *cap * 2 : 64;
+		struct ipam_lease *p = realloc(*list, want * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		*list = p;
+		*cap = want;
+	}
+	(*list)[(*used)++] = *l;
+	return 0;
 }
 
 int ipam_store_list(struct ipam_store *s, struct ipam_lease **out, size_t *n)
 {
-	DIR *d = opendir(s->dir);
+	_cleanup_dir_ DIR *d = NULL;
 	struct ipam_lease *list = NULL;
+	size_t used = 0, cap = 0, seen = 0;
 	struct dirent *e;
-	size_t used = 0;
 	int ret = 0;
 
 	*out = NULL;
 	*n = 0;
+	if (s->dir_fd < 0)
+		return 0;
+	d = lease_dir_stream(s);
 	if (!d)
 		return -errno;
-	while ((e = readdir(d))) {
-		struct ipam_lease l = { 0 };
-		struct ipam_lease *p;
+	while ((errno = 0, e = readdir(d))) {
+		struct ipam_lease l = {0};
 
+		if (++seen > s->list_max + 2) { /* "." and ".." */
+			ret = -E2BIG;
+			break;
+		}
 		/* Only files named as IP addresses are leases; never lock or
 		 * last_reserved_ip.*. */
 		if (!cni_addr_parse(e->d_name, &l.ip) || strlen(e->d_name) >= sizeof(l.name))
 			continue;
 		copy_str(l.name, sizeof(l.name), e->d_name);
-		ret = lease_read(s->dir, l.name, &l);
-		if (ret == -ENOENT)
+		ret = lease_read(s, &l);
+		if (ret == -ENOENT) {
+			ret = 0;
 			continue;
-		if (ret && ret != -EBADMSG)
-			break;
-		ret = 0;
-		p = realloc(list, (used + 1) * sizeof(*p));
-		if (!p) {
+		}
+		if ((ret && ret != -EBADMSG) || (ret = list_push(&list, &used, &cap, &l))) {
 			ipam_lease_clear(&l);
-			ret = -ENOMEM;
 			break;
 		}
-		list = p;
-		list[used++] = l;
 	}
-	closedir(d);
+	if (!ret && errno)
+		ret = -errno;
 	if (ret) {
 		ipam_leases_free(list, used);
 		return ret;
@@ -151,283 +197,270 @@ int ipam_store_list(struct ipam_store *s, struct ipam_lease **out, size_t *n)
 	return 0;
 }
 
-/* --- the owner index --- */
+/* --- opening and closing --- */
 
-/* "<id>@<hex ifname>", or "<id>@" for a legacy lease; false when too long. */
-static bool owner_key(const char *id, const char *ifname, char *buf, size_t len)
+/* A refused directory on the way to the leases: code 7 naming dataDir. */
+static int dir_error(struct cni_error *err, int ret, const char *path, const char *data_dir)
 {
-	size_t used;
-
-	if (check_snprintf(buf, len, "%s@", id) || strlen(buf) > NAME_MAX || strchr(id, '/') ||
-	    !strcmp(id, ".") || !strcmp(id, ".."))
-		return false;
-	used = strlen(buf);
-	for (const unsigned char *p = (const unsigned char *)(ifname ? ifname : ""); *p; p++) {
-		if (used + 3 > len || used + 2 > NAME_MAX)
-			return false;
-		snprintf(buf + used, len - used, "%02x", *p);
-		used += 2;
+	switch (-ret) {
+	case ELOOP:
+		return cni_errorf(err, ret, CNI_ERR_INVALID_CONFIG, "invalid ipam.dataDir",
+				  "%s: a path component is a symbolic link; ipam.dataDir (%s) must "
+				  "name the real directory",
+				  path, data_dir);
+	case ENOTDIR:
+	case EINVAL:
+		return cni_errorf(
+		    err, ret, CNI_ERR_INVALID_CONFIG, "invalid ipam.dataDir",
+		    "%s: not a directory, or a \".\" or \"..\" component (ipam.dataDir %s)", path,
+		    data_dir);
+	case EPERM:
+		return cni_errorf(err, ret, CNI_ERR_INVALID_CONFIG, "unsafe lease directory",
+				  "%s is not owned by root or is writable by group or others; "
+				  "leases must be root's alone: chown root and chmod go-w it, or "
+				  "choose another ipam.dataDir (now %s)",
+				  path, data_dir);
+	default:
+		return cni_errorf(err, ret, CNI_ERR_IO, "cannot open the lease directory", "%s: %s",
+				  path, strerror(-ret));
 	}
-	return true;
 }
 
-static int owners_path(struct ipam_store *s, const char *key, char *buf, size_t len)
+/* 1 when the directory has no entry but "." and "..", 0 when it has. */
+static int dir_empty(int dirfd)
 {
-	return check_snprintf(buf, len, "%s/owners/%s", s->idx, key);
-}
-
-/* Add (or drop) ip in the owner's index file. */
-static int index_update(struct ipam_store *s, const char *id, const char *ifname,
-			const struct cni_addr *ip, bool add)
-{
-	_cleanup_free_ char *buf = NULL;
-	char key[NAME_MAX + 2], path[PATH_MAX], dir[PATH_MAX], name[64], *out;
-	size_t used = 0, cap;
-	int ret;
-
-	if (!owner_key(id, ifname, key, sizeof(key)))
-		return 0;	/* such owners are found by scanning */
-	if (owners_path(s, key, path, sizeof(path)) || sub(dir, sizeof(dir), s->idx, "owners"))
-		return -ENAMETOOLONG;
-	ipam_ip_name(ip, name, sizeof(name));
-	ret = read_file(path, 1 << 20, &buf, NULL);
-	if (ret && ret != -ENOENT)
-		return ret;
-	cap = (buf ? strlen(buf) : 0) + strlen(name) + 2;
-	out = malloc(cap);
-	if (!out)
-		return -ENOMEM;
-	for (char *save = NULL, *line = buf ? strtok_r(buf, "\n", &save) : NULL; line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (!strcmp(line, name))
-			continue;
-		used += (size_t)snprintf(out + used, cap - used, "%s\n", line);
-	}
-	if (add)
-		used += (size_t)snprintf(out + used, cap - used, "%s\n", name);
-	/* The index is a cache: atomic, not durable (see mark_changed()). */
-	if (used)
-		ret = cni_state_write_cache(dir, key, out, used);
-	else
-		ret = unlink(path) < 0 && errno != ENOENT ? -errno : 0;
-	free(out);
-	return ret;
-}
-
-static int token_text(struct ipam_store *s, char *buf, size_t len)
-{
-	struct stat st;
-
-	if (stat(s->dir, &st) < 0)
-		return -errno;
-	return check_snprintf(buf, len, "%ju %ju %lld %ld\n", (uintmax_t)st.st_dev,
-			      (uintmax_t)st.st_ino, (long long)st.st_mtim.tv_sec,
-			      st.st_mtim.tv_nsec);
-}
-
-static int rm_dir_files(const char *dir)
-{
-	DIR *d = opendir(dir);
+	_cleanup_dir_ DIR *d = NULL;
 	struct dirent *e;
-	int fd;
-
-	if (!d)
-		return -errno;
-	fd = dirfd(d);
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			unlinkat(fd, e->d_name, 0);
-	closedir(d);
-	return 0;
-}
-
-/* The per-IP files are the truth: rebuild every owner file from them. */
-static int index_rebuild(struct ipam_store *s)
-{
-	struct ipam_lease *leases;
-	char owners[PATH_MAX];
-	size_t n;
-	int ret;
-
-	if (sub(owners, sizeof(owners), s->idx, "owners"))
-		return -ENAMETOOLONG;
-	rm_dir_files(owners);
-	ret = ipam_store_list(s, &leases, &n);
-	if (ret)
-		return ret;
-	for (size_t i = 0; i < n && !ret; i++) {
-		char key[NAME_MAX + 2], path[PATH_MAX], line[80];
-		_cleanup_close_ int fd = -1;
-
-		if (!leases[i].id || !owner_key(leases[i].id, leases[i].ifname, key, sizeof(key)) ||
-		    owners_path(s, key, path, sizeof(path)))
-			continue;
-		fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-		if (fd < 0) {
-			ret = -errno;
-			break;
-		}
-		snprintf(line, sizeof(line), "%s\n", leases[i].name);
-		ret = write_all(fd, line, strlen(line));
-	}
-	ipam_leases_free(leases, n);
-	if (!ret) {
-		s->rebuilt = true;
-		log_debug("rebuilt the owner index of %s from %zu leases", s->dir, n);
-	}
-	return ret;
-}
-
-static int index_check(struct ipam_store *s)
-{
-	_cleanup_free_ char *saved = NULL;
-	char now[128], path[PATH_MAX];
-
-	if (sub(path, sizeof(path), s->idx, "token") || token_text(s, now, sizeof(now)))
-		return index_rebuild(s);
-	if (read_file(path, 256, &saved, NULL) || strcmp(saved, now))
-		return index_rebuild(s);
-	return 0;
-}
-
-/* Overwrite a small file in place, as host-local writes its pointer: no new
- * inode per write. For files whose loss or tearing is harmless (the
- * round-robin pointer, the index token). */
-static int write_in_place(const char *path, const char *data)
-{
-	_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	size_t len = strlen(data);
-	int ret;
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -errno;
-	ret = write_all(fd, data, len);
-	if (!ret && (ftruncate(fd, (off_t)len) < 0 || fchmod(fd, 0600) < 0))
-		ret = -errno;
-	return ret;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while ((errno = 0, e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			return 0;
+	return errno ? -errno : 1;
 }
 
-/* --- opening and closing --- */
+/* Both implementations create "lock" with the directory. An existing
+ * directory without one was never a lease directory ("dataDir":"/",
+ * "name":"etc"): nothing to release there, and nothing to lease unless it
+ * is empty. 0: use it; 1: treat as empty, touch nothing; <0: refused. */
+static int lease_dir_usable(struct ipam_store *s, bool created, bool create, const char *data_dir,
+			    struct cni_error *err)
+{
+	struct stat st;
+	int ret;
 
-int ipam_store_open(struct ipam_store *s, const char *data_dir, const char *network,
+	if (created || !fstatat(s->dir_fd, "lock", &st, AT_SYMLINK_NOFOLLOW))
+		return 0;
+	if (errno != ENOENT)
+		return cni_errorf(err, -errno, CNI_ERR_IO, "cannot open lock file", "%s/lock: %s",
+				  s->dir, strerror(errno));
+	if (!create)
+		return 1;
+	ret = dir_empty(s->dir_fd);
+	if (ret < 0)
+		return dir_error(err, ret, s->dir, data_dir);
+	if (!ret)
+		return cni_errorf(err, -ENOTEMPTY, CNI_ERR_INVALID_CONFIG, "not a lease directory",
+				  "%s holds files but no lock file, so it is not a lease "
+				  "directory; choose another ipam.dataDir (now %s) or network name",
+				  s->dir, data_dir);
+	return 0;
+}
+
+static int open_index(struct ipam_store *s, int data, const char *data_dir, const char *network,
+		      struct cni_error *err)
+{
+	const unsigned int f = CNI_DIR_CREATE | CNI_DIR_PRIVATE;
+	_cleanup_close_ int root = cni_state_opendirat(data, IPAM_INDEX_DIR, f, NULL);
+	char path[PATH_MAX];
+
+	if (root >= 0)
+		s->idx_fd = cni_state_opendirat(root, network, f, NULL);
+	if (root >= 0 && s->idx_fd >= 0)
+		s->owners_fd = cni_state_opendirat(s->idx_fd, "owners", f, NULL);
+	if (s->owners_fd >= 0)
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s/%s", data_dir, IPAM_INDEX_DIR, network);
+	return dir_error(err,
+			 root < 0	 ? root
+			 : s->idx_fd < 0 ? s->idx_fd
+					 : s->owners_fd,
+			 path, data_dir);
+}
+
+/* Temp files a killed run left: ours beside the leases, and the tmp/
+ * directory of older builds. */
+static void sweep(struct ipam_store *s)
+{
+	_cleanup_dir_ DIR *d = NULL;
+	struct dirent *e;
+	int fd;
+
+	if (unlinkat(s->dir_fd, IPAM_LEASE_TMP, 0) == 0)
+		log_info("removed a temporary file a killed run left in %s", s->dir);
+	fd = cni_state_opendirat(s->idx_fd, "tmp", 0, NULL);
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	for (size_t seen = 0; (e = readdir(d)) && seen < s->list_max; seen++)
+		unlinkat(fd, e->d_name, 0);
+	unlinkat(s->idx_fd, "tmp", AT_REMOVEDIR);
+}
+
+int ipam_store_open(struct ipam_store *s, const char *data_dir, const char *network, bool create,
 		    struct cni_error *err)
 {
-	char path[PATH_MAX];
+	const unsigned int mk = create ? CNI_DIR_CREATE : 0;
+	_cleanup_close_ int data = -1;
+	char lock[PATH_MAX + 8];
+	bool created;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
-	s->lock_fd = -1;
-	if (check_snprintf(s->dir, sizeof(s->dir), "%s/%s", data_dir, network) ||
-	    check_snprintf(s->idx, sizeof(s->idx), "%s/%s/%s", data_dir, IPAM_INDEX_DIR, network))
+	s->dir_fd = s->idx_fd = s->owners_fd = s->lock_fd = -1;
+	s->list_max = IPAM_LIST_MAX;
+	if (check_snprintf(s->dir, sizeof(s->dir), "%s/%s", data_dir, network))
 		return cni_errorf(err, -ENAMETOOLONG, CNI_ERR_INVALID_CONFIG,
 				  "invalid configuration", "ipam.dataDir is too long");
-	ret = cni_state_mkdir(s->dir);
-	if (!ret && !sub(path, sizeof(path), s->idx, "owners"))
-		ret = cni_state_mkdir(path);
-	if (!ret && !sub(path, sizeof(path), s->idx, "tmp"))
-		ret = cni_state_mkdir(path);
-	if (ret)
-		return cni_errorf(err, ret, CNI_ERR_IO, "cannot create the lease directory",
-				  "%s: %s", s->dir, strerror(-ret));
-	if (sub(path, sizeof(path), s->dir, "lock"))
-		return -ENAMETOOLONG;
-	s->lock_fd = cni_lock_acquire(path, lock_timeout(), err);
-	if (s->lock_fd < 0)
-		return s->lock_fd;
-	/* A crash between writing a temporary file and publishing it leaves
-	 * the file behind; nothing else uses this directory. */
-	if (!sub(path, sizeof(path), s->idx, "tmp"))
-		rm_dir_files(path);
-	ret = index_check(s);
+	data = cni_state_opendir(data_dir, mk);
+	if (data == -ENOENT && !create)
+		return 0; /* nothing was ever leased: an empty store */
+	if (data < 0)
+		return dir_error(err, data, data_dir, data_dir);
+	s->dir_fd = cni_state_opendirat(data, network, mk | CNI_DIR_PRIVATE, &created);
+	if (s->dir_fd == -ENOENT && !create)
+		return 0;
+	if (s->dir_fd < 0)
+		return dir_error(err, s->dir_fd, s->dir, data_dir);
+	ret = lease_dir_usable(s, created, create, data_dir, err);
 	if (ret) {
-		cni_lock_release(s->lock_fd);
-		s->lock_fd = -1;
-		return cni_errorf(err, ret, CNI_ERR_IO, "cannot index the lease directory",
-				  "%s: %s", s->dir, strerror(-ret));
+		ipam_store_close(s);
+		return ret > 0 ? 0 : ret;
+	}
+	snprintf(lock, sizeof(lock), "%s/lock", s->dir);
+	s->lock_fd = cni_lock_acquireat(s->dir_fd, "lock", lock, lock_timeout(), err);
+	ret = s->lock_fd < 0 ? s->lock_fd : open_index(s, data, data_dir, network, err);
+	if (ret)
+		goto fail;
+	sweep(s);
+	ret = ipam_index_check(s);
+	if (ret) {
+		cni_errorf(err, ret, CNI_ERR_IO, "cannot index the lease directory", "%s: %s",
+			   s->dir, ret == -E2BIG ? "too many entries" : strerror(-ret));
+		goto fail;
 	}
 	return 0;
+fail:
+	ipam_store_close(s);
+	return ret;
+}
+
+static void drop_tmp(struct ipam_store *s)
+{
+	if (s->tmp_ready)
+		unlinkat(s->dir_fd, IPAM_LEASE_TMP, 0);
+	s->tmp_ready = false;
 }
 
 void ipam_store_close(struct ipam_store *s)
 {
-	char now[128], path[PATH_MAX];
-
-	if (s->lock_fd < 0)
-		return;
-	/* Written last: a crash before this leaves a stale token, so the next
-	 * caller rebuilds the index rather than trusting it. */
-	if ((s->changed || s->rebuilt) && !token_text(s, now, sizeof(now)) &&
-	    !sub(path, sizeof(path), s->idx, "token"))
-		write_in_place(path, now);
+	if (s->dir_fd >= 0 && s->lock_fd >= 0) {
+		drop_tmp(s);
+		/* Written last: a crash before this leaves no token, so the
+		 * next caller rebuilds the index rather than trusting it. */
+		if ((s->changed || s->rebuilt) && s->idx_fd >= 0)
+			ipam_index_seal(s);
+	}
 	cni_lock_release(s->lock_fd);
-	s->lock_fd = -1;
+	if (s->owners_fd >= 0)
+		close(s->owners_fd);
+	if (s->idx_fd >= 0)
+		close(s->idx_fd);
+	if (s->dir_fd >= 0)
+		close(s->dir_fd);
+	s->dir_fd = s->idx_fd = s->owners_fd = s->lock_fd = -1;
 }
 
 /* --- leasing --- */
 
-/* Before the first change, empty the token: until close() writes a new
- * one, an interrupted run leaves no valid token and the next open rebuilds
- * the index. */
 static void mark_changed(struct ipam_store *s)
 {
-	char path[PATH_MAX];
-
 	if (s->changed)
 		return;
 	s->changed = true;
-	if (!sub(path, sizeof(path), s->idx, "token"))
-		write_in_place(path, "");
+	ipam_index_invalidate(s);
 }
 
-/* Write data to a fresh 0600 file in the index's tmp dir; path returned.
- * durable: fsync'ed before it is published. */
-static int tmp_file(struct ipam_store *s, const char *data, char *path, size_t len,
-		    bool durable)
+/* The complete lease text in IPAM_LEASE_TMP, beside the leases (so link()
+ * works whatever is mounted where), written and fsync'ed once for all the
+ * addresses probed for one owner. */
+static int lease_tmp(struct ipam_store *s, const char *text)
 {
 	_cleanup_close_ int fd = -1;
 	int ret;
 
-	if (check_snprintf(path, len, "%s/tmp/.XXXXXX", s->idx))
+	if (s->tmp_ready && !strcmp(s->tmp_text, text))
+		return 0;
+	drop_tmp(s);
+	if (copy_str(s->tmp_text, sizeof(s->tmp_text), text))
 		return -ENAMETOOLONG;
-	fd = mkostemp(path, O_CLOEXEC);
+	if (unlinkat(s->dir_fd, IPAM_LEASE_TMP, 0) < 0 && errno != ENOENT)
+		return -errno;
+	fd = openat(s->dir_fd, IPAM_LEASE_TMP, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    0600);
 	if (fd < 0)
 		return -errno;
-	ret = write_all(fd, data, strlen(data));
-	if (!ret && (fchmod(fd, 0600) < 0 || (durable && fsync(fd) < 0)))
+	s->tmp_ready = true;
+	ret = write_all(fd, text, strlen(text));
+	if (!ret && (fchmod(fd, 0600) < 0 || fsync(fd) < 0))
 		ret = -errno;
 	if (ret)
-		unlink(path);
+		drop_tmp(s);
 	return ret;
 }
 
 int ipam_store_reserve(struct ipam_store *s, const struct cni_addr *ip, const char *id,
 		       const char *ifname, size_t set)
 {
-	char name[64], dst[PATH_MAX], tmp[PATH_MAX], ptr[PATH_MAX], text[LEASE_MAX];
+	char name[64], ptr[64], text[LEASE_MAX];
 	int ret;
 
+	if (s->dir_fd < 0 || s->lock_fd < 0)
+		return -EBADF;
 	ipam_ip_name(ip, name, sizeof(name));
-	if (sub(dst, sizeof(dst), s->dir, name) ||
-	    check_snprintf(text, sizeof(text), "%s\r\n%s", id, ifname) ||
-	    check_snprintf(ptr, sizeof(ptr), "%s/last_reserved_ip.%zu", s->dir, set))
+	if (check_snprintf(text, sizeof(text), "%s\r\n%s", id, ifname) ||
+	    check_snprintf(ptr, sizeof(ptr), "last_reserved_ip.%zu", set))
 		return -ENAMETOOLONG;
-	ret = tmp_file(s, text, tmp, sizeof(tmp), true);
-	if (ret)
-		return ret;
 	mark_changed(s);
-	/* link() publishes a complete file, and fails if the address is taken. */
-	ret = link(tmp, dst) < 0 ? -errno : 0;
-	unlink(tmp);
+	ret = lease_tmp(s, text);
 	if (ret)
 		return ret;
-	/* The pointer only steers round robin: losing it to a crash is harmless. */
-	ret = write_in_place(ptr, name);
+	/* link() publishes a complete file, and fails if the address is taken. */
+	if (linkat(s->dir_fd, IPAM_LEASE_TMP, s->dir_fd, name, 0) < 0)
+		return -errno;
+	/* The temp name now shares the lease's inode: the next lease gets a
+	 * file of its own. */
+	drop_tmp(s);
+	/* Published as a new file (never rewritten in place: a hard link to it
+	 * would be written through). Not fsync'ed: it only steers round robin. */
+	ret = cni_state_write_at(s->dir_fd, ptr, name, strlen(name), false);
+	if (!ret && fsync(s->dir_fd) < 0)
+		ret = -errno;
 	if (!ret)
-		ret = fsync_dir(s->dir);
-	if (!ret)
-		ret = index_update(s, id, ifname, ip, true);
+		ret = ipam_index_update(s, id, ifname, ip, true);
 	if (ret) {
-		unlink(dst);
+		unlinkat(s->dir_fd, name, 0);
 		return ret;
 	}
 	return 0;
@@ -436,24 +469,21 @@ int ipam_store_reserve(struct ipam_store *s, const struct cni_addr *ip, const ch
 int ipam_store_release(struct ipam_store *s, const struct cni_addr *ip)
 {
 	struct ipam_lease l;
-	char path[PATH_MAX];
 	int ret = ipam_store_lease(s, ip, &l);
 
 	if (ret == -ENOENT)
 		return 0;
-	if (sub(path, sizeof(path), s->dir, l.name)) {
-		ipam_lease_clear(&l);
-		return -ENAMETOOLONG;
-	}
-	mark_changed(s);
-	if (unlink(path) < 0 && errno != ENOENT) {
-		ret = -errno;
-		ipam_lease_clear(&l);
+	/* A lease we could not read for a transient reason stays. */
+	if (ret && ret != -EBADMSG)
 		return ret;
-	}
-	ret = fsync_dir(s->dir);
-	if (l.id)
-		index_update(s, l.id, l.ifname, ip, false);
+	mark_changed(s);
+	ret = unlinkat(s->dir_fd, l.name, 0) < 0 && errno != ENOENT ? -errno : 0;
+	if (!ret && fsync(s->dir_fd) < 0)
+		ret = -errno;
+	/* The index is a cache verified on every lookup: a stale entry left
+	 * by a failure here is harmless. */
+	if (!ret && l.id && ipam_index_update(s, l.id, l.ifname, ip, false))
+		log_warn("cannot update the owner index of %s", s->dir);
 	ipam_lease_clear(&l);
 	return ret;
 }
@@ -461,87 +491,62 @@ int ipam_store_release(struct ipam_store *s, const struct cni_addr *ip)
 int ipam_store_last_reserved(struct ipam_store *s, size_t set, struct cni_addr *ip)
 {
 	_cleanup_free_ char *buf = NULL;
-	char path[PATH_MAX];
+	char name[64];
 	int ret;
 
-	if (check_snprintf(path, sizeof(path), "%s/last_reserved_ip.%zu", s->dir, set))
+	if (s->dir_fd < 0)
+		return -ENOENT;
+	if (check_snprintf(name, sizeof(name), "last_reserved_ip.%zu", set))
 		return -ENAMETOOLONG;
-	ret = read_file(path, 128, &buf, NULL);
+	ret = definite(ipam_store_read(s->dir_fd, name, 128, &buf, NULL));
 	if (ret)
-		return ret == -EFBIG ? -ENOENT : ret;
+		return ret == -EBADMSG ? -ENOENT : ret;
 	buf[strcspn(buf, " \t\r\n")] = '\0';
 	return cni_addr_parse(buf, ip) ? 0 : -ENOENT;
 }
 
 /* --- lookups by owner --- */
 
-static bool owner_is(const struct ipam_lease *l, const char *id, const char *ifname)
-{
-	if (!l->id || strcmp(l->id, id))
-		return false;
-	if (!ifname)
-		return !l->ifname;
-	return l->ifname && !strcmp(l->ifname, ifname);
-}
-
-static int push_ip(struct cni_addr **ips, size_t *n, const struct cni_addr *ip)
-{
-	struct cni_addr *p = realloc(*ips, (*n + 1) * sizeof(*p));
-
-	if (!p)
-		return -ENOMEM;
-	*ips = p;
-	p[(*n)++] = *ip;
-	return 0;
-}
-
 static int owned_scan(struct ipam_store *s, const char *id, const char *ifname,
 		      struct cni_addr **ips, size_t *n)
 {
-	struct ipam_lease *leases;
-	size_t count;
+	struct ipam_lease *leases = NULL;
+	size_t count = 0;
 	int ret = ipam_store_list(s, &leases, &count);
 
 	for (size_t i = 0; !ret && i < count; i++)
-		if (owner_is(&leases[i], id, ifname))
-			ret = push_ip(ips, n, &leases[i].ip);
-	if (count)
-		ipam_leases_free(leases, count);
+		if (ipam_lease_owned_by(&leases[i], id, ifname))
+			ret = ipam_push_ip(ips, n, &leases[i].ip);
+	ipam_leases_free(leases, count);
 	return ret;
+}
+
+static void forget(struct cni_addr **ips, size_t *n)
+{
+	free(*ips);
+	*ips = NULL;
+	*n = 0;
 }
 
 /* Leases of exactly (id, ifname) — ifname NULL for legacy bare-ID files. */
 static int owned_exact(struct ipam_store *s, const char *id, const char *ifname,
 		       struct cni_addr **ips, size_t *n)
 {
-	_cleanup_free_ char *buf = NULL;
-	char key[NAME_MAX + 2], path[PATH_MAX];
-	int ret;
+	int ret = ipam_index_lookup(s, id, ifname, ips, n);
 
-	if (!owner_key(id, ifname, key, sizeof(key)))
-		return owned_scan(s, id, ifname, ips, n);
-	if (owners_path(s, key, path, sizeof(path)))
-		return -ENAMETOOLONG;
-	ret = read_file(path, 1 << 20, &buf, NULL);
-	if (ret == -ENOENT)
-		return 0;
-	if (ret)
-		return ret;
-	for (char *save = NULL, *line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		struct ipam_lease l;
-		struct cni_addr ip;
-
-		/* Trust, but verify: the file decides who owns the address. */
-		if (!cni_addr_parse(line, &ip) || ipam_store_lease(s, &ip, &l))
-			continue;
-		if (owner_is(&l, id, ifname))
-			ret = push_ip(ips, n, &ip);
-		ipam_lease_clear(&l);
-		if (ret)
-			return ret;
+	if (ret == -ESTALE) {
+		/* A lease rewritten in place (the directory did not change):
+		 * the file wins. */
+		log_info("the owner index of %s disagrees with a lease file; rebuilding it",
+			 s->dir);
+		forget(ips, n);
+		ret = ipam_index_rebuild(s) ?: ipam_index_lookup(s, id, ifname, ips, n);
 	}
-	return 0;
+	if (ret == -ESTALE || ret == -ENAMETOOLONG) {
+		forget(ips, n);
+		ret = owned_scan(s, id, ifname, ips, n);
+	}
+	return ret;
 }
 
 int ipam_store_owned(struct ipam_store *s, const char *id, const char *ifname,
@@ -552,6 +557,8 @@ int ipam_store_owned(struct ipam_store *s, const char *id, const char *ifname,
 	*ips = NULL;
 	*n = 0;
 	*legacy = false;
+	if (s->dir_fd < 0)
+		return 0;
 	ret = owned_exact(s, id, ifname, ips, n);
 	if (ret || *n)
 		return ret;

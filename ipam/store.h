@@ -2,10 +2,10 @@
 /* host-local's on-disk store, byte for byte: <dataDir>/<network>/<ip> holds
  * "id\r\nifname", last_reserved_ip.<set> the set's round-robin pointer,
  * <dir>/lock the flock both implementations take. Beside it, in
- * <dataDir>/.ib-host-local/<network>/, an owner index that makes ADD and
- * DEL independent of the number of leases; the per-IP files stay the truth
- * and the index is rebuilt from them whenever the directory changed behind
- * our back. */
+ * <dataDir>/.ib-host-local/<network>/, an owner index (index.c) that makes
+ * ADD and DEL independent of the number of leases; the per-IP files stay
+ * the truth. Everything under dataDir is reached from directory fds, never
+ * through a link, and every file is opened non-blocking and read bounded. */
 #ifndef IPAM_STORE_H
 #define IPAM_STORE_H
 
@@ -16,31 +16,49 @@
 #include "error.h"
 #include "result.h"
 
-#define IPAM_LOCK_TIMEOUT_MS 30000	/* IBCNI_LOCK_TIMEOUT_MS overrides it */
-#define IPAM_INDEX_DIR ".ib-host-local"
+#define IPAM_LOCK_TIMEOUT_MS 30000 /* IBCNI_LOCK_TIMEOUT_MS overrides it */
+#define IPAM_INDEX_DIR	     ".ib-host-local"
+#define IPAM_LEASE_TMP	     ".ib-host-local.lease.tmp" /* beside the leases, for link() */
+#define IPAM_LIST_MAX	     (1 << 18) /* directory entries read before giving up */
 
 struct ipam_store {
-	char dir[PATH_MAX];	/* <dataDir>/<network> */
-	char idx[PATH_MAX];	/* <dataDir>/.ib-host-local/<network> */
+	char dir[PATH_MAX]; /* <dataDir>/<network>, for messages */
+	int dir_fd;	    /* the lease directory; -1 when absent (nothing leased) */
+	int idx_fd;	    /* <dataDir>/.ib-host-local/<network> */
+	int owners_fd;	    /* its owners/ */
 	int lock_fd;
-	bool changed;		/* dir changed: refresh the index token on close */
-	bool rebuilt;		/* the index was rebuilt by this open */
+	size_t list_max; /* IPAM_LIST_MAX; tests lower it */
+	bool changed;	 /* dir changed: refresh the index token on close */
+	bool rebuilt;	 /* the index was rebuilt by this open */
+	bool tmp_ready;	 /* IPAM_LEASE_TMP holds tmp_text, fsync'ed */
+	char tmp_text[4096];
 };
 
-/* A lease as found on disk. ifname is NULL for a legacy bare-ID file. */
+/* A store not (or no longer) open: ipam_store_close() on it does nothing. */
+#define IPAM_STORE_INIT                                                                            \
+	{                                                                                          \
+		.dir_fd = -1, .idx_fd = -1, .owners_fd = -1, .lock_fd = -1                         \
+	}
+
+/* A lease as found on disk. ifname is NULL for a legacy bare-ID file; id is
+ * NULL for a file that is empty, unparsable or not a regular file. */
 struct ipam_lease {
 	struct cni_addr ip;
-	char name[64];		/* the file name */
+	char name[64]; /* the file name */
 	char *id;
 	char *ifname;
 };
 
-/* Create the directories (0700), take the lock (bounded; code 11) and make
- * sure the owner index matches the directory. */
-int ipam_store_open(struct ipam_store *s, const char *data_dir, const char *network,
+/* Open the store of network under data_dir, take its lock (bounded; code 11)
+ * and make sure the owner index matches the directory. With create, missing
+ * directories are made (0700); without, an absent lease directory (or one
+ * with no lock file: nobody ever leased there) opens as an empty store and
+ * nothing is created. Refusals (links, foreign or shared directories) are
+ * code 7 naming ipam.dataDir. */
+int ipam_store_open(struct ipam_store *s, const char *data_dir, const char *network, bool create,
 		    struct cni_error *err);
 
-/* Refresh the index token and release the lock. */
+/* Refresh the index token, drop the temp file, release the lock. */
 void ipam_store_close(struct ipam_store *s);
 
 /* Lease ip to (id, ifname) atomically: the file appears complete or not at
@@ -48,24 +66,28 @@ void ipam_store_close(struct ipam_store *s);
 int ipam_store_reserve(struct ipam_store *s, const struct cni_addr *ip, const char *id,
 		       const char *ifname, size_t set);
 
-/* Remove the lease of ip (and its index entry); absent is success. */
+/* Remove the lease of ip (and its index entry); absent is success. A lease
+ * that cannot be read for a transient reason is left in place (error). */
 int ipam_store_release(struct ipam_store *s, const struct cni_addr *ip);
 
-/* The round-robin pointer of a set; -ENOENT when absent or unreadable. */
+/* The round-robin pointer of a set; -ENOENT when absent or not an address,
+ * another -errno when it could not be read. */
 int ipam_store_last_reserved(struct ipam_store *s, size_t set, struct cni_addr *ip);
 
 /* Addresses leased to (id, ifname); when none, those of a legacy bare-ID
- * file of id (and *legacy is set). Caller frees *ips. */
+ * file of id (and *legacy is set). The lease files decide: an index entry
+ * they contradict rebuilds the index. Caller frees *ips. */
 int ipam_store_owned(struct ipam_store *s, const char *id, const char *ifname,
 		     struct cni_addr **ips, size_t *n, bool *legacy);
 
 /* Read one lease file; -ENOENT when ip is free, -EBADMSG when the file is
- * empty or unparsable. Free with ipam_lease_clear(). */
-int ipam_store_lease(struct ipam_store *s, const struct cni_addr *ip,
-		     struct ipam_lease *lease);
+ * empty, unparsable or not a regular file (the address stays taken), any
+ * other -errno a transient failure. Free with ipam_lease_clear(). */
+int ipam_store_lease(struct ipam_store *s, const struct cni_addr *ip, struct ipam_lease *lease);
 
-/* Every file of the directory named as an IP address, parsed or not (bad
- * files have id NULL). Caller frees with ipam_leases_free(). */
+/* Every entry of the directory named as an IP address, parsed or not (bad
+ * files have id NULL); more than s->list_max entries is -E2BIG. Caller
+ * frees with ipam_leases_free(). */
 int ipam_store_list(struct ipam_store *s, struct ipam_lease **leases, size_t *n);
 
 /* Free a lease's owner strings / a list from ipam_store_list(). */
@@ -74,5 +96,9 @@ void ipam_leases_free(struct ipam_lease *l, size_t n);
 
 /* The file name of ip, as Go's net.IP.String() prints it. */
 const char *ipam_ip_name(const struct cni_addr *ip, char *buf, size_t len);
+
+/* How lease, pointer and index files are read: read_fileat, or a test's
+ * fault injection. */
+extern int (*ipam_store_read)(int dirfd, const char *name, size_t max, char **out, size_t *len);
 
 #endif

@@ -3,40 +3,51 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "json.h"
 #include "netns.h"
 #include "rdmans.h"
-#include "state.h"
+
+/* Every recorded device is visible in the pod. */
+static int check_devices(struct cni_ctx *ctx, int pod, const struct rdmans_record *rec)
+{
+	int saved = -1, ret = cni_netns_enter(pod, &saved);
+
+	if (ret)
+		return cni_errorf(&ctx->err, ret, CNI_ERR_INTERNAL, "cannot enter the pod",
+				  "%s: %s", ctx->env.netns, strerror(-ret));
+	for (unsigned int i = 0; !ret && i < rec->n_rdma; i++) {
+		struct cni_rdma_dev d;
+
+		ret = cni_rdma_dev_get(rec->rdma[i], 0, &d);
+		if (ret)
+			cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE, "CHECK failed",
+				   "RDMA device %s is not in the pod: %s", rec->rdma[i],
+				   cni_rdma_strerror(ret));
+	}
+	cni_netns_restore(&saved);
+	return ret;
+}
 
 int rdmans_check(struct cni_ctx *ctx)
 {
-	_cleanup_json_ struct json_object *rec = NULL;
+	char name[NAME_MAX + 1], fresh[RDMANS_NAME_MAX + 1];
+	struct rdmans_record rec;
 	_cleanup_close_ int pod = -1;
-	struct json_object *devs = NULL;
-	char record[NAME_MAX + 1];
-	int saved = -1, ret;
+	int ret;
 
-	rdmans_args(ctx);
-
-	ret = rdmans_record_name(ctx, record, sizeof(record));
-	if (!ret)
-		ret = cni_state_read(RDMANS_STATE_DIR, record, &rec);
-	if (ret || !json_object_object_get_ex(rec, "rdma", &devs))
-		return cni_errorf(&ctx->err, ret ? ret : -EBADMSG, CNI_ERR_UNKNOWN_CONTAINER,
-				  "CHECK failed", "no usable record %s/%s", RDMANS_STATE_DIR, record);
+	ret = rdmans_args(ctx, true) ?: rdmans_ctx_record_name(ctx, fresh);
+	if (ret)
+		return ret;
 	pod = cni_netns_open(ctx->env.netns, &ctx->err);
 	if (pod < 0)
 		return pod;
-	ret = cni_netns_enter(pod, &saved);
-	for (size_t i = 0; !ret && i < json_object_array_length(devs); i++) {
-		const char *name = json_object_get_string(json_object_array_get_idx(devs, i));
-		struct cni_rdma_dev d;
-
-		ret = cni_rdma_dev_get(name, 0, &d);
-		if (ret)
-			cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE, "CHECK failed",
-				   "RDMA device %s is not in the pod: %s", name, cni_rdma_strerror(ret));
-	}
-	cni_netns_restore(&saved);
+	ret = rdmans_find_record(ctx, &rec, name);
+	if (!ret)
+		return check_devices(ctx, pod, &rec);
+	if (ret == -ENOENT)
+		ret = rdmans_check_rdmacni(ctx, pod);
+	if (ret == -ENOENT)
+		return cni_errorf(&ctx->err, ret, CNI_ERR_UNKNOWN_CONTAINER, "CHECK failed",
+				  "no record %s/%s (nor an rdma-cni cache entry)", RDMANS_STATE_DIR,
+				  fresh);
 	return ret;
 }

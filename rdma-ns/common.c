@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -11,94 +12,142 @@
 #include "state.h"
 #include "util.h"
 
-int rdmans_device(struct cni_ctx *ctx, char *dev, size_t len)
-{
-	const char *v = NULL;
-	const struct cni_result *prev = ctx->conf->prev_result;
-
-	if (cni_json_string(ctx->conf->root, "deviceID", "deviceID", &v, &ctx->err) == -EINVAL ||
-	    (!v && cni_json_string(ctx->conf->root, "pciBusID", "pciBusID", &v, &ctx->err) == -EINVAL))
-		return -EINVAL;
-	if ((!v || !*v) && prev)
-		for (size_t i = 0; i < prev->n_ifaces && (!v || !*v); i++)
-			v = prev->ifaces[i].pci_id;
-	if (!v || !*v)
-		return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG, "deviceID is required",
-				  "rdma-ns takes the device from \"deviceID\" (Multus sets it), \"pciBusID\", "
-				  "or the pciID of the previous plugin's interface; none is set");
-	/* A PCI address, or an auxiliary device name (one path component). */
-	if (!cni_pci_addr_parse(v, dev) &&
-	    (strchr(v, '/') || v[0] == '.' || copy_str(dev, len, v)))
-		return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid configuration",
-				  "\"deviceID\" is \"%s\"; it must be a PCI address (0000:3b:00.2) or an "
-				  "auxiliary device name (mlx5_core.sf.4)", v);
-	return 0;
-}
-
-int rdmans_devices_of(const char *dev, char names[][CNI_RDMA_NAME_MAX], size_t max)
-{
-	char pci[CNI_PCI_ADDR_LEN];
-
-	if (cni_pci_addr_parse(dev, pci))
-		return cni_pci_rdma_devs(CNI_PCI_ROOT, pci, names, max);
-	return cni_pci_rdma_devs(CNI_AUX_ROOT, dev, names, max);
-}
-
 int rdmans_require_exclusive(struct cni_ctx *ctx, bool for_status)
 {
-	return cni_rdma_require_exclusive(&ctx->err, for_status ? CNI_ERR_NOT_AVAILABLE :
-								   CNI_ERR_RDMA_MODE);
+	return cni_rdma_require_exclusive(&ctx->err,
+					  for_status ? CNI_ERR_NOT_AVAILABLE : CNI_ERR_RDMA_MODE);
 }
 
-int rdmans_record_name(const struct cni_ctx *ctx, char *buf, size_t len)
+int rdmans_args(struct cni_ctx *ctx, bool strict)
 {
-	if (check_snprintf(buf, len, "%s-%s-%s", ctx->conf->name, ctx->env.containerid,
-			   ctx->env.ifname) || !cni_state_name_valid(buf))
-		return -EINVAL;
+	struct cni_error bad = { 0 };
+	bool debug = false;
+	int ret;
+
+	/* rdma-cni's args.cni.debug: debug logging, wherever the log goes. */
+	ret = cni_json_bool(ctx->conf->args_cni, "debug", "args.cni.debug", &debug, &bad);
+	if (!ret && debug)
+		cni_log_setup("debug", ctx->conf->log_file);
+	if (ret != -EINVAL)
+		return 0;
+	if (strict)
+		return cni_error_adopt(&ctx->err, &bad, ret);
+	/* Cleanup must not depend on a config edit. */
+	log_warn("ignored: %s: %s", bad.msg, bad.details);
 	return 0;
 }
 
-void rdmans_args(struct cni_ctx *ctx)
+int rdmans_ctx_record_name(struct cni_ctx *ctx, char buf[RDMANS_NAME_MAX + 1])
 {
-	bool debug = false;
-
-	/* rdma-cni's args.cni.debug: debug logging, wherever the log goes. */
-	if (!cni_json_bool(ctx->conf->args_cni, "debug", "args.cni.debug", &debug, &ctx->err) &&
-	    debug)
-		cni_log_setup("debug", ctx->conf->log_file);
-	memset(&ctx->err, 0, sizeof(ctx->err));
+	if (rdmans_record_name(ctx->conf->name, ctx->env.containerid, ctx->env.ifname, buf))
+		return cni_errorf(&ctx->err, -ENAMETOOLONG, CNI_ERR_INVALID_ENV,
+				  "container ID, network name and interface name are too long",
+				  "rdma-ns names its record <network>:<containerID>:<ifname>, at "
+				  "most %d bytes; here %zu + %zu + %zu",
+				  RDMANS_NAME_MAX, strlen(ctx->conf->name),
+				  strlen(ctx->env.containerid), strlen(ctx->env.ifname));
+	return 0;
 }
 
-int rdmans_release(const char *record, struct cni_error *err)
+int rdmans_open_pod(const char *path, int *fd)
 {
-	_cleanup_json_ struct json_object *rec = NULL;
-	_cleanup_close_ int pod = -1;
 	struct cni_error ignored = { 0 };
-	struct json_object *devs = NULL;
-	const char *names[RDMANS_MAX_DEVS], *failed;
-	size_t n = 0;
 	int ret;
 
-	ret = cni_state_read(RDMANS_STATE_DIR, record, &rec);
-	if (ret == -ENOENT)
+	*fd = -1;
+	if (!path || !*path)
+		return 1;
+	ret = cni_netns_open(path, &ignored);
+	if (ret >= 0) {
+		*fd = ret;
 		return 0;
+	}
+	/* Gone: nothing there, or what the runtime leaves when it unmounts a
+	 * netns bind mount (a plain file). The kernel returned the devices. */
+	if (ret == -ENOENT || ret == -ENOTDIR || ret == -EINVAL)
+		return 1;
+	return ret;
+}
+
+static const struct cni_rdma_dev *find(const struct cni_rdma_dev *devs, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(devs[i].name, name))
+			return &devs[i];
+	return NULL;
+}
+
+/* In the pod: move one device home. Only the kernel's "no such device",
+ * or a second look that no longer finds it, counts as gone. */
+static int return_one(const struct cni_rdma_dev *d, int host)
+{
+	struct cni_rdma_dev again;
+	int ret = cni_rdma_move(d->index, host);
+
+	if (!ret || ret == -ENODEV)
+		return 0;
+	if (cni_rdma_dev_get(d->name, 0, &again) == -ENODEV)
+		return 0;
+	return ret;
+}
+
+int rdmans_return_devs(int pod, const char (*names)[CNI_RDMA_NAME_MAX], unsigned int n,
+		       const char **failed)
+{
+	_cleanup_close_ int host = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	struct cni_rdma_dev *devs = NULL;
+	size_t count = 0;
+	int saved = -1, ret;
+
+	*failed = NULL;
+	if (host < 0)
+		return -errno;
+	ret = cni_netns_enter(pod, &saved);
 	if (ret)
-		goto remove;	/* unreadable: nothing to act on */
-	pod = cni_netns_open(json_object_get_string(cni_json_get(rec, "netns")), &ignored);
-	/* No pod netns: the kernel returned the devices to the host with it. */
-	if (pod < 0 || !json_object_object_get_ex(rec, "rdma", &devs))
-		goto remove;
-	for (size_t i = 0; i < json_object_array_length(devs) && n < RDMANS_MAX_DEVS; i++)
-		names[n++] = json_object_get_string(json_object_array_get_idx(devs, i));
-	ret = cni_rdma_return(pod, names, n, &failed);
-	if (ret)
-		return cni_errorf(err, ret, CNI_ERR_DEVICE, "cannot move the RDMA device back to the host",
-				  "%s: %s %s", failed ? failed : "(entering the pod)",
-				  cni_rdma_strerror(ret), cni_rdma_ext_ack());
-remove:
-	ret = cni_state_remove(RDMANS_STATE_DIR, record);
+		return ret;
+	/* One dump in the pod: what it does not show is back already (the
+	 * kernel requires the move to be asked from the device's netns). */
+	ret = cni_rdma_devs(&devs, &count);
+	if (ret == -EPROTONOSUPPORT)
+		ret = 0; /* no RDMA subsystem: nothing can be in the pod */
+	for (unsigned int i = 0; i < n && !ret; i++) {
+		const struct cni_rdma_dev *d = find(devs, count, names[i]);
+
+		if (d && (ret = return_one(d, host)))
+			*failed = names[i];
+		else if (d)
+			log_info("moved RDMA device %s back to the host", names[i]);
+	}
+	free(devs);
+	if (cni_netns_restore(&saved) && !ret)
+		ret = -EIO; /* not back in our own netns: stop here */
+	return ret;
+}
+
+int rdmans_release(const char *name, const struct rdmans_record *rec, struct cni_error *err)
+{
+	_cleanup_close_ int pod = -1;
+	const char *failed = NULL;
+	int ret;
+
+	ret = rdmans_open_pod(rec->netns, &pod);
+	if (ret < 0)
+		return cni_errorf(err, ret, CNI_ERR_TRY_AGAIN,
+				  "cannot open the pod's network namespace",
+				  "%s: %s; the record %s/%s is kept for the next DEL", rec->netns,
+				  strerror(-ret), RDMANS_STATE_DIR, name);
+	if (ret == 1)
+		log_info("%s is gone: the kernel returned its RDMA devices", rec->netns);
+	else
+		ret = rdmans_return_devs(pod, rec->rdma, rec->n_rdma, &failed);
+	if (ret < 0)
+		return cni_errorf(err, ret, CNI_ERR_DEVICE,
+				  "cannot move the RDMA device back to the host", "%s: %s %s",
+				  failed ? failed : "(entering the pod)", cni_rdma_strerror(ret),
+				  cni_rdma_ext_ack());
+	ret = cni_state_remove(RDMANS_STATE_DIR, name);
 	if (ret)
 		return cni_errorf(err, ret, CNI_ERR_IO, "cannot remove the record", "%s/%s: %s",
-				  RDMANS_STATE_DIR, record, strerror(-ret));
+				  RDMANS_STATE_DIR, name, strerror(-ret));
 	return 0;
 }

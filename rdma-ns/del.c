@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <errno.h>
-#include <string.h>
 
 #include "rdmans.h"
 
 int rdmans_del(struct cni_ctx *ctx)
 {
-	char record[NAME_MAX + 1];
+	struct rdmans_record rec;
+	char name[NAME_MAX + 1];
+	int ret;
 
-	rdmans_args(ctx);
-
-	/* An attachment we never recorded has nothing to undo. */
-	if (rdmans_record_name(ctx, record, sizeof(record)))
-		return 0;
-	return rdmans_release(record, &ctx->err);
+	rdmans_args(ctx, false);
+	ret = rdmans_find_record(ctx, &rec, name);
+	if (!ret)
+		return rdmans_release(name, &rec, &ctx->err);
+	if (ret != -ENOENT)
+		return ret;
+	/* Not ours: perhaps rdma-cni's, from before an upgrade. */
+	return rdmans_release_rdmacni(ctx);
 }

@@ -4,54 +4,41 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "json.h"
 #include "rdmans.h"
-#include "state.h"
 
-static bool stale(struct cni_ctx *ctx, const char *name)
-{
-	_cleanup_json_ struct json_object *rec = NULL;
-	const char *net, *id, *ifname;
-
-	if (cni_state_read(RDMANS_STATE_DIR, name, &rec))
-		return false;
-	net = json_object_get_string(cni_json_get(rec, "network"));
-	id = json_object_get_string(cni_json_get(rec, "containerID"));
-	ifname = json_object_get_string(cni_json_get(rec, "ifname"));
-	/* Other networks' records are theirs to collect. */
-	return net && id && ifname && !strcmp(net, ctx->conf->name) &&
-	       !cni_conf_attachment_valid(ctx->conf, id, ifname);
-}
+#define MAX_ENTRIES 65536 /* a bounded listing, whatever was planted */
 
 int rdmans_gc(struct cni_ctx *ctx)
 {
+	_cleanup_dir_ DIR *d = NULL;
 	struct dirent *e;
-	DIR *d;
+	size_t seen = 0;
 	int ret = 0;
 
-	rdmans_args(ctx);
-
+	rdmans_args(ctx, false);
 	if (!ctx->conf->has_attachments) {
 		log_info("no cni.dev/valid-attachments list: nothing to release");
 		return 0;
 	}
 	d = opendir(RDMANS_STATE_DIR);
-	if (!d)
-		return 0;
-	while ((e = readdir(d))) {
+	while (d && (e = readdir(d)) && seen++ < MAX_ENTRIES) {
 		struct cni_error err = { 0 };
+		struct rdmans_record rec;
 
-		if (e->d_name[0] == '.' || !stale(ctx, e->d_name))
+		/* Other networks' records are theirs to collect; unreadable ones
+		 * are left for their own DEL. */
+		if (e->d_name[0] == '.' || rdmans_record_load(e->d_name, &rec) ||
+		    strcmp(rec.network, ctx->conf->name) ||
+		    cni_conf_attachment_valid(ctx->conf, rec.containerid, rec.ifname))
 			continue;
-		if (rdmans_release(e->d_name, &err)) {
+		if (rdmans_release(e->d_name, &rec, &err)) {
 			log_warn("GC of %s: %s: %s", e->d_name, err.msg, err.details);
-			if (!ret)
-				ret = cni_errorf(&ctx->err, -EIO, err.code, err.msg, "%s", err.details);
+			ret = cni_error_adopt(&ctx->err, &err, ret ?: -EIO);
 		} else {
 			log_info("released stale attachment %s", e->d_name);
 		}
 	}
-	closedir(d);
+	rdmans_gc_rdmacni(ctx);
 	return ret;
 }
 

@@ -5,9 +5,10 @@
 #include "caps.h"
 #include "rdmans.h"
 
-static const struct cni_plugin plugin = {
+static struct cni_plugin plugin = {
 	.name = "rdma-ns",
-	.about = "rdma-ns: moves a VF's RDMA devices into the pod network namespace\n"
+	.about = "rdma-ns (also installed as rdma): moves a VF's RDMA devices into the pod network "
+		 "namespace\n"
 		 "admin: rdma-ns netns-mode [show|exclusive|shared] | rdma-ns devices",
 	.add = rdmans_add,
 	.del = rdmans_del,
@@ -19,6 +20,13 @@ static const struct cni_plugin plugin = {
 
 int main(int argc, char **argv)
 {
+	const char *base = argc > 0 ? strrchr(argv[0], '/') : NULL;
+
+	/* Installed as rdma too (rdma-cni's "type"): the name in log lines
+	 * follows the one the runtime ran; nothing else depends on it. */
+	base = base ? base + 1 : argc > 0 ? argv[0] : "";
+	if (!strcmp(base, "rdma"))
+		plugin.name = "rdma";
 	if (argc > 1 && !strcmp(argv[1], "netns-mode"))
 		return rdmans_mode_main(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "devices"))

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Install whichever of ibcni's Debian packages are missing (needs root then).
 set -eu
-pkgs=(gcc make pkg-config libc6-dev libnl-3-dev libnl-route-3-dev libjson-c-dev
+pkgs=(gcc make pkg-config libc6-dev libnl-3-dev libjson-c-dev
       libcap-dev libcriterion-dev iproute2 jq file util-linux procps strace
       containernetworking-plugins)
 missing=()

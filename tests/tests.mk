@@ -12,8 +12,8 @@ $(NETNS_HELPER): tests/netns/cnihelper.c $(LIB)
 	$(call quiet,CC,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 # Plugin modules that unit tests exercise directly (never a plugin's main.c).
-UNIT_EXTRA := $(patsubst %.c,$(OBJ)/%.o,ipam/range.c ipam/store.c ipam/alloc.c ipam/conf.c \
-	ib-sriov/conf.c ib-sriov/guid.c)
+UNIT_EXTRA := $(patsubst %.c,$(OBJ)/%.o,ipam/range.c ipam/store.c ipam/index.c ipam/alloc.c ipam/conf.c \
+	ib-sriov/conf.c ib-sriov/guid.c ib-sriov/record.c ib-sriov/gocache.c)
 
 $(OUT)/build/unit/%: tests/unit/%.c $(UNIT_EXTRA) $(LIB)
 	@mkdir -p $(dir $@)
@@ -23,7 +23,7 @@ $(OUT)/build/unit/%: tests/unit/%.c $(UNIT_EXTRA) $(LIB)
 # under a temporary directory, linked without the real kernel modules.
 FAKE_CNI := $(filter-out $(addprefix $(OBJ)/cni/,link.o link_vf.o link_addr.o netns.o rdma.o announce.o nl.o), \
 	$(patsubst %.c,$(OBJ)/%.o,$(LIB_SRC)))
-FAKE_SRC := tests/unit/fake_kernel.c $(addprefix ib-sriov/,add.c pod.c vf.c record.c conf.c guid.c del.c)
+FAKE_SRC := tests/unit/fake_kernel.c $(addprefix ib-sriov/,add.c pod.c vf.c record.c gocache.c conf.c guid.c del.c)
 UNIT_BIN := $(filter-out %/test_ibsriov_add,$(UNIT_BIN)) $(OUT)/build/unit/test_ibsriov_add
 $(OUT)/build/unit/test_ibsriov_add: tests/unit/test_ibsriov_add.c $(FAKE_SRC) $(FAKE_CNI) tests/unit/fake_kernel.h tests/unit/fake_paths.h
 	@mkdir -p $(dir $@)
@@ -51,3 +51,23 @@ check: deps
 
 .PHONY: check check-unit check-netns check-vm
 
+
+# rdma-ns's record module, for tests/unit/test_rdmans.c only.
+$(OUT)/build/unit/test_rdmans: $(OBJ)/rdma-ns/record.o
+$(OUT)/build/unit/test_rdmans: UNIT_EXTRA += $(OBJ)/rdma-ns/record.o
+$(OUT)/build/unit/test_rdmans: CFLAGS += -Irdma-ns
+
+# The vm-igb tier: qemu's igb (SR-IOV) under Debian's backports kernel.
+VM_IGB_HELPER := $(OUT)/build/vm-igb/igbhelper
+$(VM_IGB_HELPER): tests/vm-igb/igbhelper.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+check-vm-igb: all
+	@tests/vm-igb/run.sh
+
+# The hardware tier: opt-in, on a node with spare ConnectX VFs (tests/hw/README.md).
+check-hw: all
+	@IBCNI_HW_BIN=$(abspath $(BIN)) tests/hw/run.sh
+
+.PHONY: check-vm-igb check-hw

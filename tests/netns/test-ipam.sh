@@ -268,7 +268,7 @@ test_concurrent_adds_distinct() {
 	conf=$(ipam_conf cc "$T/ours" '"ranges":[[{"subnet":"10.100.0.0/24"}]]')
 	for i in $(seq 1 100); do
 		env -i CNI_COMMAND=ADD CNI_CONTAINERID=ctr$i CNI_NETNS=/proc/self/ns/net CNI_IFNAME=eth0 \
-			CNI_PATH=/x "$BIN/ib-host-local" <<<"$conf" >"$T/out.$i" 2>/dev/null &
+			CNI_PATH=/x IBCNI_LOCK_TIMEOUT_MS=90000 "$BIN/ib-host-local" <<<"$conf" >"$T/out.$i" 2>/dev/null &
 	done
 	wait
 	n=$(cat "$T"/out.* | jq -r '.ips[0].address' 2>/dev/null | sort -u | grep -c '^10\.100\.0\.')
@@ -276,23 +276,30 @@ test_concurrent_adds_distinct() {
 	assert_eq 100 "$(ls "$T/ours/cc" | grep -c '^10\.100')" "lease files"
 	for i in $(seq 1 100); do
 		env -i CNI_COMMAND=DEL CNI_CONTAINERID=ctr$i CNI_IFNAME=eth0 CNI_PATH=/x \
-			"$BIN/ib-host-local" <<<"$conf" >/dev/null 2>&1 &
+			IBCNI_LOCK_TIMEOUT_MS=90000 "$BIN/ib-host-local" <<<"$conf" >/dev/null 2>&1 &
 	done
 	wait
 	assert_eq 0 "$(ls "$T/ours/cc" | grep -c '^10\.100')" "all released"
 }
 
 test_interop_shared_directory() {
-	# Go host-local and ours allocate concurrently in one directory.
+	# Go host-local and ours allocate concurrently in one directory. Go waits
+	# for the lock without a bound; ours gets one far above what 120 ADDs
+	# need even on a loaded machine: this test is about correctness, and
+	# test_lock_timeout_is_code_11 about the bound.
 	local conf i n dup
 	conf=$(ipam_conf mix "$T/shared" '"ranges":[[{"subnet":"10.110.0.0/24"}]]')
 	for i in $(seq 1 60); do
 		env -i CNI_COMMAND=ADD CNI_CONTAINERID=go$i CNI_NETNS=/proc/self/ns/net CNI_IFNAME=eth0 \
 			CNI_PATH=/x "$GO_HL" <<<"$conf" >"$T/go.$i" 2>/dev/null &
 		env -i CNI_COMMAND=ADD CNI_CONTAINERID=ib$i CNI_NETNS=/proc/self/ns/net CNI_IFNAME=eth0 \
-			CNI_PATH=/x "$BIN/ib-host-local" <<<"$conf" >"$T/ib.$i" 2>/dev/null &
+			CNI_PATH=/x IBCNI_LOCK_TIMEOUT_MS=90000 "$BIN/ib-host-local" <<<"$conf" >"$T/ib.$i" 2>/dev/null &
 	done
 	wait
+	for i in $(seq 1 60); do
+		jq -e .ips "$T/ib.$i" >/dev/null 2>&1 || fail "ours ib$i: $(cat "$T/ib.$i")"
+		jq -e .ips "$T/go.$i" >/dev/null 2>&1 || fail "Go go$i: $(cat "$T/go.$i")"
+	done
 	n=$(cat "$T"/go.* "$T"/ib.* | jq -r '.ips[0].address' 2>/dev/null | grep -c '^10\.110\.0\.')
 	dup=$(cat "$T"/go.* "$T"/ib.* | jq -r '.ips[0].address' 2>/dev/null | sort | uniq -d | wc -l)
 	assert_eq 120 "$n" "every ADD of both got an address"
@@ -319,10 +326,12 @@ test_cost_independent_of_lease_count() {
 	done
 	cni_exec ib-host-local ADD rebuild /proc/self/ns/net eth0 "$conf"
 	for cmd in ADD DEL; do
+		# -y: ours opens relative to directory fds, printed with their paths.
 		env -i CNI_COMMAND=$cmd CNI_CONTAINERID=probe CNI_NETNS=/proc/self/ns/net CNI_IFNAME=eth0 \
-			CNI_PATH=/x strace -f -qq -e trace=open,openat -o "$T/trace" "$BIN/ib-host-local" \
+			CNI_PATH=/x strace -f -qq -y -e trace=open,openat -o "$T/trace" "$BIN/ib-host-local" \
 			<<<"$conf" >/dev/null 2>&1
 		opens=$(grep -c "$T/ours" "$T/trace")
+		[ "$opens" -ge 3 ] || fail "$cmd: only $opens opens seen under the data dir (trace broken?)"
 		[ "$opens" -le 25 ] || fail "$cmd opened $opens files under the data dir"
 	done
 	# host-local reads every lease on each ADD (its duplicate check).
@@ -380,13 +389,206 @@ test_lease_published_complete() {
 	for who in go ours; do
 		local plugin=$BIN/ib-host-local
 		[ $who = go ] && plugin=$GO_HL
+		# -y: file descriptors printed with their paths (ours works from directory fds).
 		env -i CNI_COMMAND=ADD CNI_CONTAINERID=c1 CNI_NETNS=/proc/self/ns/net CNI_IFNAME=eth0 \
-			CNI_PATH=/x strace -f -qq -e trace=open,openat,creat,link,linkat,rename,renameat,renameat2 \
+			CNI_PATH=/x strace -f -qq -y -e trace=open,openat,creat,link,linkat,rename,renameat,renameat2 \
 			-o "$T/trace.$who" "$plugin" <<<"${conf//@DATA@/$T/$who}" >/dev/null 2>&1
 	done
 	grep -q "\"$T/go/at/10.130.0.2\".*O_CREAT" "$T/trace.go" ||
 		fail "host-local no longer creates the lease in place (comparison stale)"
-	grep -q "\"$T/ours/at/10.130.0.2\".*O_CREAT" "$T/trace.ours" && fail "ours created the lease in place"
-	grep -Eq "link(at)?\(.*\"$T/ours/at/10.130.0.2\"" "$T/trace.ours" || fail "ours did not link() the lease"
+	grep -Eq "\"($T/ours/at/)?10\.130\.0\.2\".*O_CREAT" "$T/trace.ours" && fail "ours created the lease in place"
+	grep -Eq "^[0-9 ]*linkat\([0-9]+<$T/ours/at>, \"[^\"]+\", [0-9]+<$T/ours/at>, \"10\.130\.0\.2\"" "$T/trace.ours" ||
+		fail "ours did not link() the lease beside it"
 	assert_file "$T/ours/at/10.130.0.2" $'c1\r\neth0'
+}
+
+# --- a hostile node: planted files and directories, kills, mounts ---
+
+test_hostile_resolv_conf() {
+	# resolvConf is chosen by the config's author and read as root: only a
+	# regular file that root alone can write; anything else is code 7 at once.
+	local conf body what
+	printf 'nameserver 192.0.2.53\n' >"$T/good"
+	mkfifo "$T/fifo"; mkdir "$T/dir"; ln -s "$T/good" "$T/link"
+	cp "$T/good" "$T/theirs"; chown nobody "$T/theirs"
+	cp "$T/good" "$T/shared"; chmod 664 "$T/shared"
+	head -c 70000 /dev/zero | tr '\0' '#' >"$T/huge"; printf '\nnameserver 192.0.2.1\n' >>"$T/huge"
+	for what in fifo:"not a regular file" /dev/zero:"not a regular file" dir:"not a regular file" \
+		link:"a symbolic link" theirs:"not owned by root" shared:"writable by group or others" \
+		huge:"larger than 64 KiB"; do
+		local f=${what%%:*} why=${what#*:}
+		[[ $f == /* ]] || f=$T/$f
+		body="\"resolvConf\":\"$f\",\"ranges\":[[{\"subnet\":\"10.150.0.0/24\"}]]"
+		conf=$(ipam_conf rc "$T/ours" "$body")
+		local t0=$(date +%s%N)
+		cni_exec ib-host-local ADD c1 /proc/self/ns/net eth0 "$conf"
+		[ $((($(date +%s%N) - t0) / 1000000)) -lt 5000 ] || fail "$f: took too long"
+		assert_json '[.code,.msg]' '[7,"cannot read resolvConf"]'
+		assert_match "ipam.resolvConf $f.*$why" "$(jq -r .details <<<"$OUT")" "$f: details"
+	done
+	[ -e "$T/ours/rc" ] && fail "a refused resolvConf left state"
+	conf=$(ipam_conf rc "$T/ours" "\"resolvConf\":\"$T/good\",\"ranges\":[[{\"subnet\":\"10.150.0.0/24\"}]]")
+	cni_exec ib-host-local ADD c1 /proc/self/ns/net eth0 "$conf"
+	assert_json .dns.nameservers '["192.0.2.53"]'
+}
+
+test_hostile_lease_directory_modes() {
+	# "dataDir":"/","name":"etc" used to chmod /etc 0700 and lock it: a
+	# directory with files and no lock is no lease directory.
+	local conf
+	mkdir -p "$T/root/etc" && chmod 755 "$T/root/etc" && echo x >"$T/root/etc/passwd"
+	conf=$(ipam_conf etc "$T/root" '"ranges":[[{"subnet":"10.151.0.0/24"}]]')
+	cni_exec ib-host-local ADD c1 /proc/self/ns/net eth0 "$conf"
+	assert_json '[.code,.msg]' '[7,"not a lease directory"]'
+	assert_match "ipam.dataDir" "$(jq -r .details <<<"$OUT")" "names dataDir"
+	cni_exec ib-host-local DEL c1 "" eth0 "$conf"
+	assert_eq 0 "$RC" "DEL: nothing was ever leased there ($OUT)"
+	assert_mode "$T/root/etc" 755
+	[ -e "$T/root/etc/lock" ] && fail "a lock was created in a foreign directory"
+	[ -e "$T/root/.ib-host-local" ] && fail "an index was created for a foreign directory"
+	# Writable by others: refused for every command, mode untouched.
+	mkdir -p "$T/root/wide" && chmod 777 "$T/root/wide" && : >"$T/root/wide/lock"
+	conf=$(ipam_conf wide "$T/root" '"ranges":[[{"subnet":"10.151.0.0/24"}]]')
+	for cmd in ADD DEL; do
+		cni_exec ib-host-local $cmd c1 /proc/self/ns/net eth0 "$conf"
+		assert_json '[.code,.msg]' '[7,"unsafe lease directory"]'
+		assert_match "chmod go-w.*ipam.dataDir" "$(jq -r .details <<<"$OUT")" "$cmd names the fix"
+	done
+	assert_mode "$T/root/wide" 777
+	# host-local's 0755 directory is used as it is.
+	conf=$(ipam_conf hl @DATA@ '"ranges":[[{"subnet":"10.151.0.0/24"}]]')
+	run_both ADD c1 eth0 "$conf"
+	same_result "first ADD"
+	assert_mode "$T/go/hl" 755
+	mkdir -p "$T/ours/hl2" && chmod 755 "$T/ours/hl2" && cp -a "$T/go/hl/." "$T/ours/hl2/"
+	conf=$(ipam_conf hl2 "$T/ours" '"ranges":[[{"subnet":"10.151.0.0/24"}]]')
+	cni_exec ib-host-local ADD c2 /proc/self/ns/net eth0 "$conf"
+	assert_json '.ips[0].address' '"10.151.0.3/24"'
+	assert_mode "$T/ours/hl2" 755
+}
+
+test_hostile_links_in_data_dir() {
+	# A tenant-writable dataDir with planted links: DEL used to empty the
+	# directory they pointed at. Now: code 7, and the target is untouched.
+	local conf victim=$T/victim
+	mkdir -p "$T/tenant" "$victim/n/owners" "$victim/n/tmp" "$victim/v2"
+	chmod 755 "$T" && chown nobody "$T/tenant" && chmod 777 "$T/tenant"
+	echo precious >"$victim/n/owners/keep"; echo precious >"$victim/n/tmp/keep"
+	printf 'c1\r\neth0' >"$victim/v2/10.152.0.2"; : >"$victim/v2/lock"
+	conf=$(ipam_conf n "$T/tenant" '"ranges":[[{"subnet":"10.152.0.0/24"}]]')
+	cni_exec ib-host-local ADD c1 /proc/self/ns/net eth0 "$conf"
+	assert_eq 0 "$RC" "ADD in a tenant-writable dataDir ($OUT)"
+	rm -rf "$T/tenant/.ib-host-local"
+	su nobody -s /bin/sh -c "ln -s '$victim' '$T/tenant/.ib-host-local'"
+	for cmd in DEL ADD GC; do
+		cni_exec ib-host-local $cmd c1 /proc/self/ns/net eth0 \
+			"${conf%\}},\"cniVersion\":\"1.1.0\",\"cni.dev/valid-attachments\":[]}"
+		assert_json '[.code,.msg]' '[7,"invalid ipam.dataDir"]'
+	done
+	assert_file "$victim/n/owners/keep" precious
+	assert_file "$victim/n/tmp/keep" precious
+	# The lease directory itself a link.
+	su nobody -s /bin/sh -c "ln -s '$victim/v2' '$T/tenant/v2'"
+	conf=$(ipam_conf v2 "$T/tenant" '"ranges":[[{"subnet":"10.152.0.0/24"}]]')
+	cni_exec ib-host-local DEL c1 "" eth0 "$conf"
+	assert_json '[.code,.msg]' '[7,"invalid ipam.dataDir"]'
+	assert_file "$victim/v2/10.152.0.2" $'c1\r\neth0'
+	# A link higher up in dataDir.
+	ln -s "$T/tenant" "$T/alias"
+	conf=$(ipam_conf n "$T/alias" '"ranges":[[{"subnet":"10.152.0.0/24"}]]')
+	cni_exec ib-host-local ADD c9 /proc/self/ns/net eth0 "$conf"
+	assert_json '[.code,.msg]' '[7,"invalid ipam.dataDir"]'
+}
+
+test_lease_directory_on_its_own_mount() {
+	# The temp file lives beside the leases: link() never crosses a mount.
+	local conf
+	mkdir -p "$T/ours/m" && mount -t tmpfs -o mode=0700 lease-mount "$T/ours/m"
+	conf=$(ipam_conf m "$T/ours" '"ranges":[[{"subnet":"10.153.0.0/24"}]]')
+	cni_exec ib-host-local ADD c1 /proc/self/ns/net eth0 "$conf"
+	assert_json '.ips[0].address' '"10.153.0.2/24"'
+	assert_file "$T/ours/m/10.153.0.2" $'c1\r\neth0'
+	umount "$T/ours/m"
+}
+
+test_packed_range_one_fsync_per_lease() {
+	# A /22 with one free address: the ADD probes ~1020 taken ones with
+	# link() from one temp file, written and fsync'ed once.
+	local conf i n fsyncs links
+	conf=$(ipam_conf p "$T/ours" '"ranges":[[{"subnet":"10.154.0.0/22"}]]')
+	cni_exec ib-host-local ADD first /proc/self/ns/net eth0 "$conf"
+	for ((i = 3; i < 1022; i++)); do
+		printf 'old%d\r\neth0' $i >"$T/ours/p/10.154.$((i / 256)).$((i % 256))"
+	done
+	rm -f "$T/ours/p/10.154.3.254"
+	printf 10.154.0.2 >"$T/ours/p/last_reserved_ip.0"
+	cni_exec ib-host-local ADD warm /proc/self/ns/net eth0 "$conf"   # the rebuild
+	assert_json '.ips[0].address' '"10.154.3.254/22"'
+	cni_exec ib-host-local DEL warm "" eth0 "$conf"
+	printf 10.154.0.2 >"$T/ours/p/last_reserved_ip.0"
+	env -i CNI_COMMAND=ADD CNI_CONTAINERID=probe CNI_NETNS=/proc/self/ns/net CNI_IFNAME=eth0 \
+		CNI_PATH=/x strace -f -qq -e trace=fsync,fdatasync,linkat,link -o "$T/trace" \
+		"$BIN/ib-host-local" <<<"$conf" >"$T/out" 2>/dev/null
+	OUT=$(cat "$T/out")
+	assert_json '.ips[0].address' '"10.154.3.254/22"'
+	fsyncs=$(grep -Ec '^[0-9 ]*f(data)?sync\(' "$T/trace")
+	links=$(grep -Ec '^[0-9 ]*link(at)?\(' "$T/trace")
+	[ "$links" -ge 1000 ] || fail "only $links link() probes (the scenario is not packed)"
+	[ "$fsyncs" -le 3 ] || fail "$fsyncs fsyncs for one ADD (one file, one directory expected)"
+	echo "    packed /22: $links link() probes, $fsyncs fsyncs"
+}
+
+test_killed_runs_leave_nothing_for_good() {
+	# strace kills the plugin at the step named: just before publishing the
+	# lease, the pointer or the index token. The next run removes what the
+	# killed one left and the store stays consistent.
+	local conf step left
+	command -v strace >/dev/null || { fail "strace is missing"; return; }
+	conf=$(ipam_conf k "$T/ours" '"ranges":[[{"subnet":"10.155.0.0/24"}]]')
+	for step in linkat:1:"k/.ib-host-local.lease.tmp" renameat:1:"k/.last_reserved_ip.0.tmp" \
+		renameat:3:".ib-host-local/k/.token.tmp"; do
+		IFS=: read -r sc when left <<<"$step"
+		env -i CNI_COMMAND=ADD CNI_CONTAINERID=kill-$sc-$when CNI_NETNS=/proc/self/ns/net \
+			CNI_IFNAME=eth0 CNI_PATH=/x strace -f -qq -o /dev/null \
+			-e trace=$sc -e inject=$sc:signal=SIGKILL:when=$when "$BIN/ib-host-local" \
+			<<<"$conf" >/dev/null 2>&1
+		[ -e "$T/ours/$left" ] || fail "$step: the kill left no $left (wrong kill point?)"
+		cni_exec ib-host-local ADD next-$sc-$when /proc/self/ns/net eth0 "$conf"
+		assert_eq 0 "$RC" "ADD after a kill at $step ($OUT)"
+		[ -e "$T/ours/$left" ] && fail "$step: $left is still there"
+	done
+	# Every lease names its owner and DEL releases what the killed runs got.
+	for f in "$T"/ours/k/10.*; do
+		[ -s "$f" ] || fail "empty lease $f"
+	done
+	for step in kill-linkat-1 kill-renameat-1 kill-renameat-3 next-linkat-1 next-renameat-1 next-renameat-3; do
+		cni_exec ib-host-local DEL $step "" eth0 "$conf"
+	done
+	assert_eq "" "$(ls "$T/ours/k" | grep '^10\.')" "all released"
+}
+
+test_del_releases_a_lease_rewritten_in_place() {
+	# As host-local's own tests do: the lease rewritten (same inode) in the
+	# legacy bare-ID format. The index still names the old owner; the file wins.
+	local conf
+	conf=$(ipam_conf ip "$T/ours" '"ranges":[[{"subnet":"10.156.0.0/24"}]]')
+	cni_exec ib-host-local ADD c1 /proc/self/ns/net eth0 "$conf"
+	printf c1 >"$T/ours/ip/10.156.0.2"
+	cni_exec ib-host-local DEL c1 "" eth0 "$conf"
+	assert_eq 0 "$RC" "DEL ($OUT)"
+	[ -e "$T/ours/ip/10.156.0.2" ] && fail "the rewritten lease was not released"
+	true
+}
+
+test_code_health_format_checked() {
+	# range.c's message helper is printf-checked: a stray "%d" does not build.
+	local src cflags
+	src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	cflags="-std=gnu11 -D_GNU_SOURCE -I$src/include -I$src/cni -I$src/ipam -Wall -Wextra -Wformat=2 -Werror $(pkg-config --cflags json-c)"
+	grep -q 'pragma GCC diagnostic' "$src/ipam/range.c" && fail "range.c still switches a warning off"
+	gcc $cflags -c "$src/ipam/range.c" -o "$T/range.o" 2>"$T/cc" || fail "range.c does not build: $(cat "$T/cc")"
+	sed 's/"mixed address families"/"mixed address families %d"/' "$src/ipam/range.c" >"$T/range.c"
+	grep -q 'families %d' "$T/range.c" || { fail "the probe edit did not apply"; return; }
+	gcc $cflags -c "$T/range.c" -o "$T/bad.o" 2>/dev/null && fail "a stray %d built under -Werror"
+	true
 }

@@ -120,3 +120,36 @@ test_vf_messages_match_iproute2() {
 	OUT=$($HELPER ipoib-compare "$hex" "$(ip -j link show pf0 | jq .[0].ifindex)" ibcni12 0x8001 1)
 	assert_eq same "$OUT" "IPoIB child"
 }
+
+# The neighbour on the VF's wire (the switch side of its veth, in its own
+# namespace) believes the pod's addresses live at an old MAC; ib-sriov ADD
+# must correct that through the kernel's own announcements (arp_notify,
+# ndisc_notify), without a packet socket, whose close waits for an RCU
+# grace period.
+test_announce_updates_neighbours() {
+	command -v strace >/dev/null || { fail "strace is missing"; return; }
+	sim_node 1 2 eth
+	pod_ns pod1
+	ip netns add sw
+	ip link set vf0_1p netns sw
+	ip -n sw link set vf0_1p up
+	ip -n sw addr add 10.56.0.1/24 dev vf0_1p
+	ip -n sw addr add fd00:56::1/64 dev vf0_1p nodad
+	ip -n sw neigh add 10.56.0.2 lladdr 02:00:00:00:00:99 dev vf0_1p nud stale
+	ip -n sw neigh add fd00:56::2 lladdr 02:00:00:00:00:99 dev vf0_1p nud stale
+	local conf='{"cniVersion":"1.0.0","name":"n","type":"ib-sriov","deviceID":"0000:03:01.1","mac":"02:11:22:33:44:55","ipam":{"type":"ib-host-local","dataDir":"'$T'/leases","ranges":[[{"subnet":"10.56.0.0/24"}],[{"subnet":"fd00:56::/64"}]]}}'
+	# (LeakSanitizer cannot run under ptrace: off for an ASan build.)
+	OUT=$(env -i CNI_COMMAND=ADD CNI_CONTAINERID=c1 CNI_NETNS=/run/netns/pod1 CNI_IFNAME=net1 \
+		CNI_PATH="$BIN" ASAN_OPTIONS=detect_leaks=0 strace -f -qq -e trace=socket -o "$T/socket.trace" \
+		"$BIN/ib-sriov" <<<"$conf" 2>"$T/stderr")
+	assert_eq 0 "$?" "ADD ($OUT $(cat "$T/stderr"))"
+	assert_eq '["10.56.0.2/24","fd00:56::2/64"]' "$(jq -c '[.ips[].address]' <<<"$OUT")" "addresses"
+	local n
+	n=$(ip -n sw -j neigh show 10.56.0.2 dev vf0_1p | jq -r '.[0].lladdr')
+	assert_eq 02:11:22:33:44:55 "$n" "IPv4 neighbour after the gratuitous ARP"
+	n=$(ip -n sw -j neigh show fd00:56::2 dev vf0_1p | jq -r '.[0].lladdr')
+	assert_eq 02:11:22:33:44:55 "$n" "IPv6 neighbour after the unsolicited NA"
+	assert_eq "1 1" "$(ip netns exec pod1 cat /proc/sys/net/ipv4/conf/net1/arp_notify \
+		/proc/sys/net/ipv6/conf/net1/ndisc_notify | xargs)" "arp_notify ndisc_notify"
+	assert_eq "" "$(grep AF_PACKET "$T/socket.trace")" "no packet socket"
+}

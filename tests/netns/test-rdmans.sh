@@ -72,3 +72,229 @@ test_rdmans_status_and_admin() {
 	OUT=$("$BIN/rdma-ns" netns-mode bogus 2>&1)
 	assert_eq "usage: rdma-ns netns-mode [show|exclusive|shared]" "$OUT" "usage"
 }
+
+# --- rdma-cni's name, its conflists and its state ---
+
+test_rdmans_installed_as_rdma() {
+	local a b
+	[ "$(stat -c %i "$BIN/rdma")" = "$(stat -c %i "$BIN/rdma-ns")" ] || fail "bin/rdma is not rdma-ns"
+	cni_exec rdma VERSION "" "" "" ""
+	assert_json '.supportedVersions[-1]' '"1.1.0"'
+	# The same request, both names: the same answer; only log lines differ.
+	pod_ns pod1
+	cni_exec rdma ADD ctr1 pod1 net1 "$(rdmans_conf 1.1.0 "$PREV")"
+	a=$OUT
+	assert_match "rdma ADD ctr1/net1: " "$ERR" "log lines name the binary run"
+	cni_exec rdma-ns ADD ctr1 pod1 net1 "$(rdmans_conf 1.1.0 "$PREV")"
+	b=$OUT
+	assert_eq "$b" "$a" "rdma and rdma-ns answer alike"
+	OUT=$("$BIN/rdma" netns-mode bogus 2>&1)
+	assert_eq "usage: rdma-ns netns-mode [show|exclusive|shared]" "$OUT" "admin command under either name"
+}
+
+test_rdmans_cnitool_type_rdma() {
+	# An rdma-cni conflist ("type": "rdma") driven by the reference client.
+	local tool=${IBCNI_CNITOOL:-} mac old=$T/old-bin
+	[ -x "$tool" ] || { fail "cnitool is missing (tests/netns/build-cnitool.sh builds it)"; return; }
+	sim_node 1 2 ib
+	pod_ns pod1
+	mac=$(ip -j link show vf0_1 | jq -r '.[0].address')
+	mkdir -p "$T/net.d" "$old"
+	cat >"$T/net.d/10-rdma.conflist" <<CONF
+{"cniVersion":"1.0.0","name":"rdma-net","plugins":[
+ {"type":"ib-sriov","deviceID":"$(sim_vf_addr 0 1)",
+  "ipam":{"type":"ib-host-local","dataDir":"$T/leases","ranges":[[{"subnet":"10.59.0.0/24"}]]}},
+ {"type":"rdma","deviceID":"$(sim_vf_addr 0 1)"}]}
+CONF
+	NETCONFPATH=$T/net.d CNI_PATH=$BIN "$tool" add rdma-net /run/netns/pod1 >/dev/null 2>"$T/err"
+	assert_eq 1 $? "cnitool add exit"
+	# rdma ran (this kernel has no RDMA subsystem): it is our error, not libcni's.
+	assert_match 'cannot read the RDMA netns mode; the kernel has no RDMA subsystem' "$(cat "$T/err")" "add error"
+	assert_link pod1 eth0 '.ifname' '"eth0"'
+	# What a node that installed only rdma-ns sees: libcni runs DEL in
+	# reverse and stops at the missing plugin, so the VF never comes back.
+	ln -s "$BIN/ib-sriov" "$BIN/ib-host-local" "$BIN/rdma-ns" "$old/"
+	NETCONFPATH=$T/net.d CNI_PATH=$old "$tool" del rdma-net /run/netns/pod1 2>"$T/err"
+	assert_eq 1 $? "cnitool del without rdma exit"
+	assert_match 'failed to find plugin "rdma"' "$(cat "$T/err")" "del without rdma"
+	assert_link pod1 eth0 '.ifname' '"eth0"'
+	NETCONFPATH=$T/net.d CNI_PATH=$BIN "$tool" del rdma-net /run/netns/pod1 2>"$T/err"
+	assert_eq 0 $? "cnitool del ($(cat "$T/err"))"
+	assert_link host vf0_1 '[.address,.mtu]' "[\"$mac\",1500]"
+	assert_eq "" "$(ls "$T/leases/rdma-net" | grep '^10\.')" "lease released"
+	assert_eq "" "$(find /var/lib/cni/rdma-ns /var/lib/cni/ib-sriov -type f 2>/dev/null)" "no records left"
+}
+
+# rdma-cni's cache entry, exactly as it writes one.
+rdmacni_cache() { # NAME DEVICEID RDMADEV
+	mkdir -p /var/lib/cni/rdma
+	printf '{"version":"1.0","deviceID":"%s","sandboxRdmaDevName":"%s","containerRdmaDevName":"%s"}' \
+		"$2" "$3" "$3" >"/var/lib/cni/rdma/$1"
+}
+
+test_rdmans_upgrade_from_rdma_cni() {
+	sim_node 1 2 ib
+	pod_ns pod1
+	rdmacni_cache rdma-net-ctr1-net1 0000:03:01.1 mlx5_4
+	# CHECK recognises the attachment (and looks for its device in the pod).
+	cni_exec rdma CHECK ctr1 pod1 net1 "$(rdmans_conf 1.1.0 "$PREV")"
+	assert_json '[.code,.details]' '[101,"RDMA device mlx5_4 (attached by rdma-cni) is not in the pod: the kernel has no RDMA subsystem (is ib_core loaded?)"]'
+	# A DEL whose deviceID is another device's: the entry is someone else's.
+	cni_exec rdma DEL ctr1 pod1 net1 "$(rdmans_conf 1.1.0 | sed 's/03:01.1/03:01.0/')"
+	assert_eq 0 "$RC" "DEL for another device ($OUT)"
+	[ -e /var/lib/cni/rdma/rdma-net-ctr1-net1 ] || fail "another device's cache entry was removed"
+	# A transient failure (the netns path loops) keeps the entry and fails.
+	ln -s loop /run/netns/loop; ln -sf /run/netns/loop /run/netns/loop2
+	rm /run/netns/loop; ln -s loop2 /run/netns/loop
+	cni_exec rdma DEL ctr1 /run/netns/loop net1 "$(rdmans_conf)"
+	assert_json '[.code,.msg]' '[11,"cannot open the pod'"'"'s network namespace"]'
+	[ -e /var/lib/cni/rdma/rdma-net-ctr1-net1 ] || fail "cache entry removed after a transient failure"
+	# The DEL the runtime sends: the device is not in the pod (no RDMA here,
+	# so nothing can be), the entry goes; a second DEL succeeds too.
+	cni_exec rdma DEL ctr1 pod1 net1 "$(rdmans_conf)"
+	assert_eq 0 "$RC" "DEL ($OUT)"
+	[ -e /var/lib/cni/rdma/rdma-net-ctr1-net1 ] && fail "rdma-cni's cache entry kept"
+	cni_exec rdma DEL ctr1 pod1 net1 "$(rdmans_conf)"
+	assert_eq 0 "$RC" "DEL twice"
+	# Without CNI_NETNS the pod's netns is gone, and the kernel returned the device.
+	rdmacni_cache rdma-net-ctr2-net1 0000:03:01.1 mlx5_5
+	cni_exec rdma DEL ctr2 "" net1 "$(rdmans_conf)"
+	assert_eq 0 "$RC" "DEL without netns"
+	assert_eq "" "$(ls /var/lib/cni/rdma)" "entry removed without netns"
+	# GC leaves an entry whose device is not back on the host: no pod netns
+	# is known for it, and its DEL will come.
+	rdmacni_cache rdma-net-ctr3-net1 0000:03:01.0 mlx5_5
+	cni_exec rdma GC "" "" "" "$(rdmans_conf 1.1.0 '"cni.dev/valid-attachments":[]')"
+	assert_eq 0 "$RC" "GC"
+	assert_eq "rdma-net-ctr3-net1" "$(ls /var/lib/cni/rdma)" "GC kept it"
+	# Nothing of ours ever lands where rdma-cni (after a downgrade) reads.
+	assert_eq "rdma-net-ctr3-net1" "$(ls /var/lib/cni/rdma)" "rdma-cni's directory"
+}
+
+test_rdmans_requires_vf() {
+	local D=/sys/bus/pci/devices pf=0000:03:00.0 vf0 vf1
+	# /sys/bus as a tmpfs too, for a simulated auxiliary bus.
+	mount -t tmpfs sim-bus /sys/bus && mkdir -p /sys/bus/pci/devices /sys/bus/pci/drivers \
+		/sys/bus/auxiliary/devices || { fail "cannot simulate /sys/bus"; return; }
+	sim_node 1 2 ib
+	pod_ns pod1
+	vf0=$(sim_vf_addr 0 0) vf1=$(sim_vf_addr 0 1)
+	# The PF has the host's RDMA device.
+	mkdir -p $D/$pf/infiniband/mlx5_0 $D/$pf/mlx5_core.rdma.0 $D/$vf1/mlx5_core.rdma.2/infiniband/mlx5_2
+	mkdir -p $D/$pf/mlx5_core.sf.4/infiniband/mlx5_9 && echo 4 >$D/$pf/mlx5_core.sf.4/sfnum
+	ln -s ../../pci/devices/$pf/mlx5_core.rdma.0 /sys/bus/auxiliary/devices/mlx5_core.rdma.0
+	ln -s ../../pci/devices/$vf1/mlx5_core.rdma.2 /sys/bus/auxiliary/devices/mlx5_core.rdma.2
+	ln -s ../../pci/devices/$pf/mlx5_core.sf.4 /sys/bus/auxiliary/devices/mlx5_core.sf.4
+	local prev='"prevResult":{"cniVersion":"1.1.0","interfaces":[{"name":"net1","sandbox":"/run/netns/pod1"}]}'
+	local conf='{"cniVersion":"1.1.0","name":"rdma-net","type":"rdma","%s":"%s",'"$prev"'}'
+	# shellcheck disable=SC2059
+	cni_exec rdma ADD ctr1 pod1 net1 "$(printf "$conf" deviceID $pf)"
+	assert_json '[.code,.msg,.details]' '[7,"deviceID is not a VF","\"deviceID\" is 0000:03:00.0, not a virtual function: its RDMA device serves the host and every VF; rdma-ns moves only a VF'"'"'s RDMA devices"]'
+	cni_exec rdma ADD ctr1 pod1 net1 "$(printf "$conf" pciBusID 03:00.0)"
+	assert_json '[.code,.details[0:26]]' '[7,"\"pciBusID\" is 0000:03:00.0"]'
+	cni_exec rdma ADD ctr1 pod1 net1 "$(printf "$conf" deviceID mlx5_core.rdma.0)"
+	assert_json '[.code,.details]' '[7,"\"deviceID\" is mlx5_core.rdma.0, an auxiliary device of 0000:03:00.0: its RDMA device serves the host and every VF; rdma-ns moves only a VF'"'"'s RDMA devices"]'
+	cni_exec rdma ADD ctr1 pod1 net1 "$(printf "$conf" deviceID 0000:09:00.0)"
+	assert_json '[.code,.msg]' '[101,"no such device"]'
+	# A VF, an auxiliary device of a VF and a scalable function pass every
+	# check; the kernel's RDMA subsystem is next (absent on this kernel).
+	for dev in $vf1 mlx5_core.rdma.2 mlx5_core.sf.4; do
+		cni_exec rdma ADD ctr1 pod1 net1 "$(printf "$conf" deviceID $dev)"
+		assert_json '[.code,.msg]' '[104,"cannot read the RDMA netns mode"]'
+	done
+	# deviceID must be the VF the previous plugin moved into this pod.
+	cni_exec rdma ADD ctr1 pod1 net1 "$(rdmans_conf 1.1.0 "$PREV" | sed "s/\"deviceID\":\"[^\"]*\"/\"deviceID\":\"$vf0\"/")"
+	assert_json '[.code,.msg,.details]' '[7,"deviceID does not match the previous plugin'"'"'s interface","\"deviceID\" is 0000:03:01.0 (VF 0000:03:01.0), but the interface the previous plugin moved into the pod is on 0000:03:01.1"]'
+	cni_exec rdma ADD ctr1 pod1 net1 "$(rdmans_conf 1.1.0 "$PREV" | sed 's/"deviceID":"[^"]*"/"deviceID":"mlx5_core.rdma.2"/')"
+	assert_json '.code' 104
+	assert_eq "" "$(ls /var/lib/cni/rdma-ns 2>/dev/null)" "no record written"
+}
+
+test_rdmans_validates_before_the_kernel() {
+	# Each of these would otherwise reach the RDMA mode probe (code 104 here).
+	sim_node 1 2 ib
+	pod_ns pod1
+	cni_exec rdma ADD ctr1 pod1 net1 "$(rdmans_conf 1.1.0 "$PREV,\"args\":{\"cni\":{\"debug\":\"yes\"}}")"
+	assert_json '[.code,.msg]' '[7,"invalid configuration"]'
+	cni_exec rdma ADD ctr1 /run/netns/nope net1 "$(rdmans_conf 1.1.0 "$PREV")"
+	assert_json '[.code,.msg]' '[4,"cannot open CNI_NETNS"]'
+	cni_exec rdma ADD "$(printf 'c%.0s' $(seq 1 220))" pod1 net1 "$(rdmans_conf 1.1.0 "$PREV")"
+	assert_json '[.code,.msg]' '[4,"container ID, network name and interface name are too long"]'
+	cni_exec rdma CHECK "$(printf 'c%.0s' $(seq 1 220))" pod1 net1 "$(rdmans_conf 1.1.0 "$PREV")"
+	assert_json '.code' 4
+	# DEL and GC still clean up with a bad debug value.
+	cni_exec rdma DEL ctr1 pod1 net1 "$(rdmans_conf 1.1.0 '"args":{"cni":{"debug":"yes"}}')"
+	assert_eq 0 "$RC" "DEL with a bad args.cni.debug"
+	cni_exec rdma DEL "$(printf 'c%.0s' $(seq 1 220))" pod1 net1 "$(rdmans_conf)"
+	assert_eq 0 "$RC" "DEL of an attachment ADD refused"
+}
+
+test_rdmans_device_from_mac() {
+	# containerd 1.6's prevResult: no pciID. The MAC of the interface in
+	# this sandbox finds the netdev in the pod; a veth has no PCI device
+	# (the vm tier has a real one).
+	local mac prev
+	sim_node 1 2 ib
+	pod_ns pod1
+	pod_ns pod2
+	ip link set vf0_1 netns pod1 name net1
+	mac=$(ip -n pod1 -j link show net1 | jq -r '.[0].address')
+	prev='"prevResult":{"cniVersion":"1.0.0","interfaces":[{"name":"net1","mac":"02:00:00:00:00:99","sandbox":"/run/netns/pod2"},{"name":"net1","mac":"'$mac'","sandbox":"/var/run/netns/pod1"}]}'
+	cni_exec rdma ADD ctr1 pod1 net1 '{"cniVersion":"1.0.0","name":"rdma-net","type":"rdma",'"$prev"'}'
+	assert_json '[.code,.msg,.details]' '[101,"the pod interface has no PCI device","net1 ('"$mac"') in /run/netns/pod1: its driver veth reports no PCI address; set \"deviceID\""]'
+	# Only an interface in this sandbox counts.
+	cni_exec rdma ADD ctr1 pod2 net1 '{"cniVersion":"1.0.0","name":"rdma-net","type":"rdma",'"$prev"'}'
+	assert_json '[.code,.msg]' '[101,"no pod interface has the MAC"]'
+	cni_exec rdma ADD ctr1 pod1 net1 '{"cniVersion":"1.0.0","name":"rdma-net","type":"rdma","prevResult":{"cniVersion":"1.0.0","interfaces":[{"name":"net1","mac":"'$mac'","sandbox":"/run/netns/other"}]}}'
+	assert_json '[.code,.msg]' '[7,"deviceID is required"]'
+	cni_exec rdma ADD ctr1 pod1 net1 '{"cniVersion":"1.0.0","name":"rdma-net","type":"rdma","prevResult":{"cniVersion":"1.0.0","interfaces":[{"name":"net1","mac":"zz:00","sandbox":"/run/netns/pod1"}]}}'
+	assert_json '[.code,.msg]' '[7,"invalid prevResult"]'
+}
+
+test_rdmans_record_names_and_crash_rule() {
+	local dir=/var/lib/cni/rdma-ns
+	sim_node 1 2 ib
+	pod_ns pod1
+	mkdir -p $dir
+	rec() { # NAME NETWORK CID NETNS
+		printf '{"network":"%s","containerID":"%s","ifname":"net1","netns":"%s","deviceID":"0000:03:01.1","rdma":["mlx5_0_1"]}' \
+			"$2" "$3" "$4" >"$dir/$1"
+	}
+	# The previous version's name is ambiguous: a-b-c-net1 is (a, b-c) or
+	# (a-b, c). Only the tuple inside decides.
+	rec a-b-c-net1 a b-c /run/netns/pod1
+	cni_exec rdma DEL c pod1 net1 '{"cniVersion":"1.1.0","name":"a-b","type":"rdma"}'
+	assert_eq 0 "$RC" "DEL (a-b, c)"
+	[ -e $dir/a-b-c-net1 ] || fail "(a-b, c) removed the record of (a, b-c)"
+	cni_exec rdma DEL b-c pod1 net1 '{"cniVersion":"1.1.0","name":"a","type":"rdma"}'
+	assert_eq 0 "$RC" "DEL (a, b-c)"
+	[ -e $dir/a-b-c-net1 ] && fail "(a, b-c) kept its old-format record"
+	# Current names: <network>:<containerID>:<ifname>.
+	rec rdma-net:ctr1:net1 rdma-net ctr1 /run/netns/pod1
+	cni_exec rdma CHECK ctr1 pod1 net1 "$(rdmans_conf 1.1.0 "$PREV")"
+	assert_json '.details' '"RDMA device mlx5_0_1 is not in the pod: the kernel has no RDMA subsystem (is ib_core loaded?)"'
+	# Transient: the recorded netns cannot be opened (a symlink loop): the
+	# record stays and DEL fails, for the runtime to retry.
+	ln -s l1 /run/netns/l2; ln -s l2 /run/netns/l1
+	rec rdma-net:ctr1:net1 rdma-net ctr1 /run/netns/l1
+	cni_exec rdma DEL ctr1 pod1 net1 "$(rdmans_conf)"
+	assert_json '[.code,.msg]' '[11,"cannot open the pod'"'"'s network namespace"]'
+	[ -e $dir/rdma-net:ctr1:net1 ] || fail "record removed after a transient failure"
+	# Definite: the netns is gone, or what is left is a plain file.
+	rec rdma-net:ctr1:net1 rdma-net ctr1 /run/netns/gone
+	cni_exec rdma DEL ctr1 pod1 net1 "$(rdmans_conf)"
+	assert_eq 0 "$RC" "DEL with the netns gone"
+	: >/run/netns/unmounted
+	rec rdma-net:ctr1:net1 rdma-net ctr1 /run/netns/unmounted
+	cni_exec rdma DEL ctr1 pod1 net1 "$(rdmans_conf)"
+	assert_eq 0 "$RC" "DEL with an unmounted netns file"
+	# A record of another tuple under our name, and a planted FIFO: never
+	# trusted, never waited on.
+	rec rdma-net:ctr1:net1 rdma-net ctr9 /run/netns/pod1
+	cni_exec rdma DEL ctr1 pod1 net1 "$(rdmans_conf)"
+	assert_eq 0 "$RC" "DEL with a foreign record"
+	mkfifo $dir/rdma-net:ctr1:net1
+	cni_exec rdma DEL ctr1 pod1 net1 "$(rdmans_conf)"
+	assert_eq 0 "$RC" "DEL with a FIFO record"
+	assert_eq "" "$(ls $dir)" "unusable records removed"
+}

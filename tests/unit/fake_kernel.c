@@ -58,6 +58,9 @@ int cni_link_get(const char *name, int ifindex, struct cni_link *out)
 		memcpy(out->mac, l->mac, l->mac_len);
 		out->num_vf = -1;
 		out->ipoib = l->type == ARPHRD_INFINIBAND;
+		/* As the kernel reports them: IPoIB netdevs have rtnl ops. */
+		if (out->ipoib)
+			memcpy(out->kind, "ipoib", sizeof("ipoib"));
 		out->pkey = l->pkey;
 		return 0;
 	}
@@ -185,6 +188,8 @@ int cni_link_vf_set(int pf_ifindex, const struct cni_vf *vf)
 
 	if (ret)
 		return ret;
+	if (vf->mask & fk.refuse)
+		return -EOPNOTSUPP;
 	if (vf->mask & CNI_VF_MAC)
 		memcpy(v->mac, vf->mac, 6);
 	if (vf->mask & CNI_VF_VLAN)
@@ -204,7 +209,7 @@ int cni_link_vf_set(int pf_ifindex, const struct cni_vf *vf)
 	return 0;
 }
 
-int cni_announce(int ifindex, const unsigned char mac[6], const struct cni_prefix *addr)
+int cni_announce(int ifindex)
 {
 	return 0;
 }

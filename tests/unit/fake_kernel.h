@@ -29,6 +29,8 @@ struct fake_kernel {
 	int ns, pod_fd;
 	bool rdma_in_pod;
 	int changes, fail_at;	/* the change numbered fail_at fails with EIO */
+	uint32_t refuse;	/* CNI_VF_* bits the PF always refuses (EOPNOTSUPP), as igb
+				 * refuses link state: a request holding one changes nothing */
 };
 
 extern struct fake_kernel fk;

@@ -7,10 +7,11 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "json.h"
 #include "helpers.h"
 
 struct conf_case {
-	char input[192];
+	char input[200];
 	int cmd;
 	int code;
 	char msg[64];
@@ -44,6 +45,31 @@ ParameterizedTestParameters(conf, rules)
 		  CNI_CMD_GC, 6, "error unmarshall network config", "" },
 		{ "{\"name\": \"n\", \"cniVersion\": \"1.1.0\", \"ipam\": []}", CNI_CMD_ADD, 6,
 		  "error unmarshall network config", "\"ipam\" must be an object" },
+		/* An escaped NUL would be truncated by every C reader: refused
+		 * once, here, naming the key. */
+		{ "{\"name\": \"n\", \"cniVersion\": \"1.0.0\\u0000\"}", CNI_CMD_ADD, 7,
+		  "invalid configuration", "\"cniVersion\" contains a NUL character (\\u0000)" },
+		{ "{\"name\": \"n\\u0000x\", \"cniVersion\": \"1.0.0\"}", CNI_CMD_ADD, 7,
+		  "invalid configuration", "\"name\" contains a NUL character (\\u0000)" },
+		{ "{\"name\": \"n\", \"cniVersion\": \"1.0.0\", \"spoofchk\": \"on\\u0000\"}",
+		  CNI_CMD_ADD, 7, "invalid configuration",
+		  "\"spoofchk\" contains a NUL character (\\u0000)" },
+		{ "{\"name\": \"n\", \"cniVersion\": \"1.0.0\", \"ipam\": {\"type\": \"host-local\\u0000\"}}",
+		  CNI_CMD_ADD, 7, "invalid configuration",
+		  "\"ipam.type\" contains a NUL character (\\u0000)" },
+		{ "{\"name\": \"n\", \"cniVersion\": \"1.0.0\", \"ipam\": {\"ranges\": "
+		  "[[{\"subnet\": \"10.0.0.0/8\\u0000\"}]]}}",
+		  CNI_CMD_ADD, 7, "invalid configuration",
+		  "\"ipam.ranges[0][0].subnet\" contains a NUL character (\\u0000)" },
+		{ "{\"name\": \"n\", \"cniVersion\": \"1.0.0\", \"na\\u0000me\": \"x\"}",
+		  CNI_CMD_ADD, 7, "invalid configuration",
+		  "a key contains a NUL character (\\u0000)" },
+		/* Invalid UTF-8 would be echoed into the error JSON. */
+		{ "{\"name\": \"n\", \"cniVersion\": \"1.0.0\", \"mac\": \"\xff\xfe\"}",
+		  CNI_CMD_ADD, 6, "error unmarshall network config", "invalid UTF-8 at byte 45" },
+		{ "{\"name\": \"n\", \"cniVersion\": \"1.0.0\", \"prevResult\": {\"routes\": "
+		  "[{\"dst\": \"0.0.0.0/0\", \"table\": -1}]}}", CNI_CMD_ADD, 7,
+		  "invalid configuration", "\"routes[0].table\" is -1; it must be from 0 to 2147483647" },
 	};
 
 	return cr_make_param_array(struct conf_case, cases, sizeof(cases) / sizeof(cases[0]));
@@ -103,6 +129,15 @@ Test(conf, prev_result_parsed_in_its_own_version)
 	cr_assert_eq(c->prev_result->n_routes, 1);
 	cr_assert_eq(c->prev_result->ips[0].address.len, 16);
 	cr_assert_not_null(c->args_cni);
+	cni_conf_free(c);
+}
+
+Test(conf, escaped_backslash_is_not_a_nul)
+{
+	struct cni_conf *c = parse_ok("{\"name\": \"n\", \"cniVersion\": \"1.0.0\", "
+				      "\"a\\\\u0000\": \"\\\\u0000\"}", CNI_CMD_ADD);
+
+	cr_assert_str_eq(json_object_get_string(cni_json_get(c->root, "a\\u0000")), "\\u0000");
 	cni_conf_free(c);
 }
 

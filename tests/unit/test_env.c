@@ -56,6 +56,22 @@ ParameterizedTestParameters(env, table)
 		  "interface name contains / or : or whitespace characters", "CNI_IFNAME=a b" },
 		{ "ADD", "ctr", "/n", "..", "/p", 4, "interface name is . or ..", "CNI_IFNAME=.." },
 		{ "ADD", "ctr", "/n", ".", "/p", 4, "interface name is . or ..", "CNI_IFNAME=." },
+		/* Control bytes reach logs and kubectl output: refused. */
+		{ "ADD", "ctr", "/n", "e\x1b[2Jx", "/p", 4, "interface name contains control characters",
+		  "CNI_IFNAME=e\x1b[2Jx" },
+		{ "ADD", "ctr", "/n", "e\x07", "/p", 4, "interface name contains control characters", "" },
+		{ "ADD", "ctr", "/n", "e\x7f", "/p", 4, "interface name contains control characters", "" },
+		{ "ADD", "ctr", "/n", "e\xc2\x9b", "/p", 4, "interface name contains control characters", "" },
+		{ "ADD", "ctr", "/n", "e\n", "/p", 4,
+		  "interface name contains / or : or whitespace characters", "" },
+		{ "ADD", "ctr", "/n", "e\xc2\xa0", "/p", 4,
+		  "interface name contains / or : or whitespace characters", "" },
+		{ "ADD", "ctr", "/n", "e\xe2\x80\x83", "/p", 4,
+		  "interface name contains / or : or whitespace characters", "" },
+		{ "ADD", "ctr", "/n", "e\xff", "/p", 4, "interface name is not valid UTF-8", "" },
+		{ "DEL", "ctr", "-", "e\x1b", "/p", 4, "interface name contains control characters", "" },
+		/* Letters beyond ASCII are names like any other, as in Go. */
+		{ "ADD", "ctr", "/n", "caf\xc3\xa9\xc2\xa3", "/p", 0, "", "" },
 	};
 
 	return cr_make_param_array(struct env_case, cases, sizeof(cases) / sizeof(cases[0]));

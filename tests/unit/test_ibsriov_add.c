@@ -94,9 +94,9 @@ static struct cni_ctx *ctx_for(const char *keys)
 	return &ctx;
 }
 
-static bool records_left(void)
+static bool dir_has_files(const char *dir)
 {
-	DIR *d = opendir(fake_path("state"));
+	DIR *d = opendir(fake_path(dir));
 	struct dirent *e;
 	bool any = false;
 
@@ -105,6 +105,12 @@ static bool records_left(void)
 	if (d)
 		closedir(d);
 	return any;
+}
+
+/* Our record or its Go-format twin. */
+static bool records_left(void)
+{
+	return dir_has_files("state") || dir_has_files("gostate");
 }
 
 static void assert_as_found(const struct fake_kernel *before, const char *when)
@@ -171,6 +177,41 @@ Test(ibsriov_add, rollback_at_every_step_ethernet, .init = sysfs, .fini = teardo
 Test(ibsriov_add, rollback_at_every_step_infiniband, .init = sysfs, .fini = teardown)
 {
 	/* GUID (with rebind), a pkey needing an IPoIB child, RDMA isolation. */
-	fail_everywhere(true, "\"guid\":\"02:00:00:00:00:00:00:09\",\"pkey\":\"0x8001\","
+	fail_everywhere(true, "\"guid\":\"02:00:00:00:00:00:00:09\",\"pkey\":\"0x8001\",\"pkeyEnforce\":true,"
 			      "\"link_state\":\"enable\",\"rdmaIsolation\":true,\"mtu\":2044", 9);
+}
+
+/* A PF that refuses one setting for good (igb: link state, or max_tx_rate
+ * without carrier): ADD fails naming it, leaves no record, and restores
+ * nothing it did not change, so nothing is left for a DEL to trip on. */
+Test(ibsriov_add, refused_setting_leaves_nothing, .init = sysfs, .fini = teardown)
+{
+	static const struct {
+		uint32_t bit;
+		const char *keys, *name;
+	} cases[] = {
+		{ CNI_VF_LINK_STATE, "\"mac\":\"02:11:22:33:44:55\",\"vlan\":10,\"link_state\":\"enable\"",
+		  "link_state" },
+		{ CNI_VF_RATE, "\"trust\":\"on\",\"max_tx_rate\":100", "min_tx_rate/max_tx_rate" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fake_kernel before;
+		struct cni_ctx *ctx;
+		char want[128];
+
+		kernel(false);
+		before = fk;
+		fk.refuse = cases[i].bit;
+		ctx = ctx_for(cases[i].keys);
+		cr_assert_neq(ibsriov_add(ctx), 0, "%s accepted", cases[i].name);
+		cr_assert_eq(ctx->err.code, CNI_ERR_DEVICE);
+		snprintf(want, sizeof(want), "refused %s of VF", cases[i].name);
+		cr_assert(strstr(ctx->err.details, want), "details: %s", ctx->err.details);
+		fk.refuse = 0;
+		before.refuse = 0;
+		assert_as_found(&before, cases[i].name);
+		ctx->env.command = CNI_CMD_DEL;
+		cr_assert_eq(ibsriov_del(ctx), 0, "DEL after a refused ADD: %s", ctx->err.details);
+	}
 }

@@ -3,6 +3,8 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cleanup.h"
 #include "conf.h"
@@ -187,5 +189,102 @@ Test(ipam, result_converted_from_delegate_version)
 	cr_assert_eq(res->n_ips, 1);
 	cr_assert_eq(res->ips[0].gateway.family, 0);
 	cni_result_free(res);
+	cni_conf_free(conf);
+}
+
+Test(ipam, relative_path_entries_never_searched)
+{
+	static const char *const rel[] = { ".", "", "..", "fixtures", "./fixtures", "fixtures/" };
+	struct cni_error err = { 0 };
+	char path[4096], cwd[4096], dirs[4096];
+
+	/* Stand where a relative entry would find the fixture. */
+	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+	cr_assert_eq(chdir(fixtures_dir()), 0);
+	cr_assert_eq(cni_delegate_find(".", "ipam-ok", path, sizeof(path), &err), -ENOENT);
+	cr_assert_eq(chdir(".."), 0);
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		memset(&err, 0, sizeof(err));
+		snprintf(dirs, sizeof(dirs), "%s:/nonexistent", rel[i]);
+		cr_assert_eq(cni_delegate_find(dirs, "ipam-ok", path, sizeof(path), &err), -ENOENT,
+			     "CNI_PATH %s searched", dirs);
+		assert_cni_error(&err, 7, "failed to find plugin");
+	}
+	/* The absolute entry after the relative ones still counts. */
+	snprintf(dirs, sizeof(dirs), ".::fixtures:%s", fixtures_dir());
+	cr_assert_eq(cni_delegate_find(dirs, "ipam-ok", path, sizeof(path), &err), 0);
+	cr_assert_eq(path[0], '/');
+	cr_assert_eq(chdir(cwd), 0);
+}
+
+Test(ipam, empty_delegate_msg_gets_one)
+{
+	struct cni_conf *conf = conf_for("ipam-error", "1.0.0");
+	struct cni_env env = env_for();
+	struct cni_error err = { 0 };
+	struct cni_result *res;
+
+	setenv("FAKE_IPAM_CODE", "11", 1);
+	setenv("FAKE_IPAM_MSG", "", 1);
+	cr_assert_lt(cni_ipam_add(&env, conf, &res, &err), 0);
+	assert_cni_error(&err, 11, "ipam-error failed with code 11 and no message");
+	cr_assert_str_eq(err.details, "asked by the test");
+	/* Code 0 is no CNI error at all. */
+	memset(&err, 0, sizeof(err));
+	setenv("FAKE_IPAM_CODE", "0", 1);
+	cr_assert_lt(cni_ipam_add(&env, conf, &res, &err), 0);
+	assert_cni_error(&err, 103, "delegated plugin failed");
+	unsetenv("FAKE_IPAM_MSG");
+	cni_conf_free(conf);
+}
+
+Test(ipam, hang_killed_and_reaped, .timeout = 10)
+{
+	struct cni_conf *conf = conf_for("ipam-hang", "1.0.0");
+	struct cni_env env = env_for();
+	struct cni_error err = { 0 };
+	struct cni_result *res;
+
+	setenv("IBCNI_DELEGATE_TIMEOUT_MS", "200", 1);
+	cr_assert_lt(cni_ipam_add(&env, conf, &res, &err), 0);
+	assert_cni_error(&err, 103, "delegated plugin timed out");
+	/* Reaped: no child of ours is left, zombie or not. */
+	cr_assert_eq(waitpid(-1, NULL, WNOHANG), -1);
+	cr_assert_eq(errno, ECHILD);
+	cni_conf_free(conf);
+}
+
+Test(ipam, child_wait_is_bounded, .timeout = 10)
+{
+	/* A child that does not exit (as one stuck in the kernel after
+	 * SIGKILL would not): the wait gives up at its bound. A process that
+	 * ignores SIGKILL (D state on a hung NFS/FUSE read) cannot be made
+	 * here; cni_child_kill's final wait is this one. */
+	pid_t pid = fork();
+	uint64_t start;
+	int status;
+
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	start = now_ms();
+	cr_assert_eq(cni_child_wait(pid, 150, &status), -ETIMEDOUT);
+	cr_assert_geq(now_ms() - start, 150);
+	cr_assert_lt(now_ms() - start, 2000);
+	cr_assert_eq(cni_child_kill(pid, 2000), 0);
+	cr_assert_eq(kill(pid, 0), -1, "killed and reaped");
+}
+
+Test(ipam, decode_error_names_the_delegate)
+{
+	struct cni_conf *conf = conf_for("ipam-badresult", "1.0.0");
+	struct cni_env env = env_for();
+	struct cni_error err = { 0 };
+	struct cni_result *res;
+
+	cr_assert_lt(cni_ipam_add(&env, conf, &res, &err), 0);
+	assert_cni_error(&err, 6, "ipam-badresult: failed to decode result");
+	cr_assert_str_eq(err.details, "ips[].address: 10.9.0.300/24");
 	cni_conf_free(conf);
 }

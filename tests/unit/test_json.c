@@ -5,6 +5,7 @@
 #include "cleanup.h"
 #include "helpers.h"
 #include "json.h"
+#include "util.h"
 
 static struct json_object *parse(const char *s)
 {
@@ -82,4 +83,61 @@ Test(json, parse_rejects_trailing_garbage_and_nul)
 	cr_assert_null(cni_json_parse("{\"a\":1", 6, &why));
 	cr_assert_null(cni_json_parse("{}\0", 3, &why));
 	cr_assert_not_null(why);
+}
+
+Test(json, escaped_nul_refused_naming_the_key)
+{
+	_cleanup_json_ struct json_object *o =
+		parse("{\"spoofchk\": \"on\\u0000\", \"ok\": \"on\", \"l\": [\"a\", \"b\\u0000\"]}");
+	struct cni_error err = { 0 };
+	const char *s = NULL;
+
+	cr_assert_eq(cni_json_string(o, "spoofchk", "spoofchk", &s, &err), -EINVAL);
+	assert_cni_error(&err, 7, "invalid configuration");
+	cr_assert_str_eq(err.details, "\"spoofchk\" contains a NUL character (\\u0000)");
+	cr_assert_null(s);
+	memset(&err, 0, sizeof(err));
+	cr_assert_eq(cni_json_string(o, "ok", "ok", &s, &err), 0);
+	cr_assert_str_eq(s, "on");
+	cr_assert_eq(cni_json_str(json_object_array_get_idx(cni_json_get(o, "l"), 1), "l[1]", &s,
+				  &err), -EINVAL);
+	cr_assert_str_eq(err.details, "\"l[1]\" contains a NUL character (\\u0000)");
+}
+
+Test(json, check_input_names_the_path)
+{
+	static const char in[] = "{\"a\": {\"b\": [1, {\"c\": \"x\\u0000\"}]}}";
+	_cleanup_json_ struct json_object *o = parse(in);
+	struct cni_error err = { 0 };
+
+	cr_assert_eq(cni_json_check_input(o, in, strlen(in), &err), -EINVAL);
+	assert_cni_error(&err, 7, "invalid configuration");
+	cr_assert_str_eq(err.details, "\"a.b[1].c\" contains a NUL character (\\u0000)");
+}
+
+Test(json, check_input_utf8)
+{
+	static const char good[] = "{\"a\": \"caf\xc3\xa9\", \"b\": \"\\ud800\"}";
+	static const char bad[] = "{\"a\": \"caf\xe9\"}";
+	_cleanup_json_ struct json_object *g = parse(good);
+	_cleanup_json_ struct json_object *b = parse(bad);
+	struct cni_error err = { 0 };
+
+	cr_assert_eq(cni_json_check_input(g, good, strlen(good), &err), 0, "%s", err.details);
+	cr_assert_eq(cni_json_check_input(b, bad, strlen(bad), &err), -EINVAL);
+	assert_cni_error(&err, 6, "error unmarshall network config");
+	cr_assert_str_eq(err.details, "invalid UTF-8 at byte 10");
+}
+
+Test(json, dump_is_always_valid_utf8)
+{
+	_cleanup_json_ struct json_object *o = json_object_new_object();
+	_cleanup_free_ char *out = NULL;
+
+	/* What an error msg may hold: a delegate's bytes, a truncated
+	 * multi-byte character, a control character. */
+	json_object_object_add(o, "msg", json_object_new_string("a\xff\xc3\xa9\xe2\x80\xa8\x1b\xe2\x82"));
+	out = cni_json_dump(o, false);
+	cr_assert_str_eq(out, "{\"msg\":\"a\\ufffd\xc3\xa9\\u2028\\u001b\\ufffd\\ufffd\"}");
+	cr_assert(utf8_valid(out, strlen(out), NULL));
 }

@@ -166,3 +166,188 @@ Test(link, ipoib_child_message)
 	nlmsg_free(msg);
 	cr_assert_eq(cni_link_ipoib_msg(12, "0123456789abcdef", 0x8001, 0, &msg), -ENAMETOOLONG);
 }
+
+/* The route messages ib-sriov sends, split with libnl's own parser. */
+Test(link, route_message_layout)
+{
+	struct cni_route def = { .dst = { .family = AF_INET, .len = 0 },
+				 .gw = { .family = AF_INET, .a = { 10, 5, 0, 1 } },
+				 .has_table = true, .table = 100, .priority = 7 };
+	struct cni_route big = { .dst = { .family = AF_INET6, .a = { 0xfd, 0, 0, 6 }, .len = 48 },
+				 .has_table = true, .table = 300, .mtu = 1400, .advmss = 1300 };
+	struct nlattr *tb[RTA_MAX + 1], *mx[RTAX_MAX + 1];
+	struct nl_msg *msg = cni_link_route_msg(4, &def);
+	struct rtmsg *rtm = nlmsg_data(nlmsg_hdr(msg));
+
+	cr_assert_eq(nlmsg_hdr(msg)->nlmsg_flags,
+		     NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL);
+	cr_assert_eq(nlmsg_parse(nlmsg_hdr(msg), sizeof(*rtm), tb, RTA_MAX, NULL), 0);
+	cr_assert(rtm->rtm_family == AF_INET && rtm->rtm_dst_len == 0 && rtm->rtm_table == 100);
+	cr_assert(rtm->rtm_scope == RT_SCOPE_UNIVERSE && rtm->rtm_type == RTN_UNICAST &&
+		  rtm->rtm_protocol == RTPROT_BOOT);
+	cr_assert_null(tb[RTA_DST], "a default route has no RTA_DST, as iproute2 sends it");
+	cr_assert_eq(nla_get_u32(tb[RTA_TABLE]), 100);
+	cr_assert_eq(nla_get_u32(tb[RTA_PRIORITY]), 7);
+	cr_assert_eq(nla_get_u32(tb[RTA_OIF]), 4);
+	cr_assert_eq(nla_len(tb[RTA_GATEWAY]), 4);
+	cr_assert_arr_eq(nla_data(tb[RTA_GATEWAY]), def.gw.a, 4);
+	cr_assert_null(tb[RTA_METRICS]);
+	nlmsg_free(msg);
+
+	msg = cni_link_route_msg(5, &big);
+	rtm = nlmsg_data(nlmsg_hdr(msg));
+	cr_assert_eq(nlmsg_parse(nlmsg_hdr(msg), sizeof(*rtm), tb, RTA_MAX, NULL), 0);
+	cr_assert_eq(rtm->rtm_table, RT_TABLE_UNSPEC, "table 300 only fits RTA_TABLE");
+	cr_assert_eq(nla_get_u32(tb[RTA_TABLE]), 300);
+	cr_assert_eq(rtm->rtm_scope, RT_SCOPE_LINK, "no gateway: on-link");
+	cr_assert_eq(nla_len(tb[RTA_DST]), 16);
+	cr_assert_arr_eq(nla_data(tb[RTA_DST]), big.dst.a, 16);
+	cr_assert_null(tb[RTA_GATEWAY]);
+	cr_assert_eq(nla_parse_nested(mx, RTAX_MAX, tb[RTA_METRICS], NULL), 0);
+	cr_assert(nla_get_u32(mx[RTAX_MTU]) == 1400 && nla_get_u32(mx[RTAX_ADVMSS]) == 1300);
+	nlmsg_free(msg);
+}
+
+/* A reply as the kernel would send it: header, then attributes. */
+static struct nl_msg *reply(int type, const void *hdr, size_t len)
+{
+	struct nl_msg *msg = nlmsg_alloc_simple(type, 0);
+
+	cr_assert_eq(nlmsg_append(msg, (void *)(uintptr_t)hdr, len, NLMSG_ALIGNTO), 0);
+	return msg;
+}
+
+Test(link, link_reply_policy)
+{
+	struct ifinfomsg ifi = { .ifi_index = 9, .ifi_type = 32, .ifi_flags = 1 };
+	unsigned char gid[20] = { 0x80, 0, 0, 0x48, 0xfe, 0x80 };
+	struct nl_msg *msg = reply(RTM_NEWLINK, &ifi, sizeof(ifi));
+	struct nlattr *li, *data;
+	struct cni_link l;
+
+	nla_put_string(msg, IFLA_IFNAME, "ib0.8001");
+	nla_put_u32(msg, IFLA_MTU, 2044);
+	nla_put(msg, IFLA_ADDRESS, sizeof(gid), gid);
+	li = nla_nest_start(msg, IFLA_LINKINFO);
+	nla_put_string(msg, IFLA_INFO_KIND, "ipoib");
+	data = nla_nest_start(msg, IFLA_INFO_DATA);
+	nla_put_u16(msg, IFLA_IPOIB_PKEY, 0x8001);
+	nla_put_u16(msg, IFLA_IPOIB_MODE, 1);
+	nla_nest_end(msg, data);
+	nla_nest_end(msg, li);
+	nla_put_u32(msg, IFLA_MAX + 9, 1);	/* from a newer kernel: skipped */
+	cr_assert_eq(cni_link_parse(msg, &l), 0);
+	cr_assert(l.ifindex == 9 && l.type == 32 && l.flags == 1 && l.mtu == 2044);
+	cr_assert_str_eq(l.name, "ib0.8001");
+	cr_assert_eq(l.mac_len, 20);
+	cr_assert_arr_eq(l.mac, gid, 20);
+	cr_assert(l.ipoib && l.pkey == 0x8001 && l.ipoib_mode == 1);
+	cr_assert_eq(l.num_vf, -1);
+	nlmsg_free(msg);
+
+	/* Each malformed attribute is refused by the policy, not read past. */
+	msg = reply(RTM_NEWLINK, &ifi, sizeof(ifi));
+	nla_put(msg, IFLA_MTU, 2, "\x01\x02");
+	cr_assert_eq(cni_link_parse(msg, &l), -EPROTO, "a 2-byte u32");
+	nlmsg_free(msg);
+	msg = reply(RTM_NEWLINK, &ifi, sizeof(ifi));
+	nla_put(msg, IFLA_IFNAME, 4, "eth0");
+	cr_assert_eq(cni_link_parse(msg, &l), -EPROTO, "a name without its NUL");
+	nlmsg_free(msg);
+	msg = reply(RTM_NEWLINK, &ifi, sizeof(ifi));
+	nla_put(msg, IFLA_ADDRESS, CNI_MAC_MAX + 1, "0123456789abcdef0123456789abcdef!");
+	cr_assert_eq(cni_link_parse(msg, &l), -EPROTO, "an address longer than ours");
+	nlmsg_free(msg);
+	msg = reply(RTM_NEWLINK, &ifi, 8);
+	cr_assert_eq(cni_link_parse(msg, &l), -EPROTO, "a truncated header");
+	nlmsg_free(msg);
+	msg = reply(RTM_NEWADDR, &ifi, sizeof(ifi));
+	cr_assert_eq(cni_link_parse(msg, &l), -EPROTO, "another type");
+	nlmsg_free(msg);
+}
+
+Test(link, address_reply_policy)
+{
+	struct ifaddrmsg v4 = { .ifa_family = AF_INET, .ifa_prefixlen = 24, .ifa_index = 3 };
+	struct ifaddrmsg v6 = { .ifa_family = AF_INET6, .ifa_prefixlen = 64, .ifa_index = 3,
+				.ifa_flags = IFA_F_TENTATIVE };
+	unsigned char a4[4] = { 10, 0, 0, 2 }, peer[4] = { 10, 0, 0, 9 };
+	unsigned char a6[16] = { 0xfd, 0, [15] = 2 };
+	struct nl_msg *msg = reply(RTM_NEWADDR, &v4, sizeof(v4));
+	struct cni_link_addr a;
+
+	nla_put(msg, IFA_ADDRESS, 4, peer);
+	nla_put(msg, IFA_LOCAL, 4, a4);
+	cr_assert_eq(cni_link_addr_parse(msg, &a), 0);
+	cr_assert(a.ifindex == 3 && a.addr.family == AF_INET && a.addr.len == 24);
+	cr_assert_arr_eq(a.addr.a, a4, 4, "IFA_LOCAL is the address, IFA_ADDRESS the peer");
+	nlmsg_free(msg);
+
+	msg = reply(RTM_NEWADDR, &v6, sizeof(v6));
+	nla_put(msg, IFA_ADDRESS, 16, a6);
+	nla_put_u32(msg, IFA_FLAGS, IFA_F_TENTATIVE | IFA_F_NODAD | IFA_F_DADFAILED);
+	cr_assert_eq(cni_link_addr_parse(msg, &a), 0);
+	cr_assert_arr_eq(a.addr.a, a6, 16);
+	cr_assert_eq(a.flags, IFA_F_TENTATIVE | IFA_F_NODAD | IFA_F_DADFAILED,
+		     "IFA_FLAGS replaces the 8-bit header flags");
+	nlmsg_free(msg);
+
+	msg = reply(RTM_NEWADDR, &v6, sizeof(v6));
+	nla_put(msg, IFA_ADDRESS, 4, a4);
+	cr_assert_eq(cni_link_addr_parse(msg, &a), -EPROTO, "4 bytes for an IPv6 address");
+	nlmsg_free(msg);
+	msg = reply(RTM_NEWADDR, &v4, sizeof(v4));
+	nla_put(msg, IFA_LOCAL, 2, a4);
+	cr_assert_eq(cni_link_addr_parse(msg, &a), -EPROTO, "shorter than the policy's minimum");
+	nlmsg_free(msg);
+	msg = reply(RTM_NEWADDR, &v4, sizeof(v4));
+	cr_assert_eq(cni_link_addr_parse(msg, &a), -EPROTO, "no address at all");
+	nlmsg_free(msg);
+}
+
+Test(link, route_reply_policy)
+{
+	struct rtmsg rtm = { .rtm_family = AF_INET, .rtm_dst_len = 0, .rtm_table = 254 };
+	unsigned char gw[4] = { 10, 0, 0, 1 };
+	struct nl_msg *msg = reply(RTM_NEWROUTE, &rtm, sizeof(rtm));
+	struct cni_link_route r;
+
+	nla_put_u32(msg, RTA_TABLE, 1000);
+	nla_put_u32(msg, RTA_OIF, 6);
+	nla_put(msg, RTA_GATEWAY, 4, gw);
+	cr_assert_eq(cni_link_route_parse(msg, &r), 0);
+	cr_assert(r.oif == 6 && r.table == 1000 && r.dst.len == 0 && r.gw.family == AF_INET);
+	cr_assert_arr_eq(r.gw.a, gw, 4);
+	cr_assert_arr_eq(r.dst.a, "\0\0\0\0", 4, "no RTA_DST: the zero address");
+	nlmsg_free(msg);
+
+	msg = reply(RTM_NEWROUTE, &rtm, sizeof(rtm));
+	nla_put(msg, RTA_OIF, 2, gw);
+	cr_assert_eq(cni_link_route_parse(msg, &r), -EPROTO, "a 2-byte oif");
+	nlmsg_free(msg);
+	rtm.rtm_family = AF_INET6;
+	msg = reply(RTM_NEWROUTE, &rtm, sizeof(rtm));
+	nla_put(msg, RTA_DST, 4, gw);
+	cr_assert_eq(cni_link_route_parse(msg, &r), -EPROTO, "an IPv4-sized IPv6 destination");
+	nlmsg_free(msg);
+	rtm.rtm_family = AF_MPLS;
+	msg = reply(RTM_NEWROUTE, &rtm, sizeof(rtm));
+	cr_assert_eq(cni_link_route_parse(msg, &r), -EAFNOSUPPORT);
+	nlmsg_free(msg);
+}
+
+Test(link, vf_reply_policy)
+{
+	struct ifinfomsg ifi = { .ifi_index = 2 };
+	struct nl_msg *msg = reply(RTM_NEWLINK, &ifi, sizeof(ifi));
+	struct nlattr *list = nla_nest_start(msg, IFLA_VFINFO_LIST);
+	struct nlattr *info = nla_nest_start(msg, IFLA_VF_INFO);
+	struct cni_vf vfs[1];
+
+	/* A VF entry whose IFLA_VF_MAC is shorter than struct ifla_vf_mac. */
+	nla_put(msg, IFLA_VF_MAC, 8, "\0\0\0\0\2\0\0\0");
+	nla_nest_end(msg, info);
+	nla_nest_end(msg, list);
+	cr_assert_eq(cni_link_vfs_parse(msg, vfs, 1), -EPROTO);
+	nlmsg_free(msg);
+}

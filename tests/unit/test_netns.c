@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Namespace files, logging destinations and levels. */
+/* Namespace files (planted, foreign, our own), the fatal failed return, and
+ * logging: where a logFile may be, escaping, levels. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -11,82 +14,361 @@
 #include "netns.h"
 #include "util.h"
 
-Test(netns, open_verifies_the_kind)
+/* Move the test process into a new network namespace (as root, or in a new
+ * user namespace when unprivileged ones are allowed); false when neither. */
+static bool leave_netns(void)
 {
-	struct cni_error err = { 0 };
-	int fd = cni_netns_open("/proc/self/ns/net", &err);
+	return unshare(CLONE_NEWNET) == 0 || unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0;
+}
 
-	cr_assert_geq(fd, 0, "%s", err.details);
-	cr_assert_eq(cni_netns_is_current(fd), 1);
-	cr_assert(fcntl(fd, F_GETFD) & FD_CLOEXEC);
-	close(fd);
+Test(netns, open_refuses_what_is_not_a_network_namespace, .timeout = 10)
+{
+	char dir[64], fifo[96];
+	struct cni_error err = {0};
+
 	cr_assert_lt(cni_netns_open("/proc/self/ns/uts", &err), 0);
 	assert_cni_error(&err, 4, "CNI_NETNS is not a network namespace");
+	cr_assert_str_eq(err.details, "/proc/self/ns/uts refers to another kind of namespace");
 	memset(&err, 0, sizeof(err));
 	cr_assert_lt(cni_netns_open("/etc/hostname", &err), 0);
+	assert_cni_error(&err, 4, "CNI_NETNS is not a network namespace");
+	cr_assert_str_eq(err.details, "/etc/hostname is not a namespace file (nsfs)");
+	/* /proc/<pid>/ns itself is a directory on procfs, not nsfs. */
+	memset(&err, 0, sizeof(err));
+	cr_assert_lt(cni_netns_open("/proc/self/ns", &err), 0);
+	assert_cni_error(&err, 4, "CNI_NETNS is not a network namespace");
+	memset(&err, 0, sizeof(err));
+	cr_assert_lt(cni_netns_open("/dev/zero", &err), 0);
+	assert_cni_error(&err, 4, "CNI_NETNS is not a network namespace");
+	/* A FIFO with no writer: a blocking open would hang here for ever. */
+	make_tmpdir(dir, sizeof(dir));
+	snprintf(fifo, sizeof(fifo), "%s/ns", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	memset(&err, 0, sizeof(err));
+	cr_assert_lt(cni_netns_open(fifo, &err), 0);
 	assert_cni_error(&err, 4, "CNI_NETNS is not a network namespace");
 	memset(&err, 0, sizeof(err));
 	cr_assert_eq(cni_netns_open("/nonexistent/ns", &err), -ENOENT);
 	assert_cni_error(&err, 4, "cannot open CNI_NETNS");
+	rm_tree(dir);
+}
+
+Test(netns, own_namespace_is_refused)
+{
+	static const char *const own[] = {"/proc/self/ns/net", "/proc/thread-self/ns/net"};
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)getpid());
+	for (size_t i = 0; i < 3; i++) {
+		const char *p = i < 2 ? own[i] : path;
+		struct cni_error err = {0};
+
+		cr_assert_eq(cni_netns_open(p, &err), -EINVAL, "%s", p);
+		assert_cni_error(&err, 4, "CNI_NETNS is the host network namespace");
+		cr_assert(strstr(err.details, "is the plugin's own network namespace"), "%s",
+			  err.details);
+	}
+}
+
+Test(netns, another_namespace_is_accepted)
+{
+	struct cni_error err = {0};
+	_cleanup_close_ int orig = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	char path[64];
+	int fd;
+
+	cr_assert_geq(orig, 0);
+	if (!leave_netns())
+		cr_skip_test("no new network namespace here: covered by the netns tier");
+	/* The namespace we left is now "another" one: a pod's, seen from here. */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", orig);
+	fd = cni_netns_open(path, &err);
+	cr_assert_geq(fd, 0, "%s: %s", err.msg, err.details);
+	cr_assert_eq(cni_netns_is_current(fd), 0);
+	cr_assert(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	close(fd);
 }
 
 Test(netns, enter_and_restore)
 {
-	struct cni_error err = { 0 };
-	_cleanup_close_ int self = -1;
-	int saved = -1, ret;
+	struct cni_error err = {0};
+	_cleanup_close_ int orig = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	_cleanup_close_ int pod = -1;
+	char path[64];
+	int saved = -1;
 
-	if (geteuid() != 0)
-		cr_skip_test("setns needs CAP_SYS_ADMIN: covered by the netns tier");
-	cr_assert_eq(unshare(CLONE_NEWNET), 0);
-	self = cni_netns_open("/proc/self/ns/net", &err);
-	cr_assert_geq(self, 0);
-	/* Enter the namespace we are in: the round trip must leave us here. */
-	ret = cni_netns_enter(self, &saved);
-	cr_assert_eq(ret, 0);
+	cr_assert_geq(orig, 0);
+	if (!leave_netns())
+		cr_skip_test("no new network namespace here: covered by the netns tier");
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", orig);
+	pod = cni_netns_open(path, &err);
+	cr_assert_geq(pod, 0, "%s", err.details);
+	cr_assert_eq(cni_netns_enter(pod, &saved), 0);
 	cr_assert_geq(saved, 0);
+	cr_assert_eq(cni_netns_is_current(pod), 1);
 	cr_assert_eq(cni_netns_restore(&saved), 0);
 	cr_assert_eq(saved, -1);
-	cr_assert_eq(cni_netns_is_current(self), 1);
+	cr_assert_eq(cni_netns_is_current(pod), 0);
 }
+
+Test(netns, failed_return_is_fatal_with_code_100)
+{
+	_cleanup_free_ char *out = NULL;
+	int pipefd[2], status;
+	char buf[1024] = "";
+	ssize_t n, used = 0;
+	pid_t pid;
+
+	cr_assert_eq(pipe(pipefd), 0);
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		/* Not a namespace: setns back fails (EINVAL) without privileges. */
+		int saved = open("/dev/null", O_RDONLY);
+
+		dup2(pipefd[1], STDOUT_FILENO);
+		dup2(open("/dev/null", O_WRONLY), STDERR_FILENO);
+		cni_netns_restore(&saved);
+		_exit(0); /* reached only if the failure went unnoticed */
+	}
+	close(pipefd[1]);
+	while ((n = read(pipefd[0], buf + used, sizeof(buf) - 1 - (size_t)used)) > 0)
+		used += n;
+	close(pipefd[0]);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %d", status);
+	cr_assert_str_eq(buf, "{\n    \"cniVersion\": \"1.1.0\",\n    \"code\": 100,\n"
+			      "    \"msg\": \"cannot return to the host network namespace\",\n"
+			      "    \"details\": \"Invalid argument\"\n}");
+}
+
+/* --- logging --- */
+
+static char logdir[64];
+static int stderr_saved = -1;
+static char stderr_path[96];
+
+/* Confine logFile to a fresh directory, and catch stderr in a file. */
+static void log_init(void)
+{
+	int fd;
+
+	make_tmpdir(logdir, sizeof(logdir));
+	cni_log_dir = logdir;
+	snprintf(stderr_path, sizeof(stderr_path), "%s.stderr", logdir);
+	fd = open(stderr_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	cr_assert_geq(fd, 0);
+	fflush(stderr);
+	stderr_saved = dup(STDERR_FILENO);
+	dup2(fd, STDERR_FILENO);
+	close(fd);
+	cni_log_context("unit", "ADD", "ctr", "eth0");
+}
+
+static void log_fini(void)
+{
+	cni_log_close();
+	if (stderr_saved >= 0) {
+		dup2(stderr_saved, STDERR_FILENO);
+		close(stderr_saved);
+	}
+	unlink(stderr_path);
+	rm_tree(logdir);
+}
+
+/* The text of path under the log directory ("" when absent). */
+static char *slurp(const char *path)
+{
+	char *text = NULL;
+
+	if (read_file(path, 1 << 20, &text, NULL))
+		text = strdup("");
+	return text;
+}
+
+static char *in_logdir(char *buf, size_t len, const char *rel)
+{
+	snprintf(buf, len, "%s/%s", logdir, rel);
+	return buf;
+}
+
+TestSuite(log, .init = log_init, .fini = log_fini, .timeout = 10);
 
 Test(log, file_and_levels)
 {
-	char path[] = "/tmp/ibcni-log.XXXXXX";
 	_cleanup_free_ char *text = NULL;
-	int fd = mkstemp(path);
+	char path[128];
 
-	close(fd);
-	cni_log_context("unit", "ADD", "ctr", "eth0");
-	cni_log_setup("warning", path);
+	cni_log_setup("warning", "unit.log");
 	log_info("hidden");
 	log_warn("shown %d", 1);
-	cni_log_setup("DEBUG", path);
+	/* The same file by its absolute name. */
+	cni_log_setup("DEBUG", in_logdir(path, sizeof(path), "unit.log"));
 	log_debug("debug line");
 	cni_log_close();
-	cr_assert_eq(read_file(path, 4096, &text, NULL), 0);
+	text = slurp(path);
 	cr_assert_null(strstr(text, "hidden"));
 	cr_assert(strstr(text, "[warning] unit ADD ctr/eth0: shown 1\n"), "%s", text);
 	cr_assert(strstr(text, "[debug] unit ADD ctr/eth0: debug line\n"), "%s", text);
-	unlink(path);
+	cr_assert_eq(slurp(stderr_path)[0], '\0', "stderr stays quiet with a logFile");
 }
 
 Test(log, bad_level_warns_and_uses_info)
 {
-	char path[] = "/tmp/ibcni-log.XXXXXX";
 	_cleanup_free_ char *text = NULL;
-	int fd = mkstemp(path);
+	char path[128];
 
-	close(fd);
 	cni_log_context("unit", "DEL", "", "");
-	cni_log_setup("loud", path);
+	cni_log_setup("loud", "unit.log");
 	log_info("info shown");
 	log_debug("debug hidden");
 	cni_log_close();
-	cr_assert_eq(read_file(path, 4096, &text, NULL), 0);
+	text = slurp(in_logdir(path, sizeof(path), "unit.log"));
 	cr_assert(strstr(text, "logLevel \"loud\" is not panic, error, warning, info or debug"),
 		  "%s", text);
 	cr_assert(strstr(text, "info shown"));
 	cr_assert_null(strstr(text, "debug hidden"));
-	unlink(path);
+}
+
+/* logFile refused: the message on stderr, the line there too, and the
+ * would-be target untouched. */
+static void assert_refused(const char *file, const char *target, const char *why)
+{
+	_cleanup_free_ char *before = slurp(target);
+	_cleanup_free_ char *after = NULL;
+	_cleanup_free_ char *err = NULL;
+	char want[512];
+
+	cni_log_setup("info", file);
+	log_info("after %s", file);
+	cni_log_close();
+	after = slurp(target);
+	cr_assert_str_eq(after, before, "%s was written through logFile %s", target, file);
+	err = slurp(stderr_path);
+	snprintf(want, sizeof(want), "logFile \"%s\" refused (%s); logging to stderr", file, why);
+	cr_assert(strstr(err, want), "want \"%s\" in stderr: %s", want, err);
+	cr_assert(strstr(err, "after "), "%s", err);
+	cr_assert_eq(ftruncate(STDERR_FILENO, 0), 0);
+	lseek(STDERR_FILENO, 0, SEEK_SET);
+}
+
+Test(log, outside_the_directory_refused)
+{
+	char outside[96], rel[128];
+
+	snprintf(outside, sizeof(outside), "%s.keys", logdir);
+	tree_put("/", outside + 1, "ssh-ed25519 AAAA owner\n");
+	assert_refused(outside, outside, "it is not under the log directory");
+	snprintf(rel, sizeof(rel), "../%s.keys", strrchr(logdir, '/') + 1);
+	assert_refused(rel, outside, "not a plain name, or not a regular file with one link");
+	snprintf(rel, sizeof(rel), "%s/../%s.keys", logdir, strrchr(logdir, '/') + 1);
+	assert_refused(rel, outside, "not a plain name, or not a regular file with one link");
+	snprintf(rel, sizeof(rel), "%sx/a.log", logdir);
+	assert_refused(rel, outside, "it is not under the log directory");
+	unlink(outside);
+}
+
+Test(log, links_refused)
+{
+	char outside[96], path[128];
+
+	snprintf(outside, sizeof(outside), "%s.keys", logdir);
+	tree_put("/", outside + 1, "ssh-ed25519 AAAA owner\n");
+	/* A symbolic link as the file, and as a directory on the way. */
+	tree_link(logdir, outside, "authorized_keys");
+	assert_refused("authorized_keys", outside,
+		       "a symbolic link or a non-directory is on the way");
+	tree_link(logdir, "/tmp", "sub");
+	snprintf(path, sizeof(path), "sub/%s.keys", strrchr(logdir, '/') + 1);
+	assert_refused(path, outside, "a symbolic link or a non-directory is on the way");
+	/* A hard link: a second name of someone else's file. */
+	cr_assert_eq(link(outside, in_logdir(path, sizeof(path), "hard.log")), 0);
+	assert_refused("hard.log", outside,
+		       "not a plain name, or not a regular file with one link");
+	unlink(outside);
+}
+
+Test(log, planted_files_refused_without_hanging)
+{
+	char path[128];
+
+	cr_assert_eq(mkfifo(in_logdir(path, sizeof(path), "fifo.log"), 0600), 0);
+	assert_refused("fifo.log", path, "No such device or address");
+	tree_mkdir(logdir, "dir.log");
+	assert_refused("dir.log", in_logdir(path, sizeof(path), "dir.log"), "Is a directory");
+	tree_put(logdir, "shared.log", "");
+	cr_assert_eq(chmod(in_logdir(path, sizeof(path), "shared.log"), 0666), 0);
+	assert_refused("shared.log", path, "not owned by root, or writable by group or others");
+	tree_mkdir(logdir, "open");
+	cr_assert_eq(chmod(in_logdir(path, sizeof(path), "open"), 0777), 0);
+	assert_refused("open/x.log", in_logdir(path, sizeof(path), "open/x.log"),
+		       "not owned by root, or writable by group or others");
+}
+
+Test(log, empty_file_is_stderr)
+{
+	_cleanup_free_ char *err = NULL;
+
+	cni_log_setup("info", "");
+	log_info("to stderr");
+	err = slurp(stderr_path);
+	cr_assert(strstr(err, "[info] unit ADD ctr/eth0: to stderr\n"), "%s", err);
+	cr_assert_null(strstr(err, "refused"), "%s", err);
+}
+
+Test(log, every_string_escaped_one_line)
+{
+	_cleanup_free_ char *text = NULL;
+	char path[128];
+
+	/* The context is escaped too (containerid and ifname are validated
+	 * before they get here, but the log does not rely on it). */
+	cni_log_context("unit", "DEL", "c\n1", "e\x1b");
+	cni_log_setup("info", "unit.log");
+	log_warn("key %s",
+		 "x\nssh-ed25519 AAAA attacker\r\x1b[2J\x07\x7f\\ \xff\xc2\x9b ok \xc3\xa9");
+	cni_log_close();
+	text = slurp(in_logdir(path, sizeof(path), "unit.log"));
+	cr_assert(strstr(text, "[warning] unit DEL c\\n1/e\\x1b: key x\\nssh-ed25519 AAAA "
+			       "attacker\\r\\x1b[2J\\x07\\x7f\\\\ \\xff\\xc2\\x9b ok \xc3\xa9\n"),
+		  "%s", text);
+	cr_assert_eq(strcspn(text, "\n"), strlen(text) - 1, "more than one line: %s", text);
+}
+
+Test(log, long_line_bounded)
+{
+	_cleanup_free_ char *text = NULL;
+	char big[10000], path[128];
+
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	cni_log_setup("info", "unit.log");
+	log_info("%s", big);
+	log_info("next");
+	cni_log_close();
+	text = slurp(in_logdir(path, sizeof(path), "unit.log"));
+	size_t first = strcspn(text, "\n");
+
+	cr_assert_eq(first + 1, 4096, "%s", text);
+	cr_assert(!memcmp(text + first - 3, "...", 3));
+	cr_assert(strstr(text, ": next\n"));
+}
+
+Test(log, escape_contract)
+{
+	char out[8];
+	bool cut;
+
+	cr_assert_eq(cni_log_escape(out, sizeof(out), "a\tb\\", &cut), 6);
+	cr_assert_str_eq(out, "a\\tb\\\\");
+	cr_assert_not(cut);
+	/* Never half an escape: \x02 does not fit after \x01. */
+	cr_assert_eq(cni_log_escape(out, sizeof(out), "\x01\x02", &cut), 4);
+	cr_assert_str_eq(out, "\\x01");
+	cr_assert(cut);
+	/* Never half a character. */
+	cr_assert_eq(cni_log_escape(out, 6, "abc\xc3\xa9", &cut), 5);
+	cr_assert_str_eq(out, "abc\xc3\xa9");
+	cr_assert_eq(cni_log_escape(out, 5, "abc\xc3\xa9", &cut), 3);
+	cr_assert(cut);
 }

@@ -8,7 +8,7 @@
 
 #include "helpers.h"
 #include "rdma.h"
-#include "uapi/rdma/rdma_netlink.h"
+#include <rdma/rdma_netlink.h>
 
 static void header(struct nl_msg *msg, unsigned int len, unsigned int type, unsigned int flags)
 {
@@ -53,10 +53,10 @@ Test(rdma, move_layout_without_name)
 {
 	struct nl_msg *msg = cni_rdma_msg_move(7, 42);
 	uint32_t *w = (uint32_t *)((unsigned char *)nlmsg_hdr(msg) + 16);
-	struct nlattr *tb[IBCNI_RDMA_ATTR_MAX + 1];
+	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX + 1];
 
 	header(msg, 32, 5122, NLM_F_REQUEST | NLM_F_ACK);
-	cr_assert_eq(nlmsg_parse(nlmsg_hdr(msg), 0, tb, IBCNI_RDMA_ATTR_MAX, NULL), 0);
+	cr_assert_eq(nlmsg_parse(nlmsg_hdr(msg), 0, tb, RDMA_NLDEV_ATTR_MAX, NULL), 0);
 	cr_assert_eq(nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]), 7);
 	cr_assert_eq(nla_get_u32(tb[RDMA_NLDEV_NET_NS_FD]), 42);
 	cr_assert_null(tb[RDMA_NLDEV_ATTR_DEV_NAME], "with a name the kernel only renames");
@@ -177,5 +177,27 @@ Test(rdma, recorded_sys_get_reply)
 	nlmsg_free(msg);
 	msg = recorded("dump-done");
 	cr_assert_eq(cni_rdma_parse_mode(msg, &exclusive), -EPROTO, "no mode attribute");
+	nlmsg_free(msg);
+}
+
+Test(rdma, reply_policy)
+{
+	struct cni_rdma_dev d;
+	struct nl_msg *msg = nlmsg_alloc_simple(5121, NLM_F_MULTI);
+
+	nla_put_u32(msg, RDMA_NLDEV_ATTR_DEV_INDEX, 3);
+	nla_put(msg, RDMA_NLDEV_ATTR_DEV_NAME, 4, "rxe0");
+	cr_assert_eq(cni_rdma_parse_dev(msg, &d), -EPROTO, "a name without its NUL");
+	nlmsg_free(msg);
+	msg = nlmsg_alloc_simple(5121, NLM_F_MULTI);
+	nla_put(msg, RDMA_NLDEV_ATTR_DEV_INDEX, 2, "\1\0");
+	nla_put_string(msg, RDMA_NLDEV_ATTR_DEV_NAME, "rxe0");
+	cr_assert_eq(cni_rdma_parse_dev(msg, &d), -EPROTO, "a 2-byte index");
+	nlmsg_free(msg);
+	msg = nlmsg_alloc_simple(5126, 0);
+	nla_put(msg, RDMA_NLDEV_SYS_ATTR_NETNS_MODE, 0, NULL);
+	bool exclusive;
+
+	cr_assert_eq(cni_rdma_parse_mode(msg, &exclusive), -EPROTO, "an empty u8");
 	nlmsg_free(msg);
 }

@@ -224,3 +224,58 @@ Test(result, dup_is_deep)
 	cr_assert_str_eq(a, b);
 	cni_result_free(d);
 }
+
+Test(result, route_fields_range_checked)
+{
+	static const char *const bad[][2] = {
+		{ "\"scope\":256", "\"routes[1].scope\" is 256; it must be from 0 to 255" },
+		{ "\"table\":-1", "\"routes[1].table\" is -1; it must be from 0 to 2147483647" },
+		{ "\"table\":4294967295",
+		  "\"routes[1].table\" is 4294967295; it must be from 0 to 2147483647" },
+		{ "\"mtu\":-1", "\"routes[1].mtu\" is -1; it must be from 0 to 65535" },
+		{ "\"mtu\":65536", "\"routes[1].mtu\" is 65536; it must be from 0 to 65535" },
+		{ "\"advmss\":-40", "\"routes[1].advmss\" is -40; it must be from 0 to 65535" },
+		{ "\"priority\":-1", "\"routes[1].priority\" is -1; it must be from 0 to 2147483647" },
+	};
+	char in[256];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		_cleanup_json_ struct json_object *o = NULL;
+		struct cni_error err = { 0 };
+		struct cni_result *r;
+
+		snprintf(in, sizeof(in), "{\"cniVersion\":\"1.1.0\",\"routes\":[{\"dst\":\"10.0.0.0/8\"},"
+					 "{\"dst\":\"0.0.0.0/0\",%s}]}", bad[i][0]);
+		o = parse(in);
+		cr_assert_lt(cni_result_from_json(o, CNI_V110, &r, &err), 0, "%s", in);
+		assert_cni_error(&err, 7, "invalid configuration");
+		cr_assert_str_eq(err.details, bad[i][1]);
+	}
+}
+
+Test(result, route_field_edges_accepted)
+{
+	_cleanup_json_ struct json_object *o = parse(
+		"{\"cniVersion\":\"1.1.0\",\"routes\":[{\"dst\":\"0.0.0.0/0\",\"scope\":255,"
+		"\"table\":2147483647,\"mtu\":65535,\"advmss\":0,\"priority\":2147483647}]}");
+	struct cni_error err = { 0 };
+	struct cni_result *r;
+
+	cr_assert_eq(cni_result_from_json(o, CNI_V110, &r, &err), 0, "%s", err.details);
+	cr_assert_eq(r->routes[0].scope, 255);
+	cr_assert_eq(r->routes[0].table, 2147483647);
+	cr_assert_eq(r->routes[0].mtu, 65535);
+	cni_result_free(r);
+}
+
+Test(result, escaped_nul_in_a_result_string)
+{
+	_cleanup_json_ struct json_object *o = parse(
+		"{\"cniVersion\":\"1.0.0\",\"interfaces\":[{\"name\":\"eth0\\u0000x\"}]}");
+	struct cni_error err = { 0 };
+	struct cni_result *r;
+
+	cr_assert_lt(cni_result_from_json(o, CNI_V100, &r, &err), 0);
+	assert_cni_error(&err, 7, "invalid configuration");
+	cr_assert_str_eq(err.details, "\"name\" contains a NUL character (\\u0000)");
+}

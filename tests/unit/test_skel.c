@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* cni_run end to end in a child process: output bytes, exit status, gating. */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <linux/capability.h>
 #include <stdio.h>
 #include <sys/capability.h>
@@ -11,6 +12,7 @@
 #include "cleanup.h"
 #include "cni.h"
 #include "helpers.h"
+#include "netns.h"
 #include "util.h"
 
 static int status_code = 50;
@@ -39,6 +41,20 @@ static int add_errno(struct cni_ctx *ctx)
 {
 	return -ENODEV;	/* no CNI error filled: cni_run must still say something */
 }
+
+static int add_lost_netns(struct cni_ctx *ctx)
+{
+	/* A saved "host" namespace that setns cannot return to. */
+	int saved = open("/dev/null", O_RDONLY);
+
+	cni_netns_restore(&saved);
+	return 0;
+}
+
+static const struct cni_plugin plugin_lost = {
+	.name = "test", .about = "test plugin", .add = add_lost_netns, .del = del_ok,
+	.check = del_ok,
+};
 
 static const struct cni_plugin plugin = {
 	.name = "test", .about = "test plugin", .add = add_ok, .del = del_ok,
@@ -193,4 +209,42 @@ Test(skel, bad_cni_args_is_code_4)
 	cr_assert_eq(run(&plugin, ADD_ENV "|CNI_ARGS=A=1;B", "{\"cniVersion\": \"1.0.0\", \"name\": \"n\"}",
 			 out, sizeof(out), false), 1);
 	cr_assert(strstr(out, "\"code\": 4,"), "%s", out);
+}
+
+Test(skel, stdout_is_valid_utf8_whatever_the_input)
+{
+	char out[1024];
+
+	/* The bad name is echoed in details: as U+FFFD, never as the byte. */
+	cr_assert_eq(run(&plugin, ADD_ENV, "{\"cniVersion\": \"1.0.0\", \"name\": \"n\xff\"}", out,
+			 sizeof(out), false), 1);
+	cr_assert_str_eq(out, "{\n    \"cniVersion\": \"1.0.0\",\n    \"code\": 7,\n"
+			      "    \"msg\": \"invalid characters found in network name\",\n"
+			      "    \"details\": \"n\\ufffd\"\n}");
+	cr_assert(utf8_valid(out, strlen(out), NULL));
+	cr_assert_eq(run(&plugin, ADD_ENV, "{\"cniVersion\": \"1.0.0\", \"name\": \"n\", \"x\": \"\xc3\"}",
+			 out, sizeof(out), false), 1);
+	cr_assert(strstr(out, "\"code\": 6,") && strstr(out, "invalid UTF-8 at byte 43"), "%s", out);
+}
+
+Test(skel, control_bytes_in_ifname_are_code_4)
+{
+	char out[1024];
+
+	cr_assert_eq(run(&plugin, "CNI_COMMAND=ADD|CNI_CONTAINERID=c1|CNI_NETNS=/n|CNI_IFNAME=e\x1b]0;x\x07|CNI_PATH=/p",
+			 "{\"cniVersion\": \"1.0.0\", \"name\": \"n\"}", out, sizeof(out), false), 1);
+	cr_assert_str_eq(out, "{\n    \"cniVersion\": \"1.0.0\",\n    \"code\": 4,\n"
+			      "    \"msg\": \"interface name contains control characters\",\n"
+			      "    \"details\": \"CNI_IFNAME=e\\u001b]0;x\\u0007\"\n}");
+}
+
+Test(skel, failed_return_to_host_netns_is_fatal)
+{
+	char out[1024];
+
+	cr_assert_eq(run(&plugin_lost, ADD_ENV, "{\"cniVersion\": \"0.4.0\", \"name\": \"n\"}", out,
+			 sizeof(out), false), 1);
+	cr_assert_str_eq(out, "{\n    \"cniVersion\": \"0.4.0\",\n    \"code\": 100,\n"
+			      "    \"msg\": \"cannot return to the host network namespace\",\n"
+			      "    \"details\": \"Invalid argument\"\n}");
 }

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Atomic JSON records, modes whatever the umask, names, symlinks; locks. */
+/* Atomic JSON records, modes whatever the umask, directories never chmod'ed
+ * or walked through links, planted files, temp files of killed writers,
+ * names; locks. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -52,12 +56,139 @@ Test(state, modes_ignore_umask)
 		snprintf(file, sizeof(file), "%s/rec", dir);
 		cr_assert_eq(mode_of(file), 0600, "umask %o", masks[i]);
 	}
-	/* An existing, wider directory is tightened. */
+}
+
+Test(state, existing_directories_keep_their_mode)
+{
+	char dir[128];
+
+	/* A directory we did not create is never chmod'ed ("dataDir":"/",
+	 * "name":"etc" once made /etc 0700). */
+	snprintf(dir, sizeof(dir), "%s/shared", tmp);
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	chmod(dir, 0755);
+	cr_assert_eq(cni_state_mkdir(dir), 0);
+	cr_assert_eq(mode_of(dir), 0755, "an existing private directory is left as it is");
+	/* Writable by others: refused, and still not touched. */
 	snprintf(dir, sizeof(dir), "%s/wide", tmp);
 	cr_assert_eq(mkdir(dir, 0777), 0);
 	chmod(dir, 0777);
+	cr_assert_eq(cni_state_mkdir(dir), -EPERM);
+	cr_assert_eq(mode_of(dir), 0777);
+	chmod(dir, 0770);
+	cr_assert_eq(cni_state_mkdir(dir), -EPERM, "group-writable");
+	cr_assert_eq(cni_state_write_raw(dir, "rec", "{}", 2), -EPERM);
+	/* Owned by someone else (needs root to arrange). */
+	if (geteuid() == 0) {
+		snprintf(dir, sizeof(dir), "%s/theirs", tmp);
+		cr_assert_eq(mkdir(dir, 0700), 0);
+		cr_assert_eq(chown(dir, 65534, 65534), 0);
+		cr_assert_eq(cni_state_mkdir(dir), -EPERM);
+		cr_assert_eq(cni_state_remove(dir, "rec"), -EPERM);
+	}
+	/* Intermediate directories are walked, not checked: /tmp is 1777. */
+	snprintf(dir, sizeof(dir), "%s/wide/sub", tmp);
 	cr_assert_eq(cni_state_mkdir(dir), 0);
 	cr_assert_eq(mode_of(dir), 0700);
+	cr_assert_eq(cni_state_mkdir("relative/dir"), -EINVAL);
+	snprintf(dir, sizeof(dir), "%s/../%s", tmp, tmp + 5);
+	cr_assert_eq(cni_state_mkdir(dir), -EINVAL, "no .. components");
+}
+
+Test(state, links_in_the_path_are_never_followed)
+{
+	_cleanup_json_ struct json_object *got = NULL;
+	char link[128], dir[160], victim[160];
+	struct stat st;
+
+	/* A tenant-writable directory with a planted link: nothing is created,
+	 * written or removed where it points. */
+	tree_mkdir(tmp, "real");
+	tree_put(tmp, "real/rec", "{\"keep\":1}");
+	tree_link(tmp, "real", "link");
+	snprintf(link, sizeof(link), "%s/link", tmp);
+	snprintf(dir, sizeof(dir), "%s/link/sub", tmp);
+	cr_assert_eq(cni_state_mkdir(dir), -ELOOP);
+	snprintf(victim, sizeof(victim), "%s/real/sub", tmp);
+	cr_assert_eq(stat(victim, &st), -1, "created through the link");
+	cr_assert_eq(cni_state_mkdir(link), -ELOOP);
+	cr_assert_eq(cni_state_write_raw(link, "rec", "{}", 2), -ELOOP);
+	cr_assert_eq(cni_state_read(link, "rec", &got), -ELOOP);
+	cr_assert_eq(cni_state_remove(link, "rec"), -ELOOP);
+	snprintf(victim, sizeof(victim), "%s/real/rec", tmp);
+	cr_assert_eq(stat(victim, &st), 0, "removed through the link");
+	/* A file where a directory should be. */
+	tree_put(tmp, "file", "x");
+	snprintf(dir, sizeof(dir), "%s/file/sub", tmp);
+	cr_assert_eq(cni_state_mkdir(dir), -ENOTDIR);
+}
+
+Test(state, planted_files_are_refused_without_hanging, .timeout = 10)
+{
+	_cleanup_json_ struct json_object *got = NULL;
+	struct cni_error err = { 0 };
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/fifo", tmp);
+	cr_assert_eq(mkfifo(path, 0600), 0);
+	cr_assert_eq(cni_state_read(tmp, "fifo", &got), -EINVAL);
+	tree_mkdir(tmp, "dir");
+	cr_assert_eq(cni_state_read(tmp, "dir", &got), -EINVAL);
+	tree_link(tmp, "/dev/zero", "zero");
+	cr_assert_eq(cni_state_read(tmp, "zero", &got), -ELOOP);
+	snprintf(path, sizeof(path), "%s/huge", tmp);
+	fd = open(path, O_WRONLY | O_CREAT, 0600);
+	cr_assert_eq(ftruncate(fd, 2 << 20), 0);
+	close(fd);
+	cr_assert_eq(cni_state_read(tmp, "huge", &got), -EFBIG);
+	cr_assert_eq(cni_state_read(tmp, "absent", &got), -ENOENT);
+	/* A lock file that is a FIFO, a directory or a link: an error, no hang. */
+	snprintf(path, sizeof(path), "%s/fifo", tmp);
+	cr_assert_lt(cni_lock_acquire(path, 100, &err), 0);
+	assert_cni_error(&err, 5, "cannot open lock file");
+	memset(&err, 0, sizeof(err));
+	snprintf(path, sizeof(path), "%s/dir", tmp);
+	cr_assert_lt(cni_lock_acquire(path, 100, &err), 0);
+	memset(&err, 0, sizeof(err));
+	snprintf(path, sizeof(path), "%s/zero", tmp);
+	cr_assert_eq(cni_lock_acquire(path, 100, &err), -ELOOP);
+}
+
+Test(state, temp_files_of_a_killed_writer_are_removed)
+{
+	_cleanup_free_ char *raw = NULL;
+	char path[128];
+	struct stat st;
+
+	/* A kill between creating the temp file and renaming it. */
+	tree_put(tmp, ".rec.tmp", "{\"half\":");
+	tree_put(tmp, ".rec.Ab12Cd", "{}");	/* older builds' mkostemp name */
+	tree_put(tmp, ".other.tmp", "{}");
+	cr_assert_eq(cni_state_write_raw(tmp, "rec", "{\"a\":1}", 7), 0);
+	snprintf(path, sizeof(path), "%s/.rec.tmp", tmp);
+	cr_assert_eq(stat(path, &st), -1, "the next write removes it");
+	tree_put(tmp, ".rec.tmp", "{}");
+	cr_assert_eq(cni_state_remove(tmp, "rec"), 0);
+	cr_assert_eq(stat(path, &st), -1, "remove removes it");
+	snprintf(path, sizeof(path), "%s/.rec.Ab12Cd", tmp);
+	cr_assert_eq(stat(path, &st), -1, "remove removes older temp files");
+	snprintf(path, sizeof(path), "%s/.other.tmp", tmp);
+	cr_assert_eq(read_file(path, 64, &raw, NULL), 0, "another name's temp file is kept");
+}
+
+Test(state, a_hard_link_is_not_written_through)
+{
+	_cleanup_free_ char *raw = NULL;
+	char a[128], b[128];
+
+	cr_assert_eq(cni_state_write_cache(tmp, "rec", "old", 3), 0);
+	snprintf(a, sizeof(a), "%s/rec", tmp);
+	snprintf(b, sizeof(b), "%s/elsewhere", tmp);
+	cr_assert_eq(link(a, b), 0);
+	cr_assert_eq(cni_state_write_cache(tmp, "rec", "new", 3), 0);
+	cr_assert_eq(read_file(b, 64, &raw, NULL), 0);
+	cr_assert_str_eq(raw, "old");
 }
 
 Test(state, write_read_replace_remove)
@@ -109,6 +240,15 @@ Test(state, names)
 	cr_assert_not(cni_state_name_valid("a/b"));
 	cr_assert_not(cni_state_name_valid(".."));
 	cr_assert_not(cni_state_name_valid(""));
+	char longest[CNI_STATE_NAME_MAX + 2];
+
+	memset(longest, 'a', sizeof(longest));
+	longest[CNI_STATE_NAME_MAX] = '\0';
+	cr_assert(cni_state_name_valid(longest));
+	cr_assert_eq(cni_state_write_raw(tmp, longest, "{}", 2), 0, "room for its temp name");
+	longest[CNI_STATE_NAME_MAX] = 'a';
+	longest[CNI_STATE_NAME_MAX + 1] = '\0';
+	cr_assert_not(cni_state_name_valid(longest));
 }
 
 Test(state, lock_contention_is_error_11)
@@ -147,4 +287,50 @@ Test(state, lock_contention_is_error_11)
 	cr_assert_geq(fd, 0, "%s", err.details);
 	cni_lock_release(fd);
 	waitpid(pid, NULL, 0);
+}
+
+static int alarms;
+
+static void count_alarm(int sig)
+{
+	(void)sig;
+	alarms++;
+}
+
+Test(state, lock_wait_blocks_and_is_bounded_whatever_the_signal_state, .timeout = 20)
+{
+	struct sigaction sa = { .sa_handler = count_alarm }, now;
+	struct cni_error err = { 0 };
+	sigset_t alrm, mask;
+	char path[128];
+	int held, fd;
+	uint64_t t0;
+
+	snprintf(path, sizeof(path), "%s/lock", tmp);
+	held = open(path, O_RDONLY | O_CREAT, 0600);
+	cr_assert_eq(flock(held, LOCK_EX), 0);
+	/* The caller's SIGALRM handler and mask survive; a blocked SIGALRM
+	 * cannot turn the bounded wait into a hang. */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGALRM);
+	sigprocmask(SIG_BLOCK, &alrm, NULL);
+	t0 = now_ms();
+	fd = cni_lock_acquire(path, 200, &err);
+	cr_assert_eq(fd, -EAGAIN);
+	assert_cni_error(&err, 11, "timed out waiting for a lock");
+	cr_assert_geq(now_ms() - t0, 190);
+	cr_assert_lt(now_ms() - t0, 2000);
+	sigprocmask(SIG_SETMASK, NULL, &mask);
+	cr_assert(sigismember(&mask, SIGALRM), "the caller's mask is restored");
+	sigaction(SIGALRM, NULL, &now);
+	cr_assert_eq(now.sa_handler, count_alarm, "the caller's handler is restored");
+	sigprocmask(SIG_UNBLOCK, &alrm, NULL);
+	cr_assert_eq(alarms, 0, "our timer never reached the caller's handler");
+	close(held);
+	memset(&err, 0, sizeof(err));
+	fd = cni_lock_acquire(path, 200, &err);
+	cr_assert_geq(fd, 0, "%s", err.details);
+	cni_lock_release(fd);
 }

@@ -15,7 +15,7 @@ mount -t devtmpfs dev /dev 2>/dev/null
 mkdir -p /run /tmp /var/lib/cni
 mount -t tmpfs run /run
 mount -t tmpfs tmp /tmp
-for m in crc32_generic udp_tunnel ip6_udp_tunnel ib_core ib_uverbs rdma_rxe veth; do
+for m in crc32_generic udp_tunnel ip6_udp_tunnel ib_core ib_uverbs rdma_rxe veth e1000; do
 	insmod /lib/modules/$m.ko || echo "vm: insmod $m failed"
 done
 ip link set lo up
@@ -29,9 +29,9 @@ expect() { # NAME WANT GOT
 contains() { # NAME NEEDLE HAYSTACK
 	case $3 in *"$2"*) ok "$1" ;; *) ko "$1" "'$2' not in '$3'" ;; esac
 }
-cni() { # COMMAND ID NETNS IFNAME CONF
+cni() { # COMMAND ID NETNS IFNAME CONF [BINARY]
 	echo "$5" | env -i CNI_COMMAND=$1 CNI_CONTAINERID=$2 CNI_NETNS=$3 CNI_IFNAME=$4 \
-		CNI_PATH=/bin /bin/rdma-ns 2>/tmp/stderr
+		CNI_PATH=/bin /bin/${6:-rdma-ns} 2>/tmp/stderr
 }
 kernel_mode() { rdma system show | sed -n 's/.*netns \([a-z]*\).*/\1/p'; }
 
@@ -53,9 +53,17 @@ devs=$(rdma-ns devices)
 contains "the device dump finds rxe0" " rxe0 " "$devs"
 expect "iproute2 sees the same device" "rxe0" "$(rdma dev | sed -n 's/^[0-9]*: \([a-z0-9]*\):.*/\1/p' | head -1)"
 
-# A simulated VF whose infiniband/ names rxe0, and a pod.
+# qemu's NIC: a real PCI netdev (its address before sysfs is simulated).
+nic=$(basename "$(readlink /sys/class/net/eth0/device)")
+nic_mac=$(cat /sys/class/net/eth0/address)
+
+# A simulated PF 0000:00:07.0 and its VF 0000:00:09.0, whose infiniband/
+# both name rxe0, and a pod.
 mount -t tmpfs pci /sys/bus/pci/devices
-mkdir -p /sys/bus/pci/devices/0000:00:09.0/infiniband/rxe0
+D=/sys/bus/pci/devices
+mkdir -p $D/0000:00:07.0/infiniband/rxe0 $D/0000:00:09.0/infiniband/rxe0
+ln -s ../0000:00:07.0 $D/0000:00:09.0/physfn
+ln -s ../0000:00:09.0 $D/0000:00:07.0/virtfn0
 ip netns add pod
 conf='{"cniVersion":"1.1.0","name":"rdma-net","type":"rdma-ns","deviceID":"0000:00:09.0","prevResult":{"cniVersion":"1.1.0","interfaces":[{"name":"net1"}],"ips":[{"address":"10.1.0.5/24","interface":0}]}}'
 out=$(cni ADD c1 /run/netns/pod net1 "$conf"); rc=$?
@@ -72,6 +80,51 @@ cni STATUS "" "" "" '{"cniVersion":"1.1.0","name":"rdma-net","type":"rdma-ns"}' 
 expect "STATUS succeeds in exclusive mode" 0 $?
 cni CHECK c1 /run/netns/pod net1 "$conf" >/dev/null
 expect "CHECK without an attachment fails" 1 $?
+
+# The PF's RDMA device is the host's: refused before anything moves.
+pfconf=$(echo "$conf" | sed 's/0000:00:09.0/0000:00:07.0/')
+out=$(cni ADD c1 /run/netns/pod net1 "$pfconf" rdma); rc=$?
+contains "rdma refuses the PF's RDMA device" '"msg": "deviceID is not a VF"' "$out"
+contains "rxe0 stays on the host" " rxe0 " "$(rdma-ns devices)"
+expect "no rdma-cni directory is ever written" "" "$(ls -d /var/lib/cni/rdma 2>/dev/null)"
+
+# No deviceID and a 1.0 prevResult without pciID: the MAC of the interface
+# in this sandbox finds qemu's NIC in the pod, the NIC's driver names its
+# PCI address, and that address (simulated as a VF with rxe0) is the device.
+if [ -n "$nic" ]; then
+	mkdir -p $D/$nic/infiniband/rxe0
+	ln -s ../0000:00:07.0 $D/$nic/physfn
+	ln -s ../$nic $D/0000:00:07.0/virtfn1
+	ip link set eth0 netns pod name net2
+	macconf='{"cniVersion":"1.0.0","name":"rdma-net","type":"rdma","prevResult":{"cniVersion":"1.0.0","interfaces":[{"name":"net2","mac":"'$nic_mac'","sandbox":"/run/netns/pod"}]}}'
+	out=$(cni ADD c9 /run/netns/pod net2 "$macconf" rdma)
+	contains "the pod NIC's MAC leads to its PCI device" "device $nic: the PCI device of net2 ($nic_mac)" "$(cat /tmp/stderr)"
+	contains "and from there to the kernel's move of rxe0" "rxe0: its driver does not support moving" "$out"
+	ip -n pod link set net2 netns 1 name eth0
+else
+	ko "qemu's NIC" "no eth0 with a PCI device"
+fi
+
+# Upgrade from rdma-cni: its cache entry, in its format and place.
+mkdir -p /var/lib/cni/rdma
+rdmacni() { # NAME DEVICE
+	printf '{"version":"1.0","deviceID":"0000:00:09.0","sandboxRdmaDevName":"%s","containerRdmaDevName":"%s"}' \
+		"$2" "$2" >/var/lib/cni/rdma/$1
+}
+rdmacni rdma-net-c3-net1 rxe0
+out=$(cni CHECK c3 /run/netns/pod net1 "$conf" rdma)
+contains "CHECK looks for rdma-cni's device in the pod" "RDMA device rxe0 (attached by rdma-cni) is not in the pod" "$out"
+cni DEL c3 /run/netns/pod net1 "$conf" rdma >/dev/null
+expect "DEL of an rdma-cni attachment succeeds" 0 $?
+expect "its cache entry is gone" "" "$(ls /var/lib/cni/rdma)"
+contains "its device is on the host" " rxe0 " "$(rdma-ns devices)"
+rdmacni rdma-net-c4-net1 rxe0
+rdmacni rdma-net-c5-net1 rxe9
+rdmacni rdma-net-c6-net1 rxe0
+cni GC "" "" "" '{"cniVersion":"1.1.0","name":"rdma-net","type":"rdma","cni.dev/valid-attachments":[{"containerID":"c6","ifname":"net1"}]}' rdma >/dev/null
+expect "GC succeeds" 0 $?
+expect "GC releases only the stale entry whose device is home" "rdma-net-c5-net1 rdma-net-c6-net1" "$(ls /var/lib/cni/rdma | tr '\n' ' ' | sed 's/ $//')"
+rm -rf /var/lib/cni/rdma
 
 # ib-sriov's rdmaIsolation on a simulated VF whose RDMA device is rxe1 over
 # the VF's own netdev: the mode check passes, the kernel refuses the move,

@@ -50,6 +50,7 @@ mkdir -p "$R"/{bin,lib/modules,proc,sys,dev,run,tmp,etc}
 cp /usr/bin/busybox "$R/bin/"
 ln -s busybox "$R/bin/sh"
 cp "$root"/build/static/bin/{ib-sriov,rdma-ns,ib-host-local} "$R/bin/"
+ln "$R/bin/rdma-ns" "$R/bin/rdma"	# rdma-cni's name, as make install adds it
 cp "$root/tests/vm/init.sh" "$R/init"
 for tool in ip rdma; do
 	path=$(command -v $tool) || die "iproute2's $tool is missing"
@@ -60,7 +61,7 @@ for tool in ip rdma; do
 		cp -L "$lib" "$R$lib"
 	done
 done
-for m in crc32_generic udp_tunnel ip6_udp_tunnel ib_core ib_uverbs rdma_rxe veth; do
+for m in crc32_generic udp_tunnel ip6_udp_tunnel ib_core ib_uverbs rdma_rxe veth e1000; do
 	f=$(find "$K/lib/modules/$kver" -name "$m.ko*" | head -1)
 	[ -n "$f" ] || die "module $m not in $pkg"
 	case $f in

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Upgrade and downgrade in place. The Go ib-sriov-cni caches its NetConf at
+ * IBSRIOV_GO_DIR/<containerID>-<ifname> and its DEL undoes an attachment
+ * from that file alone. We read such caches (and ibcni 0.x records, kept
+ * at the same path) as records, and leave a cache in its format beside
+ * each attachment of ours, so either plugin's DEL can undo either's ADD. */
+#include <errno.h>
+#include <linux/if_link.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "guid.h"
+#include "json.h"
+#include "record.h"
+#include "state.h"
+#include "util.h"
+
+static const char *str_key(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		return "";
+	return json_object_get_string(v);
+}
+
+static bool bool_key(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_boolean) &&
+	       json_object_get_boolean(v);
+}
+
+/* What the Go DEL would undo: link state back to auto when it set one, the
+ * GUID back to HostIFGUID (all ones for "none", as the Go plugin does). */
+static void go_vf_orig(struct json_object *o, struct ibsriov_record *r)
+{
+	const char *guid = str_key(o, "HostIFGUID");
+	uint64_t g;
+
+	if (*str_key(o, "link_state")) {
+		r->vf_orig.mask |= CNI_VF_LINK_STATE;
+		r->vf_orig.link_state = IFLA_VF_LINK_STATE_AUTO;
+	}
+	if (*guid && ibsriov_guid_parse(guid, &g)) {
+		r->vf_orig.mask |= CNI_VF_NODE_GUID | CNI_VF_PORT_GUID;
+		r->vf_orig.node_guid = r->vf_orig.port_guid = g ? g : UINT64_MAX;
+	}
+	if (r->vf_orig.mask)
+		r->flags |= IBSRIOV_REC_HAS_VF_ORIG;
+	r->vf_changed = r->vf_orig.mask;
+}
+
+static int go_rdma(struct json_object *o, struct ibsriov_record *r)
+{
+	struct json_object *st;
+	const char *dev;
+
+	if (!bool_key(o, "rdmaIsolation") || !json_object_object_get_ex(o, "RdmaNetState", &st))
+		return 0;
+	dev = str_key(st, "containerRdmaDevName");
+	if (!*dev)
+		return 0;
+	if (copy_str(r->rdma[0], sizeof(r->rdma[0]), dev))
+		return -EBADMSG;
+	r->n_rdma = 1;
+	r->flags |= IBSRIOV_REC_HAS_RDMA;
+	return 0;
+}
+
+/* The container ID is not in a Go cache: it is the file name without
+ * "-<ContIFNames>". */
+static int go_container_id(const char *file, const char *ifname, char **id)
+{
+	size_t n = strlen(file), m = strlen(ifname);
+
+	if (!m || n < m + 2 || file[n - m - 1] != '-' || strcmp(file + n - m, ifname))
+		return -EBADMSG;
+	*id = strndup(file, n - m - 1);
+	return *id ? 0 : -ENOMEM;
+}
+
+static int from_go(struct json_object *o, const char *file, struct ibsriov_record *r)
+{
+	bool vfio = bool_key(o, "vfioPciMode");
+	struct json_object *v;
+	int ret;
+
+	if (!cni_pci_addr_parse(str_key(o, "deviceID"), r->device) ||
+	    copy_str(r->ifname, sizeof(r->ifname), str_key(o, "ContIFNames")) ||
+	    copy_str(r->pf, sizeof(r->pf), str_key(o, "Master")) ||
+	    copy_str(r->orig_name, sizeof(r->orig_name), str_key(o, "HostIFNames")))
+		return -EBADMSG;
+	ret = go_container_id(file, r->ifname, &r->container_id);
+	if (ret)
+		return ret;
+	r->network = strdup(str_key(o, "name"));
+	if (!r->network)
+		return -ENOMEM;
+	if (json_object_object_get_ex(o, "VFID", &v) && json_object_is_type(v, json_type_int))
+		r->vf = json_object_get_int(v);
+	r->kind = vfio ? IBSRIOV_VFIO : IBSRIOV_IB;
+	r->flags |= IBSRIOV_REC_GO_CACHE | IBSRIOV_REC_COMPLETE;
+	if (!vfio && *r->orig_name) {
+		/* Go leaves the VF down under its host name; no MTU or MAC kept. */
+		r->flags |= IBSRIOV_REC_HAS_NETDEV;
+		copy_str(r->tmpname, sizeof(r->tmpname), r->orig_name);
+	}
+	go_vf_orig(o, r);
+	return go_rdma(o, r);
+}
+
+int ibsriov_gocache_parse(struct json_object *o, const char *file, const char *netns,
+			  struct ibsriov_record *r)
+{
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	/* ibcni 0.x wrote its records here, in our own format. */
+	if (json_object_object_get_ex(o, "containerID", NULL) &&
+	    json_object_object_get_ex(o, "kind", NULL))
+		ret = ibsriov_record_from_json(o, r);
+	else if (json_object_object_get_ex(o, "deviceID", NULL) &&
+		 json_object_object_get_ex(o, "ContIFNames", NULL))
+		ret = from_go(o, file, r);
+	else
+		ret = -EBADMSG;
+	if (!ret && !(r->flags & IBSRIOV_REC_GO_CACHE) && r->netns && *r->netns)
+		return 0;
+	/* The Go cache has no netns: the DEL's CNI_NETNS is the pod's. */
+	if (!ret) {
+		free(r->netns);
+		r->netns = strdup(netns ? netns : "");
+		ret = r->netns ? 0 : -ENOMEM;
+	}
+	if (ret)
+		ibsriov_record_clear(r);
+	return ret;
+}
+
+static int add_str(struct json_object *o, const char *key, const char *v)
+{
+	struct json_object *s = json_object_new_string(v);
+
+	if (!s || json_object_object_add(o, key, s)) {
+		json_object_put(s);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int add_obj(struct json_object *o, const char *key, struct json_object *v)
+{
+	if (!v || json_object_object_add(o, key, v)) {
+		json_object_put(v);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static const char *link_state_name(uint32_t s)
+{
+	return s == IFLA_VF_LINK_STATE_ENABLE ? "enable" :
+	       s == IFLA_VF_LINK_STATE_DISABLE ? "disable" : "auto";
+}
+
+/* The Go DEL restores HostIFGUID when present and resets link state to
+ * auto when link_state is set: give it exactly what we would restore. */
+static int go_vf_keys(struct json_object *o, const struct ibsriov_record *r)
+{
+	const struct cni_vf *v = &r->vf_orig;
+	char g[32];
+	int ret = 0;
+
+	if (r->vf_changed & CNI_VF_NODE_GUID)
+		ret = add_str(o, "HostIFGUID", ibsriov_guid_str(v->node_guid, g, sizeof(g)));
+	if (!ret && (r->vf_changed & CNI_VF_LINK_STATE))
+		ret = add_str(o, "link_state", link_state_name(v->link_state));
+	return ret;
+}
+
+static struct json_object *go_json(const struct ibsriov_record *r, const char *cni_version,
+				   const char *ipam_type)
+{
+	_cleanup_json_ struct json_object *o = json_object_new_object();
+	struct json_object *ipam = json_object_new_object(), *st;
+	int ret;
+
+	if (!o || !ipam)
+		return json_object_put(ipam), NULL;
+	/* "ibcni" marks our twin (the Go plugin ignores unknown keys). */
+	ret = add_obj(o, "ibcni", json_object_new_boolean(1)) ?: add_str(o, "cniVersion", cni_version) ?: add_str(o, "name", r->network) ?:
+	      add_str(o, "type", "ib-sriov") ?: add_obj(o, "ipam", ipam) ?:
+	      (ipam_type ? add_str(ipam, "type", ipam_type) : 0) ?: add_str(o, "Master", r->pf) ?:
+	      add_str(o, "deviceID", r->device) ?: add_obj(o, "VFID", json_object_new_int(r->vf)) ?:
+	      add_str(o, "HostIFNames", r->orig_name) ?: add_str(o, "ContIFNames", r->ifname) ?:
+	      go_vf_keys(o, r);
+	if (!ret && r->kind == IBSRIOV_VFIO)
+		ret = add_obj(o, "vfioPciMode", json_object_new_boolean(1));
+	if (!ret && r->n_rdma) {
+		st = json_object_new_object();
+		ret = add_obj(o, "rdmaIsolation", json_object_new_boolean(1)) ?:
+		      add_obj(o, "RdmaNetState", st) ?: add_str(st, "deviceID", r->device) ?:
+		      add_str(st, "sandboxRdmaDevName", r->rdma[0]) ?:
+		      add_str(st, "containerRdmaDevName", r->rdma[0]);
+	}
+	return ret ? NULL : steal_ptr(o);
+}
+
+int ibsriov_gocache_save(const struct ibsriov_record *r, const char *cni_version,
+			 const char *ipam_type)
+{
+	_cleanup_json_ struct json_object *o = NULL;
+	char file[NAME_MAX + 1];
+	int ret;
+
+	/* A name the Go plugin could not have used: nothing to leave for it. */
+	if (check_snprintf(file, sizeof(file), "%s-%s", r->container_id, r->ifname))
+		return 0;
+	o = go_json(r, cni_version, ipam_type);
+	if (!o)
+		return -ENOMEM;
+	ret = cni_state_mkdir(IBSRIOV_GO_DIR);
+	return ret ? ret : cni_state_write(IBSRIOV_GO_DIR, file, o);
+}

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The attachment record: what ADD found and changed, so that DEL, GC and a
+ * failed ADD can put the VF back. Typed, with a has-flag per optional part
+ * (as wireguard-tools' struct wgdevice); one key table drives both JSON
+ * directions (record.c). */
+#ifndef IBSRIOV_RECORD_H
+#define IBSRIOV_RECORD_H
+
+#include <limits.h>
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "link.h"
+#include "pci.h"
+
+/* Overridable so the unit tier can run ADD against a fake kernel. The
+ * records live where the Go ib-sriov-cni never looks; IBSRIOV_GO_DIR is
+ * its cache directory (and where ibcni 0.x kept its records). */
+#ifndef IBSRIOV_STATE_DIR
+#define IBSRIOV_STATE_DIR "/var/lib/cni/ibcni/ib-sriov"
+#endif
+#ifndef IBSRIOV_GO_DIR
+#define IBSRIOV_GO_DIR "/var/lib/cni/ib-sriov"
+#endif
+
+#define IBSRIOV_RECORD_VERSION 2
+/* Room is left under NAME_MAX for the atomic write's temporary name. */
+#define IBSRIOV_RECORD_NAME_MAX 200
+#define IBSRIOV_RECORD_RDMA_MAX 8
+
+enum ibsriov_kind { IBSRIOV_ETH, IBSRIOV_IB, IBSRIOV_VFIO };
+
+enum {
+	IBSRIOV_REC_HAS_NETDEV = 1 << 0,	/* orig_* describe the VF netdev */
+	IBSRIOV_REC_HAS_VF_ORIG = 1 << 1,	/* vf_orig holds PF-side originals */
+	IBSRIOV_REC_HAS_CHILD = 1 << 2,		/* the pod got an IPoIB child */
+	IBSRIOV_REC_HAS_RDMA = 1 << 3,		/* rdma[] moved with rdmaIsolation */
+	IBSRIOV_REC_COMPLETE = 1 << 4,		/* ADD finished */
+	IBSRIOV_REC_GO_CACHE = 1 << 5,		/* read from a Go ib-sriov-cni cache */
+	IBSRIOV_REC_MAC_UNSET = 1 << 6,		/* the VF had no admin MAC */
+	IBSRIOV_REC_PF_PASSTHROUGH = 1 << 7,	/* deviceID is a PF (vfio-pci) */
+};
+
+struct ibsriov_record {
+	char name[NAME_MAX + 1];	/* file name under IBSRIOV_STATE_DIR */
+	uint32_t flags;			/* IBSRIOV_REC_* */
+	int version;
+	char *network, *container_id, *netns;	/* owned */
+	char ifname[IFNAMSIZ];
+	char device[CNI_PCI_ADDR_LEN];
+	enum ibsriov_kind kind;
+	char pf[IFNAMSIZ];
+	int pf_ifindex, vf;
+	/* The VF netdev as found (IBSRIOV_REC_HAS_NETDEV). */
+	char orig_name[IFNAMSIZ], tmpname[IFNAMSIZ];
+	char link_kind[32];		/* IFLA_INFO_KIND at ADD, "" for hardware */
+	unsigned int orig_mtu;
+	bool orig_up;
+	unsigned char orig_mac[CNI_MAC_MAX];
+	unsigned int orig_mac_len;
+	int orig_ifindex, pod_ifindex;	/* identity checks besides the PCI parent */
+	int iflink;			/* IFLA_LINK at ADD (a simulated VF's peer) */
+	/* PF-side originals (IBSRIOV_REC_HAS_VF_ORIG); vf_orig.mask says which
+	 * settings ADD may have changed, vf_changed which it did change. */
+	struct cni_vf vf_orig;
+	uint32_t vf_changed;
+	char rdma[IBSRIOV_RECORD_RDMA_MAX][CNI_RDMA_NAME_MAX];
+	unsigned int n_rdma;
+};
+
+/* The record's file name for an attachment, "<containerID>:<ifname>" (no
+ * valid container ID or interface name holds ':'). -ENAMETOOLONG past
+ * IBSRIOV_RECORD_NAME_MAX, -EINVAL when not a single safe path component. */
+int ibsriov_record_name(const char *id, const char *ifname, char *buf, size_t len);
+
+/* Fill r for a new attachment: name and tuple. 0, -ENOMEM or -EINVAL. */
+int ibsriov_record_init(struct ibsriov_record *r, const char *network, const char *id,
+			const char *ifname, const char *netns);
+
+/* Free what r owns (not r itself); r is left empty. */
+void ibsriov_record_clear(struct ibsriov_record *r);
+
+/* Encode / decode (GUIDs as "xx:..:xx" strings; integers written by 0.x
+ * records are still read). from_json: -EBADMSG on a missing or mistyped
+ * key, -ENOMEM. to_json: a new object or NULL (-ENOMEM). */
+struct json_object *ibsriov_record_to_json(const struct ibsriov_record *r);
+int ibsriov_record_from_json(struct json_object *o, struct ibsriov_record *r);
+
+/* Write atomically (0600) under IBSRIOV_STATE_DIR. 0 or -errno. */
+int ibsriov_record_save(const struct ibsriov_record *r);
+
+/* Read the record of (id, ifname): ours first, then a 0.x record or a Go
+ * ib-sriov-cni cache under IBSRIOV_GO_DIR (taken over: netns is the
+ * caller's). -ENOENT when there is none; -ESTALE when the stored tuple is
+ * another attachment's; -EBADMSG when unparseable; other -errno transient. */
+int ibsriov_record_find(const char *id, const char *ifname, const char *netns,
+			struct ibsriov_record *r);
+
+/* Read a record of ours by file name (GC). Same returns. */
+int ibsriov_record_load(const char *name, struct ibsriov_record *r);
+
+/* Remove the record and any Go-format cache of the same attachment. */
+int ibsriov_record_remove(const struct ibsriov_record *r);
+
+/* The Go ib-sriov-cni cache for this attachment, so that a downgrade's
+ * DEL finds the VF (written when ADD completes, removed with the record). */
+int ibsriov_gocache_save(const struct ibsriov_record *r, const char *cni_version,
+			 const char *ipam_type);
+
+/* A Go ib-sriov-cni cache (or a 0.x record) as a record; netns from DEL. */
+int ibsriov_gocache_parse(struct json_object *o, const char *file, const char *netns,
+			  struct ibsriov_record *r);
+
+#endif

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "index.h"
+#include "log.h"
+#include "state.h"
+#include "util.h"
+
+#define OWNERS_MAX (1 << 20) /* bytes of one owner file */
+#define TOKEN	   "token"
+
+bool ipam_lease_owned_by(const struct ipam_lease *l, const char *id, const char *ifname)
+{
+	if (!l->id || strcmp(l->id, id))
+		return false;
+	if (!ifname)
+		return !l->ifname;
+	return l->ifname && !strcmp(l->ifname, ifname);
+}
+
+int ipam_push_ip(struct cni_addr **ips, size_t *n, const struct cni_addr *ip)
+{
+	struct cni_addr *p = realloc(*ips, (*n + 1) * sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	*ips = p;
+	p[(*n)++] = *ip;
+	return 0;
+}
+
+/* "<id>@<hex ifname>", or "<id>@" for a legacy lease; false when it would
+ * not be a safe file name. */
+static bool owner_key(const char *id, const char *ifname, char *buf, size_t len)
+{
+	size_t used;
+
+	if (check_snprintf(buf, len, "%s@", id) || strlen(buf) > CNI_STATE_NAME_MAX ||
+	    strchr(id, '/') || id[0] == '.')
+		return false;
+	used = strlen(buf);
+	for (const unsigned char *p = (const unsigned char *)(ifname ? ifname : ""); *p; p++) {
+		if (used + 3 > len || used + 2 > CNI_STATE_NAME_MAX)
+			return false;
+		snprintf(buf + used, len - used, "%02x", *p);
+		used += 2;
+	}
+	return true;
+}
+
+static int token_text(struct ipam_store *s, char *buf, size_t len)
+{
+	struct stat st;
+
+	if (fstat(s->dir_fd, &st) < 0)
+		return -errno;
+	return check_snprintf(buf, len, "%ju %ju %lld.%09ld %lld.%09ld\n", (uintmax_t)st.st_dev,
+			      (uintmax_t)st.st_ino, (long long)st.st_mtim.tv_sec,
+			      st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+}
+
+void ipam_index_invalidate(struct ipam_store *s)
+{
+	if (unlinkat(s->idx_fd, TOKEN, 0) < 0 && errno != ENOENT)
+		log_warn("cannot drop the index token of %s: %s", s->dir, strerror(errno));
+}
+
+void ipam_index_seal(struct ipam_store *s)
+{
+	char now[128];
+
+	/* Atomic (temp file, rename), not durable: a token lost to a crash
+	 * only costs a rebuild. */
+	if (!token_text(s, now, sizeof(now)))
+		cni_state_write_at(s->idx_fd, TOKEN, now, strlen(now), false);
+}
+
+/* Empty owners/ (everything in it is ours and rebuilt). */
+static int owners_clear(struct ipam_store *s)
+{
+	_cleanup_dir_ DIR *d = NULL;
+	struct dirent *e;
+	size_t seen = 0;
+	int fd = openat(s->owners_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while ((errno = 0, e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (++seen > s->list_max)
+			return -E2BIG;
+		if (unlinkat(s->owners_fd, e->d_name, 0) < 0 && errno != ENOENT)
+			return -errno;
+	}
+	return errno ? -errno : 0;
+}
+
+static int owners_append(struct ipam_store *s, const char *key, const char *name)
+{
+	_cleanup_close_ int fd = -1;
+	char line[80];
+	struct stat st;
+
+	fd = openat(s->owners_fd, key,
+		    O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if (check_snprintf(line, sizeof(line), "%s\n", name))
+		return -ENAMETOOLONG;
+	return write_all(fd, line, strlen(line));
+}
+
+int ipam_index_rebuild(struct ipam_store *s)
+{
+	struct ipam_lease *leases = NULL;
+	size_t n = 0;
+	int ret;
+
+	ipam_index_invalidate(s);
+	ret = owners_clear(s) ?: ipam_store_list(s, &leases, &n);
+	for (size_t i = 0; i < n && !ret; i++) {
+		char key[NAME_MAX + 2];
+
+		if (leases[i].id && owner_key(leases[i].id, leases[i].ifname, key, sizeof(key)))
+			ret = owners_append(s, key, leases[i].name);
+	}
+	ipam_leases_free(leases, n);
+	if (ret)
+		return ret;
+	s->rebuilt = true;
+	log_debug("rebuilt the owner index of %s from %zu leases", s->dir, n);
+	return 0;
+}
+
+int ipam_index_check(struct ipam_store *s)
+{
+	_cleanup_free_ char *saved = NULL;
+	char now[128];
+
+	/* Any doubt about the token (absent, unreadable) costs a rebuild from
+	 * the truth, never a wrong answer. */
+	if (token_text(s, now, sizeof(now)) ||
+	    ipam_store_read(s->idx_fd, TOKEN, 256, &saved, NULL) || strcmp(saved, now))
+		return ipam_index_rebuild(s);
+	return 0;
+}
+
+/* The owner file of key, NULL (and 0) when there is none. */
+static int owners_read(struct ipam_store *s, const char *key, char **buf)
+{
+	int ret = ipam_store_read(s->owners_fd, key, OWNERS_MAX, buf, NULL);
+
+	return ret == -ENOENT ? 0 : ret;
+}
+
+int ipam_index_update(struct ipam_store *s, const char *id, const char *ifname,
+		      const struct cni_addr *ip, bool add)
+{
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_free_ char *out = NULL;
+	char key[NAME_MAX + 2], name[64];
+	size_t used = 0, cap;
+	int ret;
+
+	if (!owner_key(id, ifname, key, sizeof(key)))
+		return 0; /* such owners are found by scanning */
+	ipam_ip_name(ip, name, sizeof(name));
+	ret = owners_read(s, key, &buf);
+	if (ret)
+		return ret;
+	cap = (buf ? strlen(buf) : 0) + strlen(name) + 2;
+	out = malloc(cap);
+	if (!out)
+		return -ENOMEM;
+	for (char *save = NULL, *line = buf ? strtok_r(buf, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (strcmp(line, name))
+			used += (size_t)snprintf(out + used, cap - used, "%s\n", line);
+	}
+	if (add)
+		used += (size_t)snprintf(out + used, cap - used, "%s\n", name);
+	/* A cache: atomic, not durable (see ipam_index_invalidate()). */
+	if (used)
+		return cni_state_write_at(s->owners_fd, key, out, used, false);
+	return unlinkat(s->owners_fd, key, 0) < 0 && errno != ENOENT ? -errno : 0;
+}
+
+int ipam_index_lookup(struct ipam_store *s, const char *id, const char *ifname,
+		      struct cni_addr **ips, size_t *n)
+{
+	_cleanup_free_ char *buf = NULL;
+	char key[NAME_MAX + 2];
+	int ret;
+
+	if (!owner_key(id, ifname, key, sizeof(key)))
+		return -ENAMETOOLONG;
+	ret = owners_read(s, key, &buf);
+	if (ret || !buf)
+		return ret;
+	for (char *save = NULL, *line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		struct ipam_lease l;
+		struct cni_addr ip;
+
+		if (!cni_addr_parse(line, &ip))
+			return -ESTALE;
+		ret = ipam_store_lease(s, &ip, &l);
+		/* Gone or unreadable: not this owner's lease, whatever the index says. */
+		if (ret == -ENOENT || ret == -EBADMSG)
+			continue;
+		if (ret)
+			return ret;
+		if (ipam_lease_owned_by(&l, id, ifname))
+			ret = ipam_push_ip(ips, n, &ip);
+		else
+			ret = -ESTALE; /* rewritten in place: the file wins */
+		ipam_lease_clear(&l);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

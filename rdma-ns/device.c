@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Which function's RDMA devices move, and whether this config may move
+ * them: only a VF's (the PF's RDMA device is the host's, shared by every VF). */
+#include <errno.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include "cleanup.h"
+#include "json.h"
+#include "link.h"
+#include "netns.h"
+#include "rdmans.h"
+#include "util.h"
+
+/* A PCI address (normalised) or an auxiliary device name (mlx5_core.sf.4):
+ * one path component of the device charset. */
+static bool device_parse(const char *v, char dev[RDMANS_DEV_MAX])
+{
+	char pci[CNI_PCI_ADDR_LEN];
+
+	if (cni_pci_addr_parse(v, pci))
+		return !copy_str(dev, RDMANS_DEV_MAX, pci);
+	return cni_valid_id(v) && !copy_str(dev, RDMANS_DEV_MAX, v);
+}
+
+int rdmans_configured_device(struct cni_conf *conf, char dev[RDMANS_DEV_MAX], const char **key,
+			     struct cni_error *err)
+{
+	static const char *const keys[] = { "deviceID", "pciBusID" };
+	const char *v = NULL;
+
+	dev[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(keys) && (!v || !*v); i++) {
+		if (cni_json_string(conf->root, keys[i], keys[i], &v, err) == -EINVAL)
+			return -EINVAL;
+		if (v && *v && !device_parse(v, dev))
+			return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG,
+					  "invalid configuration",
+					  "\"%s\" is \"%s\"; it must be a PCI address (0000:3b:00.2) or "
+					  "an auxiliary device name (mlx5_core.sf.4)", keys[i], v);
+		if (*dev && key)
+			*key = keys[i];
+	}
+	return 0;
+}
+
+/* The prevResult interface in this pod: its sandbox is CNI_NETNS, or
+ * another path to the same namespace. */
+static bool in_pod(const struct cni_iface *i, const char *netns, int pod)
+{
+	struct stat a, b;
+
+	if (!i->sandbox || !*i->sandbox)
+		return false;
+	if (!strcmp(i->sandbox, netns))
+		return true;
+	return fstat(pod, &a) == 0 && stat(i->sandbox, &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+/* The pciID the previous plugin reported for the pod's interface (any
+ * interface's when none names this sandbox), or NULL. */
+static const char *prev_pci_id(struct cni_ctx *ctx, int pod)
+{
+	const struct cni_result *prev = ctx->conf->prev_result;
+	const char *any = NULL;
+
+	for (size_t i = 0; prev && i < prev->n_ifaces; i++) {
+		const struct cni_iface *f = &prev->ifaces[i];
+
+		if (!f->pci_id || !*f->pci_id)
+			continue;
+		if (in_pod(f, ctx->env.netns, pod))
+			return f->pci_id;
+		if (!any)
+			any = f->pci_id;
+	}
+	return any;
+}
+
+/* "aa:bb:..." (Ethernet or IPoIB's 20 bytes) into bytes; -EINVAL otherwise. */
+static int mac_parse(const char *s, unsigned char *mac, unsigned int *len)
+{
+	*len = 0;
+	for (;;) {
+		uint64_t v;
+		char byte[3];
+
+		if (*len == CNI_MAC_MAX || !s[0] || !s[1] || (s[2] && s[2] != ':'))
+			return -EINVAL;
+		memcpy(byte, s, 2);
+		byte[2] = '\0';
+		if (parse_u64(byte, 16, 0xff, &v))
+			return -EINVAL;
+		mac[(*len)++] = (unsigned char)v;
+		if (!s[2])
+			return 0;
+		s += 3;
+	}
+}
+
+/* In the current (pod) netns: the netdev with this MAC, the one named
+ * want when several have it. -ENODEV when none. */
+static int netdev_by_mac(const unsigned char *mac, unsigned int len, const char *want,
+			 char name[IFNAMSIZ])
+{
+	struct if_nameindex *list = if_nameindex(), *p;
+	int ret = -ENODEV, seen = 0;
+
+	if (!list)
+		return -errno;
+	/* The pod may create links: a bounded look, whatever it made. */
+	for (p = list; p->if_index && seen++ < 4096; p++) {
+		struct cni_link l;
+
+		if (cni_link_get(NULL, (int)p->if_index, &l) || l.mac_len != len ||
+		    memcmp(l.mac, mac, len))
+			continue;
+		if (ret || (want && !strcmp(l.name, want))) {
+			copy_str(name, IFNAMSIZ, l.name);
+			ret = 0;
+		}
+	}
+	if_freenameindex(list);
+	return ret;
+}
+
+/* The driver's bus_info (a PCI address for every PCI NIC driver), asked in
+ * the current netns; "" for virtual devices. Works on any kernel, unlike
+ * sysfs, which shows the host's netdevs only. */
+static int netdev_bus_info(const char *name, struct ethtool_drvinfo *info)
+{
+	_cleanup_close_ int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct ifreq ifr = { 0 };
+
+	memset(info, 0, sizeof(*info));
+	info->cmd = ETHTOOL_GDRVINFO;
+	if (fd < 0 || copy_str(ifr.ifr_name, sizeof(ifr.ifr_name), name))
+		return fd < 0 ? -errno : -EINVAL;
+	ifr.ifr_data = (void *)info;
+	return ioctl(fd, SIOCETHTOOL, &ifr) < 0 ? -errno : 0;
+}
+
+/* rdma-cni derives the device from the previous result's MAC; a prevResult
+ * re-encoded by a 1.0 runtime (containerd 1.6) has no pciID. Look the MAC
+ * up among the pod's netdevs, then ask that netdev's driver for its PCI device. */
+static int device_from_mac(struct cni_ctx *ctx, int pod, char dev[RDMANS_DEV_MAX])
+{
+	const struct cni_result *prev = ctx->conf->prev_result;
+	const struct cni_iface *f = NULL;
+	struct ethtool_drvinfo info;
+	unsigned char mac[CNI_MAC_MAX];
+	char name[IFNAMSIZ], pci[CNI_PCI_ADDR_LEN];
+	unsigned int len;
+	int saved = -1, ret;
+
+	for (size_t i = 0; prev && i < prev->n_ifaces && !f; i++)
+		if (prev->ifaces[i].mac && *prev->ifaces[i].mac &&
+		    in_pod(&prev->ifaces[i], ctx->env.netns, pod))
+			f = &prev->ifaces[i];
+	if (!f)
+		return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG, "deviceID is required",
+				  "rdma-ns takes the device from \"deviceID\" (Multus sets it), "
+				  "\"pciBusID\", the pciID of the previous plugin's interface, or the "
+				  "MAC of its interface whose sandbox is %s; none is set",
+				  ctx->env.netns);
+	if (mac_parse(f->mac, mac, &len))
+		return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid prevResult",
+				  "interface %s has mac \"%s\"", f->name ? f->name : "", f->mac);
+	ret = cni_netns_enter(pod, &saved);
+	if (!ret) {
+		ret = netdev_by_mac(mac, len, f->name, name);
+		if (!ret)
+			ret = netdev_bus_info(name, &info) ? -ENXIO : 0;
+		cni_netns_restore(&saved);
+	}
+	if (ret == -ENODEV)
+		return cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE, "no pod interface has the MAC",
+				  "no netdev in %s has %s, the MAC of the previous plugin's "
+				  "interface %s",
+				  ctx->env.netns, f->mac, f->name ? f->name : "");
+	if (ret == -ENXIO || (!ret && !cni_pci_addr_parse(info.bus_info, pci)))
+		return cni_errorf(&ctx->err, -ENODEV, CNI_ERR_DEVICE,
+				  "the pod interface has no PCI device",
+				  "%s (%s) in %s: its driver %s reports no PCI address; set "
+				  "\"deviceID\"",
+				  name, f->mac, ctx->env.netns,
+				  ret		 ? "(no ethtool)"
+				  : *info.driver ? info.driver
+						 : "(none)");
+	if (ret)
+		return cni_errorf(&ctx->err, ret, CNI_ERR_INTERNAL,
+				  "cannot look the MAC up in the pod", "%s: %s", ctx->env.netns,
+				  strerror(-ret));
+	log_info("device %s: the PCI device of %s (%s) in the pod", pci, name, f->mac);
+	return copy_str(dev, RDMANS_DEV_MAX, pci);
+}
+
+/* The VF a PCI address or auxiliary device belongs to ("" for a scalable
+ * function, which has no VF but is as much the pod's own). */
+static int vf_of(struct cni_ctx *ctx, const char *src, const char *dev,
+		 char vf_addr[CNI_PCI_ADDR_LEN])
+{
+	char pci[CNI_PCI_ADDR_LEN];
+	struct cni_pci_vf vf;
+	bool aux = !cni_pci_addr_parse(dev, pci), sf = false;
+	int ret = 0;
+
+	if (aux)
+		ret = cni_pci_aux_parent(CNI_AUX_ROOT, dev, pci, &sf);
+	if (!ret)
+		ret = cni_pci_vf_get(CNI_PCI_ROOT, pci, &vf);
+	if (ret == -ENOTTY && sf) {
+		vf_addr[0] = '\0';
+		return 0;
+	}
+	if (ret == -ENODEV)
+		return cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE, "no such device",
+				  "\"%s\" is %s; there is no such %s on this node", src, dev,
+				  aux ? "auxiliary device" : "PCI function");
+	if (ret == -ENOTTY)
+		return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG,
+				  "deviceID is not a VF",
+				  "\"%s\" is %s, %s%s: its RDMA device serves the host and every "
+				  "VF; rdma-ns moves only a VF's RDMA devices",
+				  src, dev, aux ? "an auxiliary device of " : "",
+				  aux ? pci : "not a virtual function");
+	if (ret)
+		return cni_errorf(&ctx->err, ret, cni_error_code_for_errno(ret),
+				  "cannot read the device topology", "%s: %s", dev, strerror(-ret));
+	return copy_str(vf_addr, CNI_PCI_ADDR_LEN, vf.addr);
+}
+
+int rdmans_device(struct cni_ctx *ctx, int pod, char dev[RDMANS_DEV_MAX])
+{
+	const char *prev = prev_pci_id(ctx, pod), *src = "deviceID";
+	char vf[CNI_PCI_ADDR_LEN], want[CNI_PCI_ADDR_LEN];
+	int ret = rdmans_configured_device(ctx->conf, dev, &src, &ctx->err);
+
+	if (ret)
+		return ret;
+	if (!*dev && prev && *prev) {
+		src = "prevResult pciID";
+		if (!device_parse(prev, dev))
+			return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG,
+					  "invalid prevResult", "pciID \"%s\" is not a PCI address",
+					  prev);
+	}
+	if (!*dev) {
+		src = "the pod interface's MAC";
+		ret = device_from_mac(ctx, pod, dev);
+		if (ret)
+			return ret;
+	}
+	ret = vf_of(ctx, src, dev, vf);
+	if (ret || !prev || !*prev)
+		return ret;
+	if (!cni_pci_addr_parse(prev, want) || strcmp(want, vf))
+		return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG,
+				  "deviceID does not match the previous plugin's interface",
+				  "\"%s\" is %s (VF %s), but the interface the previous plugin moved "
+				  "into the pod is on %s",
+				  src, dev, *vf ? vf : "none", prev);
+	return 0;
+}
+
+int rdmans_devices_of(const char *dev, char names[][CNI_RDMA_NAME_MAX], size_t max)
+{
+	char pci[CNI_PCI_ADDR_LEN];
+
+	if (cni_pci_addr_parse(dev, pci))
+		return cni_pci_rdma_devs(CNI_PCI_ROOT, pci, names, max);
+	return cni_pci_rdma_devs(CNI_AUX_ROOT, dev, names, max);
+}

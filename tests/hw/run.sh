@@ -1,0 +1,240 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# The hardware tier: ib-sriov (and rdma-ns) against a real SR-IOV PF and
+# spare VFs, InfiniBand or Ethernet (RoCE). Opt-in only; see tests/hw/README.md
+# for what it changes and how it restores. The vm-igb tier runs this same
+# script on qemu's igb PF (its Ethernet part).
+#
+#   IBCNI_HW=1                    the opt-in: the VFs below may be changed
+#   IBCNI_HW_PF=<netdev>          the PF, e.g. ens1f0 or ibp59s0f0
+#   IBCNI_HW_VFS="<pci> [<pci>]"  spare VFs of that PF (PCI addresses)
+#   IBCNI_HW_GUID, IBCNI_HW_PKEY  InfiniBand: the GUID to set (default
+#                                 02:00:00:1b:c0:00:00:01) and a pkey of the
+#                                 fabric to join (optional)
+#   IBCNI_HW_BIN, IBCNI_HW_STATE  plugins (default ./bin), scratch directory
+#                                 (default /tmp/ibcni-hw)
+# Exit 0 all passed, 1 a test failed, 2 refused to run.
+set -u
+if [ -x /usr/sbin/ip ]; then ip() { /usr/sbin/ip "$@"; }; fi
+if [ -x /usr/sbin/rdma ]; then rdma() { /usr/sbin/rdma "$@"; }; fi
+here=$(cd "$(dirname "$0")" && pwd)
+BIN=${IBCNI_HW_BIN:-$here/../../bin}
+S=${IBCNI_HW_STATE:-/tmp/ibcni-hw}
+GUID=${IBCNI_HW_GUID:-02:00:00:1b:c0:00:00:01}
+PKEY=${IBCNI_HW_PKEY:-}
+SYS=/sys/bus/pci/devices
+NS=ibcni-hw
+
+refuse() { echo "hw: refused: $*" >&2; echo "hw: 0 passed, 0 failed"; exit 2; }
+[ "${IBCNI_HW:-}" = 1 ] || refuse "set IBCNI_HW=1, IBCNI_HW_PF and IBCNI_HW_VFS to opt in (tests/hw/README.md: it reconfigures those VFs and restores them)"
+PF=${IBCNI_HW_PF:-}
+VFS=${IBCNI_HW_VFS:-}
+[ -n "$PF" ] && [ -n "$VFS" ] || refuse "IBCNI_HW_PF and IBCNI_HW_VFS are both needed"
+[ "$(id -u)" = 0 ] || refuse "needs root"
+command -v jq >/dev/null || refuse "needs jq"
+for b in ib-sriov rdma-ns ib-host-local; do
+	[ -x "$BIN/$b" ] || refuse "$BIN/$b is missing (make, or set IBCNI_HW_BIN)"
+done
+ip link show "$PF" >/dev/null 2>&1 || refuse "no netdev $PF"
+
+vf_net() { ls "$SYS/$1/net" 2>/dev/null | head -1; }
+vf_index() { # PCI: N of the PF's virtfnN that points at it
+	for l in "$SYS/$PCI_PF"/virtfn*; do
+		[ "$(basename "$(readlink "$l")")" = "$1" ] && { echo "${l##*virtfn}"; return 0; }
+	done
+	return 1
+}
+PCI_PF=$(basename "$(readlink -f "/sys/class/net/$PF/device")")
+LINK=$(ip -j link show "$PF" | jq -r '.[0].link_type')
+
+# A VF is in use when anything but us may be relying on it.
+for v in $VFS; do
+	[ -e "$SYS/$v/physfn" ] || refuse "$v is not a VF"
+	[ "$(basename "$(readlink -f "$SYS/$v/physfn")")" = "$PCI_PF" ] || refuse "$v is not a VF of $PF"
+	drv=$(basename "$(readlink "$SYS/$v/driver" 2>/dev/null)")
+	[ -n "$drv" ] || refuse "$v has no driver bound"
+	[ "$drv" != vfio-pci ] || refuse "$v is bound to vfio-pci (a VM or DPDK may own it)"
+	net=$(vf_net "$v")
+	[ -n "$net" ] || refuse "$v has no netdev on the host: it is probably in a pod"
+	j=$(ip -j addr show "$net" | jq -c '.[0]')
+	[ "$(echo "$j" | jq '.flags | any(. == "UP")')" = false ] || refuse "$v ($net) is up: in use"
+	[ "$(echo "$j" | jq '[.addr_info[]? | select(.scope == "global")] | length')" = 0 ] ||
+		refuse "$v ($net) has addresses: in use"
+	[ "$(echo "$j" | jq -r '.master // ""')" = "" ] || refuse "$v ($net) is enslaved: in use"
+	! grep -qs "\"$v\"" /var/lib/cni/ib-sriov/* || refuse "$v has an ib-sriov attachment record: in use"
+	[ -n "$(vf_index "$v")" ] || refuse "$v is not listed by $PF's virtfn links"
+done
+set -- $VFS
+VF=$1
+VF2=${2:-}
+
+pass=0 fail=0 n=0
+ok() { echo "  PASS  $1"; pass=$((pass + 1)); }
+ko() { echo "  FAIL  $1: $2"; fail=$((fail + 1)); }
+skip() { echo "  SKIP  $1: $2"; }
+expect() { if [ "$2" = "$3" ]; then ok "$1"; else ko "$1" "want '$2', got '$3'"; fi; }
+contains() { case $3 in *"$2"*) ok "$1" ;; *) ko "$1" "'$2' not in '$3'" ;; esac; }
+
+vf_entry() { ip -d -j link show "$PF" | jq -c ".[0].vfinfo_list[] | select(.vf == $(vf_index "$1"))"; }
+# Everything a test may touch: each VF's table entry and netdev, the records.
+snapshot() {
+	for v in $VFS; do
+		echo "$v $(vf_entry "$v") $(ip -j link show "$(vf_net "$v")" 2>/dev/null |
+			jq -c '.[0] | {ifname, address, mtu, up: (.flags | any(. == "UP"))}')"
+	done
+	ls /var/lib/cni/ib-sriov 2>/dev/null | grep "^$NS-" || true
+}
+cni() { # COMMAND ID IFNAME CONF: sets OUT and RC; every attachment is remembered
+	[ "$1" = ADD ] && echo "$2 $3 $4" >>"$S/attachments"
+	OUT=$(printf '%s' "$4" | env -i CNI_COMMAND=$1 CNI_CONTAINERID=$2 CNI_NETNS=/run/netns/$2 \
+		CNI_IFNAME=$3 CNI_PATH=$BIN "$BIN/ib-sriov" 2>>"$S/stderr")
+	RC=$?
+}
+conf() { # DEVICE EXTRA-KEYS
+	printf '{"cniVersion":"1.1.0","name":"%s","type":"ib-sriov","deviceID":"%s"%s,"ipam":{"type":"ib-host-local","dataDir":"%s/leases","ranges":[[{"subnet":"192.0.2.0/24"}]]}}' \
+		"$NS" "$1" "${2:+,$2}" "$S"
+}
+pod() { ip netns add "$1" && echo "$1" >>"$S/netns"; }
+
+# The guaranteed restore: whatever happens (failure, ^C, kill), every
+# attachment made is DELeted (DEL is idempotent), every netns we made is
+# removed, and the VFs are compared with the snapshot taken first.
+restore() {
+	trap - EXIT INT TERM HUP
+	if [ -f "$S/attachments" ]; then
+		while read -r id ifname c; do
+			printf '%s' "$c" | env -i CNI_COMMAND=DEL CNI_CONTAINERID=$id CNI_NETNS=/run/netns/$id \
+				CNI_IFNAME=$ifname CNI_PATH=$BIN "$BIN/ib-sriov" >/dev/null 2>&1 ||
+				ko "restore: DEL $id/$ifname" "failed"
+		done <"$S/attachments"
+	fi
+	[ -f "$S/netns" ] && sort -u "$S/netns" | while read -r n; do ip netns del "$n" 2>/dev/null; done
+	now=$(snapshot)
+	if [ "$now" = "$FIRST" ]; then
+		ok "restore: every VF as found ($S/snapshot.before)"
+	else
+		echo "$now" >"$S/snapshot.after"
+		ko "restore: VFs differ from the start" "diff $S/snapshot.before $S/snapshot.after"
+	fi
+	echo "hw: $pass passed, $fail failed"
+	[ "$fail" = 0 ]
+	exit $?
+}
+rm -rf "$S"
+mkdir -p "$S"
+FIRST=$(snapshot)
+echo "$FIRST" >"$S/snapshot.before"
+trap restore EXIT
+trap 'exit 1' INT TERM HUP
+echo "hw: PF $PF ($PCI_PF, $LINK), VFs $VFS, driver $(basename "$(readlink "$SYS/$VF/driver")")"
+
+step() { # NAME KEYS CHECK-FN: ADD, check, CHECK, DEL; the VF as before
+	local before id
+	n=$((n + 1))
+	id=$NS-$n
+	before=$(snapshot)
+	pod "$id"
+	cni ADD "$id" net1 "$(conf "$VF" "$2")"
+	if [ "$RC" != 0 ]; then
+		ko "$1: ADD" "$OUT"
+		expect "$1: a failed ADD changes nothing" "$before" "$(snapshot)"
+		return
+	fi
+	ok "$1: ADD"
+	$3 "$id"
+	cni CHECK "$id" net1 "$(conf "$VF" "$2" | sed 's/}$//'),\"prevResult\":$OUT}"
+	expect "$1: CHECK" 0 "$RC"
+	cni DEL "$id" net1 "$(conf "$VF" "$2")"
+	expect "$1: DEL" 0 "$RC"
+	expect "$1: VF table entry, netdev and records as before" "$before" "$(snapshot)"
+}
+# A setting the driver may refuse: either applied and undone, or refused
+# with the setting named and nothing changed.
+optional() { # NAME KEYS KEY FILTER WANT
+	local before id=$NS-opt-$3
+	before=$(snapshot)
+	pod "$id"
+	cni ADD "$id" net1 "$(conf "$VF" "$2")"
+	if [ "$RC" = 0 ]; then
+		expect "$1: applied" "$5" "$(vf_entry "$VF" | jq -c "$4")"
+		cni DEL "$id" net1 "$(conf "$VF" "$2")"
+		expect "$1: DEL" 0 "$RC"
+	else
+		contains "$1: refused by the driver, the error names $3" "$3" "$(echo "$OUT" | jq -r .details)"
+		cni DEL "$id" net1 "$(conf "$VF" "$2")"
+		expect "$1: DEL after the refused ADD" 0 "$RC"
+	fi
+	expect "$1: as before" "$before" "$(snapshot)"
+}
+
+in_pod() { # ID: the pod's net1 as [mac, mtu, up]
+	ip -n "$1" -j link show net1 | jq -c '.[0] | [.address, .mtu, (.flags | any(. == "UP"))]'
+}
+eth_check() {
+	expect "eth: pod interface MAC, MTU, up" '["02:1b:c0:00:00:01",1400,true]' "$(in_pod "$1")"
+	expect "eth: VF table entry" '{"address":"02:1b:c0:00:00:01","vlan":42,"qos":2,"spoofchk":false,"trust":true}' \
+		"$(vf_entry "$VF" | jq -c '{address, vlan: .vlan_list[0].vlan, qos: .vlan_list[0].qos, spoofchk, trust}')"
+}
+guid_check() {
+	local g
+	g=$(ip -n "$1" -j link show net1 | jq -r '.[0].address' | cut -d: -f13-)
+	expect "ib: the pod netdev (found again after the rebind) has the GUID" "$GUID" "$g"
+}
+pkey_check() {
+	local p
+	p=$(ip -n "$1" -d -j link show net1 | jq -r '.[0].linkinfo.info_data.pkey // empty')
+	[ -z "$p" ] && p=$(cat "/sys/class/net/$(vf_net "$VF")/pkey" 2>/dev/null)
+	expect "ib: the pod interface is on the partition" "$(printf '0x%04x' $((PKEY | 0x8000)))" \
+		"$(printf '0x%04x' $((p | 0x8000)))"
+}
+rdma_check() {
+	contains "rdma: the VF's RDMA device is in the pod" "$RDEV" "$(ip netns exec "$1" "$BIN/rdma-ns" devices)"
+	case $(rdma dev show "$RDEV" 2>&1) in
+	*"$RDEV"*) ko "rdma: the device left the host" "still listed" ;;
+	*) ok "rdma: the device left the host" ;;
+	esac
+}
+
+if [ "$LINK" = infiniband ]; then
+	step "ib: GUID set, VF rebound, netdev rediscovered" "\"guid\":\"$GUID\",\"mtu\":2044" guid_check
+	if [ -n "$PKEY" ]; then
+		step "ib: pkey $PKEY" "\"guid\":\"$GUID\",\"pkey\":\"$PKEY\"" pkey_check
+	else
+		skip "ib: pkey and IPoIB child" "set IBCNI_HW_PKEY to a pkey of the fabric"
+	fi
+	optional "ib: link_state enable" "\"guid\":\"$GUID\",\"link_state\":\"enable\"" link_state \
+		.link_state '"enable"'
+else
+	step "eth: MAC, VLAN/QoS, spoofchk, trust, MTU" \
+		'"mac":"02:1b:c0:00:00:01","vlan":42,"vlanQoS":2,"spoofchk":"off","trust":"on","mtu":1400' eth_check
+	optional "eth: link_state enable" '"link_state":"enable"' link_state .link_state '"enable"'
+	optional "eth: max_tx_rate 100" '"max_tx_rate":100' max_tx_rate .rate.max_tx 100
+	optional "eth: vlanProto 802.1ad" '"vlan":43,"vlanProto":"802.1ad"' vlanProto \
+		'.vlan_list[0].protocol' '"802.1ad"'
+fi
+
+# rdmaIsolation needs an RDMA device under the VF and the exclusive netns
+# mode, which this script never switches (the node's pods rely on it).
+RDEV=$(ls "$SYS/$VF/infiniband" 2>/dev/null | head -1)
+mode=$("$BIN/rdma-ns" netns-mode show 2>/dev/null)
+if [ -z "$RDEV" ]; then
+	skip "rdma: rdmaIsolation" "$VF has no RDMA device"
+elif [ "$mode" != exclusive ]; then
+	skip "rdma: rdmaIsolation" "the RDMA netns mode is '$mode' (rdma-ns netns-mode exclusive, at boot)"
+else
+	step "rdma: rdmaIsolation moves $RDEV" '"rdmaIsolation":true' rdma_check
+fi
+
+if [ -n "$VF2" ]; then
+	before=$(snapshot)
+	pod "$NS-c1"
+	pod "$NS-c2"
+	cni ADD "$NS-c2" net1 "$(conf "$VF2" "")" &
+	cni ADD "$NS-c1" net1 "$(conf "$VF" "")"
+	wait
+	expect "two VFs at once: both pods have their VF" '["net1"] ["net1"]' \
+		"$(ip -n "$NS-c1" -j link show | jq -c '[.[].ifname | select(. != "lo")]') $(ip -n "$NS-c2" -j link show | jq -c '[.[].ifname | select(. != "lo")]')"
+	cni DEL "$NS-c1" net1 "$(conf "$VF" "")"
+	cni DEL "$NS-c2" net1 "$(conf "$VF2" "")"
+	expect "two VFs at once: as before" "$before" "$(snapshot)"
+fi

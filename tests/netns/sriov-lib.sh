@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: Apache-2.0
+# Helpers shared by the ib-sriov netns tests (sourced, never run by itself).
+
+sriov_conf() { # IPAM-TYPE [EXTRA-KEYS] [VERSION] [DEVICE]
+	local ipam=""
+	[ -n "$1" ] && ipam=",\"ipam\":{\"type\":\"$1\",\"dataDir\":\"$T/leases\",\"ranges\":[[{\"subnet\":\"10.56.0.0/24\"}],[{\"subnet\":\"fd00:56::/64\"}]],\"routes\":[{\"dst\":\"10.57.0.0/16\"}]}"
+	printf '{"cniVersion":"%s","name":"rdma-net","type":"ib-sriov","deviceID":"%s"%s%s}' \
+		"${3:-1.1.0}" "${4:-$(sim_vf_addr 0 1)}" "${2:+,$2}" "$ipam"
+}
+
+# A fingerprint of everything on the host an ib-sriov call may touch.
+host_state() {
+	ip -j -d link show | jq -c '.[] | {ifname, mtu, address, operstate, flags}' | sort
+	find /var/lib/cni/ib-sriov /var/lib/cni/ibcni -type f 2>/dev/null | sort
+}
+
+assert_host_unchanged() { # BEFORE WHAT
+	local now
+	now=$(host_state)
+	[ "$1" == "$now" ] || fail "$2: host changed: $(diff <(echo "$1") <(echo "$now") | grep '^[<>]' | tr '\n' ' ')"
+}
+
+vf_as_found() { # NAME MAC MTU: the VF netdev is back in the host, unchanged
+	assert_link host "$1" '[.ifname,.address,.mtu]' "[\"$1\",\"$2\",$3]"
+	local left
+	left=$(ls /var/lib/cni/ib-sriov /var/lib/cni/ibcni/ib-sriov 2>/dev/null | grep -v -e '^/' -e '^$')
+	[ -z "$left" ] || fail "records left: $left"
+}

@@ -1,0 +1,144 @@
+# SPDX-License-Identifier: Apache-2.0
+# ib-sriov against a hostile pod (CAP_NET_ADMIN in its own netns) and
+# against records it did not write, on the simulated node. A real VF is
+# recognised by the kernel's PCI parent (the igb vm tier); the simulated
+# node's veth VFs have none, so here the recorded ifindex and the VF's
+# peer on the host are what tells the VF from a fake.
+
+. "$(dirname "${BASH_SOURCE[0]}")/sriov-lib.sh"
+
+hostile_add() { # -> the VF's ifindex; ADD of vf0_1 as net1 into pod1
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf ib-host-local)"
+	assert_eq 0 "$RC" "ADD ($OUT)"
+}
+
+host_links() {
+	ip -j link show | jq -r '.[].ifname' | sort | tr '\n' ' '
+}
+
+test_pod_swaps_vf_for_veth() {
+	local mac before_links
+	sim_node 1 2 eth
+	pod_ns pod1
+	mac=$(ip -j link show vf0_1 | jq -r '.[0].address')
+	hostile_add
+	before_links=$(host_links)
+	# The pod hides the VF under another name and offers a veth as net1.
+	ip -n pod1 link set net1 down
+	ip -n pod1 link set net1 name stolen
+	ip -n pod1 link add net1 type veth peer name trap
+	cni_exec ib-sriov DEL ctr1 pod1 net1 "$(sriov_conf ib-host-local)"
+	assert_eq 0 "$RC" "DEL ($OUT $ERR)"
+	# The real VF (found by its recorded ifindex) came back; the veth did not.
+	vf_as_found vf0_1 "$mac" 1500
+	assert_link pod1 net1 '.link_type' '"ether"'
+	assert_link pod1 trap '.ifname' '"trap"'
+	assert_no_link pod1 stolen
+	assert_eq "$before_links" "$(host_links | sed 's/vf0_1 //')" "no pod link on the host"
+}
+
+test_pod_forges_the_vf_ifindex() {
+	local idx before_links
+	sim_node 1 2 eth
+	pod_ns pod1
+	hostile_add
+	idx=$(ip -n pod1 -j link show net1 | jq '.[0].ifindex')
+	before_links=$(host_links)
+	# The VF leaves for a namespace of the pod's own; a veth takes its
+	# name and its ifindex, with its peer inside the pod.
+	ip netns add jail
+	ip -n pod1 link set net1 netns jail
+	ip -n pod1 link add net1 index "$idx" type veth peer name trap
+	assert_link pod1 net1 '.ifindex' "$idx"
+	cni_exec ib-sriov DEL ctr1 pod1 net1 "$(sriov_conf ib-host-local)"
+	assert_eq 0 "$RC" "DEL ($OUT $ERR)"
+	assert_match "is not VF 0000:03:01.1: left where it is" "$ERR" "refusal logged"
+	assert_eq "$before_links" "$(host_links)" "nothing moved to the host"
+	assert_link pod1 net1 '.ifindex' "$idx"
+	assert_no_link host ibcni"$idx"
+	ip netns del jail
+}
+
+test_rollback_never_takes_a_fake() {
+	# ADD's own rollback goes through the same check: an IPAM failure after
+	# the pod swapped the VF brings back only the VF.
+	local mac
+	sim_node 1 2 eth
+	pod_ns pod1
+	mac=$(ip -j link show vf0_1 | jq -r '.[0].address')
+	cat >"$T/ipam-swap" <<EOF
+#!/bin/sh
+ip -n pod1 link set net1 down
+ip -n pod1 link set net1 name stolen
+ip -n pod1 link add net1 type veth peer name trap
+echo '{"code":11,"msg":"after the swap"}'
+exit 1
+EOF
+	chmod +x "$T/ipam-swap"
+	CNI_PATH_OVERRIDE="$BIN:$T" cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf ipam-swap)"
+	assert_json '[.code,.msg]' '[11,"after the swap"]'
+	vf_as_found vf0_1 "$mac" 1500
+	assert_link pod1 net1 '.ifname' '"net1"'
+	assert_no_link host trap
+}
+
+test_record_of_another_attachment_is_ignored() {
+	# A record whose stored tuple is not the request's (a name collision or
+	# a planted file) is never undone by this request.
+	sim_node 1 2 eth
+	pod_ns pod1
+	hostile_add
+	local rec=/var/lib/cni/ibcni/ib-sriov/ctr1:net1
+	jq -c '.containerID="ctr9"' "$rec" >"$T/r" && cat "$T/r" >"$rec"
+	cni_exec ib-sriov DEL ctr1 pod1 net1 "$(sriov_conf ib-host-local)"
+	assert_eq 0 "$RC" "DEL ($OUT)"
+	assert_link pod1 net1 '.ifname' '"net1"'
+	[ -f "$rec" ] || fail "the other attachment's record was removed"
+}
+
+test_long_names_refused() {
+	sim_node 1 2 eth
+	pod_ns pod1
+	local id
+	id=$(head -c 250 /dev/zero | tr '\0' a)
+	cni_exec ib-sriov ADD "$id" pod1 net1 "$(sriov_conf "")"
+	assert_json '[.code,.msg]' '[4,"invalid attachment name"]'
+	assert_link host vf0_1 '.ifname' '"vf0_1"'
+	cni_exec ib-sriov DEL "$id" pod1 net1 "$(sriov_conf "")"
+	assert_eq 0 "$RC" "DEL of a name no ADD could record"
+}
+
+test_unfinished_add_is_undone_before_retry() {
+	# A first attempt killed after the VF went down under its temporary
+	# name: the retry undoes it from the record, then starts afresh, so the
+	# final DEL restores the VF as the first attempt found it.
+	local mac idx
+	sim_node 1 2 eth
+	pod_ns pod1
+	mac=$(ip -j link show vf0_1 | jq -r '.[0].address')
+	ip link set vf0_1 up
+	idx=$(ip -j link show vf0_1 | jq '.[0].ifindex')
+	hostile_add
+	cni_exec ib-sriov DEL ctr1 pod1 net1 "$(sriov_conf ib-host-local)"
+	# Replay the state of a killed ADD: record written, VF down and renamed.
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf "")"
+	local rec=/var/lib/cni/ibcni/ib-sriov/ctr1:net1
+	jq -c 'del(.complete)' "$rec" >"$T/r" && cat "$T/r" >"$rec"
+	ip -n pod1 link set net1 down
+	ip -n pod1 link set net1 name ibcni"$idx"
+	ip -n pod1 link set ibcni"$idx" netns $$
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf "")"
+	assert_eq 0 "$RC" "retried ADD ($OUT $ERR)"
+	assert_match "undoing an unfinished ADD" "$ERR" "retry undid the first attempt"
+	cni_exec ib-sriov DEL ctr1 pod1 net1 "$(sriov_conf "")"
+	assert_link host vf0_1 '[.address,.operstate!="DOWN"]' "[\"$mac\",true]"
+}
+
+test_complete_attachment_not_added_twice() {
+	sim_node 1 2 eth
+	pod_ns pod1
+	hostile_add
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf ib-host-local)"
+	assert_json '[.code,.msg]' '[7,"already attached"]'
+	assert_link pod1 net1 '.ifname' '"net1"'
+}

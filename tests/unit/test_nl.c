@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: Apache-2.0
+/* cni/nl.c: only the kernel's answer to our own request is heard. A process
+ * in the pod's namespace holding CAP_NET_ADMIN can send to the socket we
+ * open there; these tests are that process, in a private network namespace,
+ * with real sockets and the real kernel. */
+#include <criterion/criterion.h>
+#include <arpa/inet.h>
+#include <linux/rtnetlink.h>
+#include <netlink/socket.h>
+#include <sched.h>
+#include <sys/socket.h>
+
+#include "helpers.h"
+#include "link.h"
+#include "nl.h"
+
+static struct nl_msg *crafted(int type, uint32_t seq, uint32_t port, uint32_t sender)
+{
+	struct nl_msg *msg = nlmsg_alloc_simple(type, 0);
+	struct sockaddr_nl src = {.nl_family = AF_NETLINK, .nl_pid = sender};
+
+	cr_assert_not_null(msg);
+	nlmsg_hdr(msg)->nlmsg_seq = seq;
+	nlmsg_hdr(msg)->nlmsg_pid = port;
+	nlmsg_set_src(msg, &src);
+	return msg;
+}
+
+Test(nl, reply_rule)
+{
+	static const struct {
+		uint32_t seq, port, sender;
+		bool accepted;
+		const char *what;
+	} cases[] = {
+	    {7, 100, 0, true, "the kernel's answer"},
+	    {7, 100, 4242, false, "same sequence and port from a process"},
+	    {8, 100, 0, false, "the kernel's answer to another request"},
+	    {7, 101, 0, false, "the kernel's message for another socket's request"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct nl_msg *msg =
+		    crafted(RTM_NEWLINK, cases[i].seq, cases[i].port, cases[i].sender);
+
+		cr_assert_eq(cni_nl_is_reply(msg, 7, 100), cases[i].accepted, "%s", cases[i].what);
+		nlmsg_free(msg);
+	}
+}
+
+/* A private network namespace (with CAP_NET_ADMIN in it), or skip. */
+static void private_netns(void)
+{
+	if (unshare(CLONE_NEWNET) < 0 && unshare(CLONE_NEWUSER | CLONE_NEWNET) < 0)
+		cr_skip_test("no network namespace of our own (%s): the netns tier runs "
+			     "ib-sriov in one",
+			     strerror(errno));
+}
+
+struct forger {
+	int fd;
+	uint32_t port; /* the target: our socket */
+};
+
+/* The attacker: a NETLINK_ROUTE socket of its own in the same namespace. */
+static struct forger forger_for(struct nl_sock *ours)
+{
+	struct forger f = {.port = nl_socket_get_local_port(ours)};
+	struct sockaddr_nl self = {.nl_family = AF_NETLINK};
+
+	f.fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	cr_assert_geq(f.fd, 0);
+	cr_assert_eq(bind(f.fd, (struct sockaddr *)&self, sizeof(self)), 0);
+	return f;
+}
+
+/* Send msg (its seq and port set to what our next request will carry) from
+ * the forger to our socket; -errno from sendto. */
+static int forge(struct forger *f, struct nl_msg *msg, uint32_t seq)
+{
+	struct sockaddr_nl to = {.nl_family = AF_NETLINK, .nl_pid = f->port};
+	struct nlmsghdr *h = nlmsg_hdr(msg);
+
+	h->nlmsg_seq = seq;
+	h->nlmsg_pid = f->port;
+	if (sendto(f->fd, h, h->nlmsg_len, 0, (struct sockaddr *)&to, sizeof(to)) < 0)
+		return -errno;
+	return 0;
+}
+
+/* What our socket will put in its next request. */
+static uint32_t next_seq(struct nl_sock *sk)
+{
+	return nl_socket_use_seq(sk) + 1;
+}
+
+static struct nl_msg *forged_link(void)
+{
+	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC, .ifi_index = 1};
+	struct nl_msg *msg = nlmsg_alloc_simple(RTM_NEWLINK, 0);
+
+	cr_assert(nlmsg_append(msg, &ifi, sizeof(ifi), NLMSG_ALIGNTO) == 0 &&
+		  nla_put_string(msg, IFLA_IFNAME, "lo") == 0 &&
+		  nla_put_u32(msg, IFLA_MTU, 1234) == 0);
+	return msg;
+}
+
+static struct nl_msg *forged_error(int error)
+{
+	struct nl_msg *msg = nlmsg_alloc_simple(NLMSG_ERROR, 0);
+	struct nlmsgerr e = {.error = error};
+
+	cr_assert(nlmsg_append(msg, &e, sizeof(e), NLMSG_ALIGNTO) == 0);
+	return msg;
+}
+
+Test(nl, forged_link_reply_and_ack_are_not_heard)
+{
+	struct cni_link lo;
+	struct nl_sock *sk;
+	struct forger f;
+	struct nl_msg *link, *ack;
+
+	private_netns();
+	cr_assert_eq(cni_link_get("lo", 0, &lo), 0);
+	sk = cni_nl_sock(NETLINK_ROUTE);
+	cr_assert_not_null(sk, "the socket used above is kept");
+	f = forger_for(sk);
+	link = forged_link();
+	ack = forged_error(0);
+	uint32_t seq = next_seq(sk);
+
+	cr_assert_eq(forge(&f, link, seq), 0, "CAP_NET_ADMIN lets the forger reach our port");
+	cr_assert_eq(forge(&f, ack, seq), 0);
+	cr_assert_eq(cni_link_get("lo", 0, &lo), 0);
+	cr_assert_eq(lo.mtu, 65536, "the kernel's lo, not the forged MTU %u", lo.mtu);
+	nlmsg_free(link);
+	nlmsg_free(ack);
+	close(f.fd);
+}
+
+Test(nl, forged_error_is_not_heard)
+{
+	struct cni_link lo;
+	struct nl_sock *sk;
+	struct forger f;
+	struct nl_msg *err;
+
+	private_netns();
+	cr_assert_eq(cni_link_get("lo", 0, &lo), 0);
+	sk = cni_nl_sock(NETLINK_ROUTE);
+	f = forger_for(sk);
+	err = forged_error(-EPERM);
+	cr_assert_eq(forge(&f, err, next_seq(sk)), 0);
+	cr_assert_eq(cni_link_set_up(lo.ifindex, true), 0, "the forged EPERM was ignored");
+	cr_assert_eq(cni_link_get(NULL, lo.ifindex, &lo), 0);
+	cr_assert(lo.flags & IFF_UP, "and the kernel really did it");
+	nlmsg_free(err);
+	close(f.fd);
+}
+
+Test(nl, forged_done_does_not_end_a_dump)
+{
+	struct cni_prefix lo4 = {.family = AF_INET, .a = {127, 0, 0, 1}, .len = 8};
+	struct nl_sock *sk;
+	struct forger f;
+	struct nl_msg *done;
+
+	private_netns();
+	cr_assert_eq(cni_link_set_up(1, true), 0, "lo up gains 127.0.0.1/8");
+	sk = cni_nl_sock(NETLINK_ROUTE);
+	f = forger_for(sk);
+	done = nlmsg_alloc_simple(NLMSG_DONE, NLM_F_MULTI);
+	cr_assert_eq(forge(&f, done, next_seq(sk)), 0);
+	cr_assert_eq(cni_link_has_addr(1, &lo4), 1, "the whole dump was read");
+	nlmsg_free(done);
+	close(f.fd);
+}
+
+/* A kernel message with our sequence number on our socket, for another
+ * socket's request: a notification. Without the port check it would be
+ * taken for part of our dump. */
+Test(nl, kernel_notification_with_our_seq_is_not_a_reply)
+{
+	struct cni_prefix gone = {.family = AF_INET, .a = {10, 9, 9, 9}, .len = 32};
+	struct ifaddrmsg ifa = {.ifa_family = AF_INET, .ifa_prefixlen = 32, .ifa_index = 1};
+	struct nl_sock *sk;
+	struct forger f;
+	uint32_t seq;
+
+	private_netns();
+	cr_assert_eq(cni_link_set_up(1, true), 0);
+	sk = cni_nl_sock(NETLINK_ROUTE);
+	cr_assert_eq(nl_socket_add_membership(sk, RTNLGRP_IPV4_IFADDR), 0);
+	f = forger_for(sk);
+	seq = next_seq(sk);
+	/* Another socket adds and deletes an address under our next seq: the
+	 * kernel notifies us of both with that seq and the other's port. */
+	for (int type = RTM_NEWADDR; type <= RTM_DELADDR; type++) {
+		struct nl_msg *msg = nlmsg_alloc_simple(type, NLM_F_REQUEST | NLM_F_CREATE);
+		struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
+		struct nlmsghdr *h = nlmsg_hdr(msg);
+
+		cr_assert(nlmsg_append(msg, &ifa, sizeof(ifa), NLMSG_ALIGNTO) == 0 &&
+			  nla_put(msg, IFA_LOCAL, 4, gone.a) == 0);
+		h->nlmsg_seq = seq;
+		cr_assert_gt(
+		    sendto(f.fd, h, h->nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof(kernel)),
+		    0);
+		nlmsg_free(msg);
+	}
+	cr_assert_eq(cni_link_has_addr(1, &gone), 0, "the notification was not a reply");
+	close(f.fd);
+}
+
+/* The kernel's answer to a request nobody waited for (an exchange given
+ * up on) waits in the socket; the next exchange must not take it. */
+Test(nl, stale_kernel_reply_is_not_heard)
+{
+	struct cni_link lo;
+	struct nl_sock *sk;
+	struct nl_msg *old;
+
+	private_netns();
+	cr_assert_eq(cni_link_get("lo", 0, &lo), 0);
+	sk = cni_nl_sock(NETLINK_ROUTE);
+	old = nlmsg_alloc_simple(RTM_GETLINK, NLM_F_REQUEST | NLM_F_ACK);
+	struct ifinfomsg ifi = {.ifi_index = 9999};
+
+	cr_assert_eq(nlmsg_append(old, &ifi, sizeof(ifi), NLMSG_ALIGNTO), 0);
+	nlmsg_hdr(old)->nlmsg_seq = 3;
+	cr_assert_gt(nl_send(sk, old), 0, "its ENODEV is now queued");
+	cr_assert_eq(cni_link_get("lo", 0, &lo), 0);
+	cr_assert_eq(lo.ifindex, 1);
+	nlmsg_free(old);
+}
+
+Test(nl, one_socket_per_namespace)
+{
+	struct cni_link lo;
+	struct nl_sock *host, *pod;
+
+	cr_assert_eq(cni_link_get("lo", 0, &lo), 0);
+	host = cni_nl_sock(NETLINK_ROUTE);
+	cr_assert_eq(cni_link_get("lo", 0, &lo), 0);
+	cr_assert_eq(cni_nl_sock(NETLINK_ROUTE), host, "reused in the same namespace");
+	private_netns();
+	pod = cni_nl_sock(NETLINK_ROUTE);
+	cr_assert_not_null(pod);
+	cr_assert_neq(pod, host, "a namespace of its own gets a socket of its own");
+	cni_nl_sock_close_all();
+}

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: Apache-2.0
+/* rdma-ns's record and rdma-cni's cache entry: one key table each, exact
+ * JSON both ways, every malformed input refused; record names; the sysfs
+ * parent of an auxiliary device. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "helpers.h"
+#include "json.h"
+#include "pci.h"
+#include "rdmans.h"
+
+static struct json_object *parse(const char *s)
+{
+	const char *why;
+	struct json_object *o = cni_json_parse(s, strlen(s), &why);
+
+	cr_assert_not_null(o, "%s: %s", s, why);
+	return o;
+}
+
+static int rec_from(const char *s, struct rdmans_record *rec)
+{
+	_cleanup_json_ struct json_object *o = parse(s);
+
+	return rdmans_record_from_json(o, rec);
+}
+
+static int cache_from(const char *s, struct rdmacni_cache *c)
+{
+	_cleanup_json_ struct json_object *o = parse(s);
+
+	return rdmacni_cache_from_json(o, c);
+}
+
+#define REC_JSON                                                                             \
+	"{\"network\":\"rdma-net\",\"containerID\":\"ctr1\",\"ifname\":\"net1\","           \
+	"\"netns\":\"/run/netns/pod1\",\"deviceID\":\"0000:03:01.1\",\"rdma\":[\"mlx5_0\"," \
+	"\"mlx5_1\"]}"
+
+Test(record, round_trip_is_exact)
+{
+	_cleanup_json_ struct json_object *o = NULL;
+	_cleanup_free_ char *s = NULL;
+	struct rdmans_record rec;
+
+	cr_assert_eq(rec_from(REC_JSON, &rec), 0);
+	cr_assert_eq(rec.has, RDMANS_REC_HAS_NETWORK | RDMANS_REC_HAS_CONTAINERID |
+				      RDMANS_REC_HAS_IFNAME | RDMANS_REC_HAS_NETNS |
+				      RDMANS_REC_HAS_DEVICEID | RDMANS_REC_HAS_RDMA);
+	cr_assert_str_eq(rec.network, "rdma-net");
+	cr_assert_str_eq(rec.netns, "/run/netns/pod1");
+	cr_assert_eq(rec.n_rdma, 2);
+	cr_assert_str_eq(rec.rdma[1], "mlx5_1");
+	cr_assert_eq(rdmans_record_to_json(&rec, &o), 0);
+	s = cni_json_dump(o, false);
+	cr_assert_str_eq(s, REC_JSON);
+}
+
+Test(record, only_present_fields_are_written)
+{
+	_cleanup_json_ struct json_object *o = NULL;
+	_cleanup_free_ char *s = NULL;
+	struct rdmans_record rec = { .has = RDMANS_REC_HAS_NETWORK, .network = "n" };
+
+	cr_assert_eq(rdmans_record_to_json(&rec, &o), 0);
+	s = cni_json_dump(o, false);
+	cr_assert_str_eq(s, "{\"network\":\"n\"}");
+}
+
+Test(record, previous_version_records_read)
+{
+	struct rdmans_record rec;
+
+	/* Written by the previous rdma-ns (same keys, no new ones). */
+	cr_assert_eq(rec_from("{\"network\":\"rdma-net\",\"containerID\":\"ctr1\",\"ifname\":\"net1\","
+			      "\"netns\":\"/run/netns/pod1\",\"deviceID\":\"0000:03:01.1\","
+			      "\"rdma\":[\"mlx5_0_1\"]}", &rec), 0);
+	cr_assert(rdmans_record_is(&rec, "rdma-net", "ctr1", "net1"));
+	cr_assert_not(rdmans_record_is(&rec, "rdma", "net-ctr1", "net1"));
+}
+
+Test(record, unknown_keys_ignored_null_is_absent)
+{
+	struct rdmans_record rec;
+
+	cr_assert_eq(rec_from("{\"network\":\"n\",\"future\":{\"x\":1},\"netns\":null}", &rec), 0);
+	cr_assert_eq(rec.has, RDMANS_REC_HAS_NETWORK);
+	cr_assert_str_eq(rec.netns, "");
+}
+
+Test(record, malformed_refused)
+{
+	static const char *const bad[] = {
+		"[]",
+		"\"x\"",
+		"{\"network\":1}",
+		"{\"rdma\":\"mlx5_0\"}",
+		"{\"rdma\":[1]}",
+		"{\"rdma\":[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\"]}",
+		"{\"ifname\":\"0123456789abcdef\"}",
+		"{\"network\":\"a\\u0000b\"}",
+		"{\"Network\":\"n\",\"netns\":true}",
+	};
+	struct rdmans_record rec;
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		cr_expect_eq(rec_from(bad[i], &rec), -EBADMSG, "%s", bad[i]);
+}
+
+Test(record, keys_match_exactly)
+{
+	struct rdmans_record rec;
+
+	/* User config matches keys case-insensitively; our own files do not. */
+	cr_assert_eq(rec_from("{\"NETWORK\":\"n\"}", &rec), 0);
+	cr_assert_eq(rec.has, 0);
+}
+
+Test(rdmacni, cache_entry_as_rdma_cni_writes_it)
+{
+	struct rdmacni_cache c;
+
+	cr_assert_eq(cache_from("{\"version\":\"1.0\",\"deviceID\":\"0000:04:00.5\","
+				"\"sandboxRdmaDevName\":\"mlx5_4\",\"containerRdmaDevName\":\"mlx5_4\"}",
+				&c), 0);
+	cr_assert_eq(c.has, RDMACNI_HAS_VERSION | RDMACNI_HAS_DEVICEID | RDMACNI_HAS_SANDBOX_DEV |
+				    RDMACNI_HAS_CONTAINER_DEV);
+	cr_assert_str_eq(c.version, "1.0");
+	cr_assert_str_eq(c.deviceid, "0000:04:00.5");
+	cr_assert_str_eq(c.container_dev, "mlx5_4");
+}
+
+Test(rdmacni, container_name_defaults_to_sandbox_name)
+{
+	struct rdmacni_cache c;
+
+	cr_assert_eq(cache_from("{\"version\":\"1.0\",\"sandboxRdmaDevName\":\"mlx5_7\"}", &c), 0);
+	cr_assert_str_eq(c.container_dev, "mlx5_7");
+}
+
+Test(rdmacni, unusable_entries_refused)
+{
+	static const char *const bad[] = {
+		"{\"version\":\"1.0\",\"deviceID\":\"0000:04:00.5\"}",
+		"{\"containerRdmaDevName\":\"\"}",
+		"{\"containerRdmaDevName\":5}",
+		"{\"containerRdmaDevName\":\"mlx5_0\",\"deviceID\":[]}",
+		"{\"containerRdmaDevName\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}",
+	};
+	struct rdmacni_cache c;
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		cr_expect_eq(cache_from(bad[i], &c), -EBADMSG, "%s", bad[i]);
+}
+
+Test(names, new_names_are_unambiguous)
+{
+	char a[RDMANS_NAME_MAX + 1], b[RDMANS_NAME_MAX + 1], oa[NAME_MAX + 1], ob[NAME_MAX + 1];
+
+	cr_assert_eq(rdmans_record_name("a", "b-c", "net1", a), 0);
+	cr_assert_eq(rdmans_record_name("a-b", "c", "net1", b), 0);
+	cr_assert_str_eq(a, "a:b-c:net1");
+	cr_assert_str_neq(a, b);
+	/* The previous format could not tell these two apart. */
+	cr_assert_eq(rdmans_record_old_name("a", "b-c", "net1", oa), 0);
+	cr_assert_eq(rdmans_record_old_name("a-b", "c", "net1", ob), 0);
+	cr_assert_str_eq(oa, ob);
+}
+
+Test(names, too_long_refused_not_truncated)
+{
+	char id[RDMANS_NAME_MAX + 1], buf[RDMANS_NAME_MAX + 1];
+
+	/* "n:" + id + ":net1" is exactly the limit, then one byte more. */
+	memset(id, 'c', sizeof(id));
+	id[RDMANS_NAME_MAX - 7] = '\0';
+	cr_assert_eq(rdmans_record_name("n", id, "net1", buf), 0);
+	cr_assert_eq(strlen(buf), RDMANS_NAME_MAX);
+	cr_assert_eq(rdmans_record_name("nn", id, "net1", buf), -ENAMETOOLONG);
+}
+
+Test(load, permanent_and_transient_errors)
+{
+	cr_assert(rdmans_load_error_permanent(-EBADMSG));
+	cr_assert(rdmans_load_error_permanent(-EINVAL));	/* a FIFO or directory */
+	cr_assert(rdmans_load_error_permanent(-EFBIG));
+	cr_assert(rdmans_load_error_permanent(-ELOOP));
+	cr_assert_not(rdmans_load_error_permanent(-EIO));
+	cr_assert_not(rdmans_load_error_permanent(-ENOMEM));
+	cr_assert_not(rdmans_load_error_permanent(-EACCES));
+}
+
+static char root[64];
+
+/* /sys/bus/auxiliary/devices/<id> are links into the device tree. */
+static void aux_tree(void)
+{
+	make_tmpdir(root, sizeof(root));
+	tree_mkdir(root, "sys/devices/pci0000:00/0000:03:00.0/mlx5_core.rdma.0");
+	tree_mkdir(root, "sys/devices/pci0000:00/0000:03:00.0/mlx5_core.sf.4");
+	tree_put(root, "sys/devices/pci0000:00/0000:03:00.0/mlx5_core.sf.4/sfnum", "88\n");
+	tree_mkdir(root, "sys/devices/pci0000:00/0000:03:00.2/mlx5_core.rdma.2");
+	tree_mkdir(root, "sys/devices/platform/foo.0");
+	tree_mkdir(root, "sys/bus/auxiliary/devices");
+	tree_link(root, "../../../devices/pci0000:00/0000:03:00.0/mlx5_core.rdma.0",
+		  "sys/bus/auxiliary/devices/mlx5_core.rdma.0");
+	tree_link(root, "../../../devices/pci0000:00/0000:03:00.0/mlx5_core.sf.4",
+		  "sys/bus/auxiliary/devices/mlx5_core.sf.4");
+	tree_link(root, "../../../devices/pci0000:00/0000:03:00.2/mlx5_core.rdma.2",
+		  "sys/bus/auxiliary/devices/mlx5_core.rdma.2");
+	tree_link(root, "../../../devices/platform/foo.0", "sys/bus/auxiliary/devices/foo.0");
+}
+
+static void aux_teardown(void)
+{
+	rm_tree(root);
+}
+
+Test(aux, parent_and_scalable_function, .init = aux_tree, .fini = aux_teardown)
+{
+	char aux[128], parent[CNI_PCI_ADDR_LEN];
+	bool sf = true;
+
+	snprintf(aux, sizeof(aux), "%s/sys/bus/auxiliary", root);
+	cr_assert_eq(cni_pci_aux_parent(aux, "mlx5_core.rdma.2", parent, &sf), 0);
+	cr_assert_str_eq(parent, "0000:03:00.2");
+	cr_assert_not(sf);
+	cr_assert_eq(cni_pci_aux_parent(aux, "mlx5_core.rdma.0", parent, &sf), 0);
+	cr_assert_str_eq(parent, "0000:03:00.0");
+	cr_assert_not(sf);
+	cr_assert_eq(cni_pci_aux_parent(aux, "mlx5_core.sf.4", parent, &sf), 0);
+	cr_assert(sf);
+	cr_assert_eq(cni_pci_aux_parent(aux, "foo.0", parent, &sf), -ENOTTY);
+	cr_assert_eq(cni_pci_aux_parent(aux, "nope.1", parent, &sf), -ENODEV);
+}
