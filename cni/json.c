@@ -92,7 +92,9 @@ static bool find_nul(struct json_object *o, char *path, size_t len, size_t used)
 				return true;
 		}
 		break;
-	case json_type_object:
+	case json_type_object: {
+		/* Braces: the macro declares variables, which clang refuses
+		 * right after a case label. */
 		json_object_object_foreach(o, k, v)
 		{
 			snprintf(path + used, len - used, "%s%s", used ? "." : "", k);
@@ -100,6 +102,7 @@ static bool find_nul(struct json_object *o, char *path, size_t len, size_t used)
 				return true;
 		}
 		break;
+	}
 	default:
 		break;
 	}
