@@ -101,7 +101,9 @@ static enum bad_value find_bad(struct json_object *o, char *path, size_t len, si
 				return bad;
 		}
 		break;
-	case json_type_object:
+	case json_type_object: {
+		/* Braces: the macro declares variables, which clang refuses
+		 * right after a case label. */
 		json_object_object_foreach(o, k, v)
 		{
 			snprintf(path + used, len - used, "%s%s", used ? "." : "", k);
@@ -110,6 +112,7 @@ static enum bad_value find_bad(struct json_object *o, char *path, size_t len, si
 				return bad;
 		}
 		break;
+	}
 	default:
 		break;
 	}

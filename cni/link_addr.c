@@ -135,6 +135,8 @@ int cni_link_addr_parse(struct nl_msg *msg, struct cni_link_addr *out)
 	out->ifindex = (int)ifa->ifa_index;
 	out->addr.family = ifa->ifa_family;
 	out->addr.len = ifa->ifa_prefixlen;
+	if (out->addr.len > (unsigned int)addr_len(ifa->ifa_family) * 8)
+		return -EPROTO;	/* a forged reply; the kernel never sends one */
 	/* The wider IFA_FLAGS replaces the header's 8 bits when present. */
 	out->flags = tb[IFA_FLAGS] ? nla_get_u32(tb[IFA_FLAGS]) : ifa->ifa_flags;
 	/* IFA_LOCAL is the address itself; IPv6 sends IFA_ADDRESS only. */
@@ -203,6 +205,8 @@ int cni_link_route_parse(struct nl_msg *msg, struct cni_link_route *out)
 	memset(out, 0, sizeof(*out));
 	out->dst.family = rtm->rtm_family;
 	out->dst.len = rtm->rtm_dst_len;
+	if (out->dst.len > (unsigned int)addr_len(rtm->rtm_family) * 8)
+		return -EPROTO;
 	out->table = tb[RTA_TABLE] ? nla_get_u32(tb[RTA_TABLE]) : rtm->rtm_table;
 	/* A multipath route has no RTA_OIF: oif stays 0. */
 	if (tb[RTA_OIF])

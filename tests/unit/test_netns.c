@@ -210,7 +210,9 @@ Test(log, file_and_levels)
 	cr_assert_null(strstr(text, "hidden"));
 	cr_assert(strstr(text, "[warning] unit ADD ctr/eth0: shown 1\n"), "%s", text);
 	cr_assert(strstr(text, "[debug] unit ADD ctr/eth0: debug line\n"), "%s", text);
-	cr_assert_eq(slurp(stderr_path)[0], '\0', "stderr stays quiet with a logFile");
+	free(text);
+	text = slurp(stderr_path);
+	cr_assert_eq(text[0], '\0', "stderr stays quiet with a logFile");
 }
 
 Test(log, bad_level_warns_and_uses_info)

@@ -217,6 +217,7 @@ Test(state, write_read_replace_remove)
 	closedir(d);
 	cr_assert_eq(cni_state_remove(tmp, "net-ctr-eth0"), 0);
 	cr_assert_eq(cni_state_remove(tmp, "net-ctr-eth0"), 0, "absent is success");
+	json_object_put(steal_ptr(got));
 	cr_assert_eq(cni_state_read(tmp, "net-ctr-eth0", &got), -ENOENT);
 }
 
