@@ -93,6 +93,11 @@ static void print_about(const struct cni_plugin *p)
 #ifndef IBCNI_GIT
 #define IBCNI_GIT "unknown"
 #endif
+#ifdef __clang__
+#define CC_NAME "clang"
+#else
+#define CC_NAME "gcc"
+#endif
 
 static void print_versions(void)
 {
@@ -132,7 +137,7 @@ static int print_build(const struct cni_plugin *p)
 	bool is_static = getauxval(AT_BASE) == 0;
 
 	printf("%s %s (git %s)\n", p->name, IBCNI_VERSION, IBCNI_GIT);
-	printf("build: %s, gcc %s, glibc %s\n", is_static ? "static" : "dynamic",
+	printf("build: %s, " CC_NAME " %s, glibc %s\n", is_static ? "static" : "dynamic",
 	       __VERSION__, gnu_get_libc_version());
 	printf("libraries: libnl %d.%d.%d, json-c %s, libcap %d.%d\n", nl_ver_maj,
 	       nl_ver_min, nl_ver_mic, json_c_version(), LIBCAP_MAJOR, LIBCAP_MINOR);

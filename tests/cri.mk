@@ -21,7 +21,7 @@ image:
 # containerd's CRI (driven by tests/cri/cri.py) and podman's CNI backend on a
 # simulated SR-IOV node, and the image's installer through both (root).
 check-cri: all image
-	@IBCNI_BIN=$(abspath $(BIN)) IBCNI_IMAGE_BIN=$(abspath build/static/bin) IBCNI_IMAGE=$(abspath $(IMAGE)) IBCNI_IMAGE_NAME=$(IMAGE_NAME) \
+	@IBCNI_BIN=$(abspath $(BIN)) IBCNI_INSTALLER=$(abspath build/static/build/image/ibcni-install) IBCNI_IMAGE_BIN=$(abspath build/static/bin) IBCNI_IMAGE=$(abspath $(IMAGE)) IBCNI_IMAGE_NAME=$(IMAGE_NAME) \
 		tests/cri/run.sh
 
 .PHONY: image check-cri
