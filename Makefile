@@ -55,6 +55,25 @@ PLUGIN_LDFLAGS := -static
 LDLIBS := $(shell $(PKG_CONFIG) --static --libs $(PKGS) 2>/dev/null) -lpthread -lm
 endif
 
+# libibverbs (rdma-core) for the verbs view, cni/verbs.c; only ib-sriov and
+# rdma-ns link it. A static libibverbs cannot dlopen its providers, so the
+# static plugins carry the ones named in VERBS_PROVIDERS: cni/verbs.c is
+# compiled a second time with RDMA_STATIC_PROVIDERS (verbs.h then makes
+# ibv_get_device_list register verbs_provider_<name>), that object is linked
+# ahead of libcniplugin.a, and `pkg-config --static` supplies libibverbs.a,
+# every provider archive (only the referenced ones are pulled in), libibverbs.a
+# again (the providers call back into it) and libnl-route-3 (RoCE address
+# resolution). The result runs on a node without rdma-core installed.
+# Dynamic builds use the system's libibverbs and its dlopen'ed providers.
+VERBS_PROVIDERS ?= mlx5,mlx4,rxe,siw
+ifeq ($(DYNAMIC),1)
+VERBS_LIBS := $(shell $(PKG_CONFIG) --libs libibverbs 2>/dev/null || echo -libverbs)
+VERBS_OBJ :=
+else
+VERBS_LIBS := $(shell $(PKG_CONFIG) --static --libs libibverbs 2>/dev/null)
+VERBS_OBJ := $(OBJ)/cni/verbs-static.o
+endif
+
 ifneq ($(V),1)
 Q = @
 quiet = @printf '  %-7s %s\n' $(1) $(2);
@@ -89,10 +108,19 @@ FORCE:
 $(LIB): $(LIB_SRC:%.c=$(OBJ)/%.o)
 	$(call quiet,AR,$@)$(AR) rcs $@ $^
 
+$(OBJ)/cni/verbs-static.o: cni/verbs.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(CFLAGS) -DRDMA_STATIC_PROVIDERS=$(VERBS_PROVIDERS) -c -o $@ $<
+
+PLUGIN_VERBS_ib-sriov := $(VERBS_OBJ)
+PLUGIN_VERBS_rdma-ns := $(VERBS_OBJ)
+PLUGIN_LIBS_ib-sriov := $(VERBS_LIBS)
+PLUGIN_LIBS_rdma-ns := $(VERBS_LIBS)
+
 define plugin_rule
-$(BIN)/$(1): $(patsubst %.c,$(OBJ)/%.o,$(wildcard $(PLUGIN_DIR_$(1))/*.c)) $(LIB)
+$(BIN)/$(1): $(patsubst %.c,$(OBJ)/%.o,$(wildcard $(PLUGIN_DIR_$(1))/*.c)) $(PLUGIN_VERBS_$(1)) $(LIB)
 	@mkdir -p $(BIN)
-	$$(call quiet,LD,$$@)$$(CC) $$(LDFLAGS) $$(PLUGIN_LDFLAGS) -o $$@ $$^ $$(LDLIBS)
+	$$(call quiet,LD,$$@)$$(CC) $$(LDFLAGS) $$(PLUGIN_LDFLAGS) -o $$@ $$^ $$(PLUGIN_LIBS_$(1)) $$(LDLIBS)
 endef
 $(foreach p,$(PLUGINS),$(eval $(call plugin_rule,$(p))))
 
@@ -100,6 +128,7 @@ $(foreach p,$(PLUGINS),$(eval $(call plugin_rule,$(p))))
 
 include tests/tests.mk
 include tests/fuzz.mk
+include tests/crash/crash.mk
 include tests/cri.mk
 
 # Always static, whatever SAN= or DYNAMIC= say (the vm tier boots these).
@@ -127,7 +156,10 @@ help:
 	@echo 'make check        every test tier this machine supports (root for netns/vm)'
 	@echo 'make check-unit   Criterion unit tests (no root)'
 	@echo 'make check-netns  whole-binary tests in private namespaces (root)'
+	@echo 'make check-crash  kill/fault injection at every syscall and a soak (root; FULL=1 all points)'
 	@echo 'make check-vm     RDMA tests in a qemu VM running Debian'"'"'s kernel (root)'
+	@echo 'make check-vm-igb ib-sriov on qemu'"'"'s igb SR-IOV PF, backports kernel (root)'
+	@echo 'make check-hw     opt-in, real ConnectX VFs (tests/hw/README.md)'
 	@echo 'make demo         simulated SR-IOV node walk-through (root)'
 	@echo 'make static       the same static binaries in build/static/bin, file/ldd shown'
 	@echo 'make install      to $$(DESTDIR)$$(BINDIR) (default /opt/cni/bin)'

@@ -220,6 +220,8 @@ int cni_conf_parse(char *raw, size_t len, enum cni_command cmd,
 	else if (!json_object_is_type(c->root, json_type_object))
 		ret = decode_error(err, "the network configuration must be a JSON object");
 	else
+		/* Fields first: errors then carry the request's cniVersion, and
+		 * an invalid name is code 7 as Go's skel answers. */
 		ret = parse_fields(c, &prev, err) ?:
 		      cni_json_check_input(c->root, raw, len, err) ?:
 		      parse_rest(c, cmd, prev, err);

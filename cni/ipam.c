@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -100,6 +101,7 @@ static int spawn(const char *path, enum cni_command cmd, struct child *c)
 	char **envp = child_env(cmd);
 	char arg0[PATH_MAX];
 	char *argv[] = { arg0, NULL };
+	pid_t parent = getpid();
 
 	if (!envp)
 		return -ENOMEM;
@@ -121,6 +123,10 @@ static int spawn(const char *path, enum cni_command cmd, struct child *c)
 	}
 	c->pid = fork();
 	if (c->pid == 0) {
+		/* Dies with us: a delegate orphaned by a killed plugin could
+		 * lease after the runtime's DEL has released everything. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+			_exit(127);
 		signal(SIGPIPE, SIG_DFL);
 		/* Its own process group, so a timeout kills what it spawned too. */
 		setpgid(0, 0);

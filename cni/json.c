@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <errno.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,37 +75,46 @@ int cni_json_string(struct json_object *obj, const char *key, const char *where,
 	return cni_json_str(v, where, out, err);
 }
 
-/* Depth-first: the first string value holding a NUL, its path in path[]. */
-static bool find_nul(struct json_object *o, char *path, size_t len, size_t used)
+enum bad_value { VALUE_OK, VALUE_NUL, VALUE_NONFINITE };
+
+/* Depth-first: the first string value holding a NUL, or number that is not
+ * finite (json-c takes NaN and Infinity; JSON and Go have no such numbers),
+ * its path in path[]. */
+static enum bad_value find_bad(struct json_object *o, char *path, size_t len, size_t used)
 {
+	enum bad_value bad;
 	size_t n;
 
 	switch (json_object_get_type(o)) {
 	case json_type_string:
-		return strlen(json_object_get_string(o)) !=
-		       (size_t)json_object_get_string_len(o);
+		return strlen(json_object_get_string(o)) != (size_t)json_object_get_string_len(o) ?
+			       VALUE_NUL : VALUE_OK;
+	case json_type_double:
+		return isfinite(json_object_get_double(o)) ? VALUE_OK : VALUE_NONFINITE;
 	case json_type_array:
 		n = json_object_array_length(o);
 		for (size_t i = 0; i < n; i++) {
 			snprintf(path + used, len - used, "[%zu]", i);
-			if (find_nul(json_object_array_get_idx(o, i), path, len,
-				     used + strlen(path + used)))
-				return true;
+			bad = find_bad(json_object_array_get_idx(o, i), path, len,
+				       used + strlen(path + used));
+			if (bad)
+				return bad;
 		}
 		break;
 	case json_type_object:
 		json_object_object_foreach(o, k, v)
 		{
 			snprintf(path + used, len - used, "%s%s", used ? "." : "", k);
-			if (find_nul(v, path, len, used + strlen(path + used)))
-				return true;
+			bad = find_bad(v, path, len, used + strlen(path + used));
+			if (bad)
+				return bad;
 		}
 		break;
 	default:
 		break;
 	}
 	path[used] = '\0';
-	return false;
+	return VALUE_OK;
 }
 
 /* json-c truncates a key at an escaped NUL before we can see it, so look
@@ -135,8 +145,15 @@ int cni_json_check_input(struct json_object *root, const char *raw, size_t len,
 		return cni_errorf(err, -EINVAL, CNI_ERR_DECODE,
 				  "error unmarshall network config",
 				  "invalid UTF-8 at byte %zu", bad);
-	if (find_nul(root, path, sizeof(path), 0))
+	switch (find_bad(root, path, sizeof(path), 0)) {
+	case VALUE_NUL:
 		return nul_inside(err, path);
+	case VALUE_NONFINITE:
+		return cni_errorf(err, -EINVAL, CNI_ERR_DECODE, "error unmarshall network config",
+				  "\"%s\" is not a JSON number (NaN or Infinity)", path);
+	case VALUE_OK:
+		break;
+	}
 	if (raw_has_nul_escape(raw, len))
 		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG,
 				  "invalid configuration",

@@ -290,3 +290,74 @@ int cni_pci_pkeys(const char *root, const char *addr, const char *rdma_dev,
 	}
 	return (int)n;
 }
+
+static int not_dot(const struct dirent *e)
+{
+	return e->d_name[0] != '.';
+}
+
+int cni_pci_sriov_pfs(const char *root, char pfs[][CNI_PCI_ADDR_LEN], size_t max)
+{
+	struct dirent **list;
+	char path[PATH_MAX];
+	size_t found = 0;
+	int n;
+
+	if (check_snprintf(path, sizeof(path), "%s/devices", root))
+		return -ENAMETOOLONG;
+	n = scandir(path, &list, not_dot, alphasort);
+	if (n < 0)
+		return -errno;
+	for (int i = 0; i < n; i++) {
+		char probe[PATH_MAX];
+		struct stat st;
+		bool pf = false;
+
+		if (!dev_path(probe, sizeof(probe), root, list[i]->d_name, "virtfn0"))
+			pf = lstat(probe, &st) == 0;
+		if (!pf && !dev_path(probe, sizeof(probe), root, list[i]->d_name, "sriov_totalvfs"))
+			pf = stat(probe, &st) == 0;
+		if (pf && found < max && cni_pci_addr_parse(list[i]->d_name, pfs[found]))
+			found++;
+		free(list[i]);
+	}
+	free(list);
+	return (int)found;
+}
+
+int cni_pci_vf_addr(const char *root, const char *pf, unsigned int n, char vf[CNI_PCI_ADDR_LEN])
+{
+	char path[PATH_MAX], sub[32], base[64];
+	int ret;
+
+	if (check_snprintf(sub, sizeof(sub), "virtfn%u", n) || dev_path(path, sizeof(path), root, pf, sub))
+		return -ENAMETOOLONG;
+	ret = link_base(path, base, sizeof(base));
+	if (ret)
+		return ret;
+	return cni_pci_addr_parse(base, vf) ? 0 : -EINVAL;
+}
+
+static int read_count(const char *root, const char *pf, const char *attr, unsigned int *out)
+{
+	_cleanup_free_ char *buf = NULL;
+	char path[PATH_MAX];
+	uint64_t v;
+	int ret;
+
+	if (dev_path(path, sizeof(path), root, pf, attr))
+		return -ENAMETOOLONG;
+	ret = read_file(path, 32, &buf, NULL);
+	if (ret)
+		return ret;
+	buf[strcspn(buf, "\n")] = '\0';
+	ret = parse_u64(buf, 10, 65535, &v);
+	if (!ret)
+		*out = (unsigned int)v;
+	return ret;
+}
+
+int cni_pci_sriov_counts(const char *root, const char *pf, unsigned int *num, unsigned int *total)
+{
+	return read_count(root, pf, "sriov_numvfs", num) ?: read_count(root, pf, "sriov_totalvfs", total);
+}

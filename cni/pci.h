@@ -69,4 +69,15 @@ int cni_pci_rebind(const char *root, const char *addr);
 int cni_pci_pkeys(const char *root, const char *addr, const char *rdma_dev,
 		  unsigned int port, uint16_t *pkeys, size_t max);
 
+/* SR-IOV PFs under <root>/devices (a virtfn0 link or an sriov_totalvfs
+ * file), sorted; how many (at most max) or -errno. */
+int cni_pci_sriov_pfs(const char *root, char pfs[][CNI_PCI_ADDR_LEN], size_t max);
+
+/* The address of VF n of pf (its virtfn<n> link); -ENOENT past the last. */
+int cni_pci_vf_addr(const char *root, const char *pf, unsigned int n, char vf[CNI_PCI_ADDR_LEN]);
+
+/* sriov_numvfs and sriov_totalvfs of pf; -ENOENT when it has none. */
+int cni_pci_sriov_counts(const char *root, const char *pf, unsigned int *num,
+			 unsigned int *total);
+
 #endif

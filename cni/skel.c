@@ -80,7 +80,10 @@ static int print_version(void)
 
 static void print_about(const struct cni_plugin *p)
 {
-	fprintf(stderr, "%s\nCNI protocol versions supported:", p->about);
+	fprintf(stderr, "%s\n", p->about);
+	if (p->admin)
+		fprintf(stderr, "admin commands (plain argv, not CNI):\n%s\n", p->admin);
+	fprintf(stderr, "CNI protocol versions supported:");
 	for (int v = 0; v < CNI_VERSION_COUNT; v++)
 		fprintf(stderr, "%s %s", v ? "," : "", cni_version_str((enum cni_version)v));
 	fputc('\n', stderr);

@@ -19,6 +19,7 @@
 #include "rdma.h"
 #include "state.h"
 #include "util.h"
+#include "verbs.h"
 
 /* A PF bound to vfio-pci is passed through whole, as ib-sriov-cni does:
  * nothing to configure, only a record and a result. */
@@ -42,8 +43,9 @@ static int resolve_pf(struct add *a)
 	return 0;
 }
 
-/* Resolve the VF from deviceID and check the request fits it. */
-static int resolve(struct add *a)
+/* The device deviceID names, from sysfs alone: before any side effect
+ * (the lock file included), so a bad deviceID leaves nothing behind. */
+static int resolve_device(struct add *a)
 {
 	struct ibsriov_conf *c = &a->conf;
 	struct cni_error *err = &a->ctx->err;
@@ -62,13 +64,30 @@ static int resolve(struct add *a)
 	if (c->vfio && !a->vfio)
 		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG, "vfioPciMode is set but the VF is not bound to vfio-pci",
 				  "%s is bound to \"%s\"", c->device, a->pci.driver);
-	if (!*a->pci.pf_netdev || cni_link_get(a->pci.pf_netdev, 0, &a->pf))
+	if (!*a->pci.pf_netdev)
+		return cni_errorf(err, -ENODEV, CNI_ERR_DEVICE, "the VF's PF has no netdev",
+				  "PF %s of %s: the PF driver must be loaded", a->pci.pf_addr, c->device);
+	return 0;
+}
+
+/* The PF's and the VF's netdevs as they are now, under the VF lock (fresh:
+ * sysfs read again when an earlier attempt was just undone). */
+static int resolve_links(struct add *a, bool fresh)
+{
+	struct ibsriov_conf *c = &a->conf;
+	struct cni_error *err = &a->ctx->err;
+
+	if (a->pf_passthrough)
+		return 0;
+	if (cni_link_get(a->pci.pf_netdev, 0, &a->pf))
 		return cni_errorf(err, -ENODEV, CNI_ERR_DEVICE, "the VF's PF has no netdev",
 				  "PF %s of %s: the PF driver must be loaded", a->pci.pf_addr, c->device);
 	if (a->vfio) {
 		a->ib = a->pf.type == ARPHRD_INFINIBAND;
 		return 0;
 	}
+	if (fresh)
+		cni_pci_netdev(CNI_PCI_ROOT, c->device, a->pci.netdev);
 	if (!*a->pci.netdev || cni_link_get(a->pci.netdev, 0, &a->vf))
 		return cni_errorf(err, -ENODEV, CNI_ERR_DEVICE, "the VF has no netdev",
 				  "%s (bound to \"%s\"): load its network driver (mlx5_core, ib_ipoib), or "
@@ -288,30 +307,69 @@ static int apply_vf(struct add *a)
 	return 0;
 }
 
-/* A new GUID takes effect when the VF's driver re-initialises it. */
-static int rebind(struct add *a)
+/* The VF's driver re-initialises it (under the PF's lock); its netdev is
+ * then found again by PCI address, never by its old name. */
+static int rebind_vf(struct add *a, const char *why)
 {
-	char name[IFNAMSIZ];
+	char name[IFNAMSIZ], what[96];
 	int lock, ret;
 
-	if (!a->ib || !a->conf.has_guid || a->vfio ||
-	    ibsriov_guid_from_hwaddr(a->vf.mac, a->vf.mac_len) == a->conf.guid)
-		return 0;
 	lock = ibsriov_lock("pf", a->pci.pf_addr, &a->ctx->err);
 	if (lock < 0)
 		return lock;
 	ret = cni_pci_rebind(CNI_PCI_ROOT, a->conf.device);
 	cni_lock_release(lock);
+	snprintf(what, sizeof(what), "%s (%s)", a->conf.device, why);
 	if (ret)
-		return fail(a, ret, CNI_ERR_DEVICE, "cannot rebind the VF to apply its GUID", a->conf.device);
-	/* Never trust the old name: find the netdev under the PCI device again. */
+		return fail(a, ret, CNI_ERR_DEVICE, "cannot rebind the VF", what);
 	ret = cni_pci_wait_netdev(CNI_PCI_ROOT, a->conf.device, a->conf.netdev_wait_ms, name);
 	if (!ret)
 		ret = cni_link_get(name, 0, &a->vf);
 	if (ret)
 		return fail(a, ret, CNI_ERR_DEVICE, "the VF's netdev did not come back after the rebind",
-			    a->conf.device);
+			    what);
 	return 0;
+}
+
+/* A new GUID takes effect when the VF's driver re-initialises it. */
+static int rebind(struct add *a)
+{
+	if (!a->ib || !a->conf.has_guid || a->vfio ||
+	    ibsriov_guid_from_hwaddr(a->vf.mac, a->vf.mac_len) == a->conf.guid)
+		return 0;
+	return rebind_vf(a, "to apply its GUID");
+}
+
+/* The admin MAC on the netdev too, before the move. Some drivers (igb,
+ * untrusted VF) refuse the VF's own change to it once it is set: the
+ * netdev takes the admin MAC when the driver re-initialises the VF. */
+static int mac_follow(struct add *a)
+{
+	const unsigned char *mac = a->conf.vf.mac;
+	int ret;
+
+	if (a->ib || a->vfio || !(a->rec.vf_changed & CNI_VF_MAC) ||
+	    (a->vf.mac_len == 6 && !memcmp(a->vf.mac, mac, 6)))
+		return 0;
+	ret = cni_link_set_mac(a->vf.ifindex, mac, 6);
+	if (ret == -EADDRNOTAVAIL || ret == -EPERM)
+		return rebind_vf(a, "to apply its admin MAC");
+	if (ret)
+		return fail(a, ret, CNI_ERR_INTERNAL, "cannot set the VF netdev's MAC", a->vf.name);
+	return cni_link_get(NULL, a->vf.ifindex, &a->vf);
+}
+
+/* The VF's pkey table as an application sees it, through verbs; sysfs
+ * when the device does not open (no uverbs, no provider for its driver). */
+static int pkey_table(struct add *a, uint16_t *keys, size_t max)
+{
+	int n = cni_verbs_pkeys(a->pci.rdma_dev, 1, keys, max);
+
+	if (n >= 0)
+		return n;
+	log_debug("pkey table of %s through verbs: %s; reading sysfs", a->pci.rdma_dev,
+		  cni_verbs_strerror(n));
+	return cni_pci_pkeys(CNI_PCI_ROOT, a->conf.device, a->pci.rdma_dev, 1, keys, max);
 }
 
 static int pkey_present(struct add *a)
@@ -323,7 +381,7 @@ static int pkey_present(struct add *a)
 	if (!a->conf.has_pkey || !a->conf.pkey_enforce)
 		return 0;
 	for (;;) {
-		n = cni_pci_pkeys(CNI_PCI_ROOT, a->conf.device, a->pci.rdma_dev, 1, keys, 128);
+		n = pkey_table(a, keys, 128);
 		for (int i = 0; i < n; i++)
 			if ((keys[i] & 0x7fff) == (a->conf.pkey & 0x7fff))
 				return 0;
@@ -373,11 +431,11 @@ static int pkey_child(struct add *a)
  * refused (DEL it first); an unfinished one (a killed or failed ADD) is
  * undone first, so the retry starts from the VF as the first attempt
  * found it and records those originals, not its own half-done state. */
-static int earlier_attempt(struct add *a)
+static int earlier_attempt(struct add *a, bool *undone)
 {
 	struct cni_ctx *ctx = a->ctx;
 	struct ibsriov_record old;
-	int ret = ibsriov_record_find(ctx->conf->name, ctx->env.containerid, ctx->env.ifname,
+	int ret = ibsriov_record_find(ctx->env.containerid, ctx->env.ifname,
 				      ctx->env.netns, &old);
 
 	if (ret == -ENOENT || ret == -ESTALE)
@@ -391,7 +449,13 @@ static int earlier_attempt(struct add *a)
 				 ctx->env.ifname, ctx->env.containerid, old.device);
 	} else {
 		log_info("undoing an unfinished ADD of %s before retrying it", old.name);
-		ret = ibsriov_release(&old, &ctx->err);
+		/* It may have got its addresses before it was killed: the
+		 * retry's own IPAM ADD would find them taken (host-local's
+		 * "duplicate allocation"). The IPAM releases by owner. */
+		ret = ctx->conf->ipam_type && *ctx->conf->ipam_type ?
+			      cni_ipam_run(&ctx->env, ctx->conf, CNI_CMD_DEL, &ctx->err) : 0;
+		ret = ret ?: ibsriov_release(&old, &ctx->err);
+		*undone = true;
 	}
 	ibsriov_record_clear(&old);
 	return ret;
@@ -427,25 +491,32 @@ static int device_free(struct add *a)
 	return 0;
 }
 
+/* Before any side effect: the attachment's name and the device. */
+static int validate(struct add *a)
+{
+	int ret = ibsriov_record_name(a->ctx->env.containerid, a->ctx->env.ifname, a->rec.name,
+				      sizeof(a->rec.name));
+
+	if (ret)
+		return cni_errorf(&a->ctx->err, ret, CNI_ERR_INVALID_ENV, "invalid attachment name",
+				  "CNI_CONTAINERID and CNI_IFNAME together exceed %d bytes",
+				  IBSRIOV_RECORD_NAME_MAX);
+	return resolve_device(a);
+}
+
 /* Under the VF lock, before any change: the VF as it is now. */
 static int prepare(struct add *a)
 {
-	char name[NAME_MAX + 1];
-	int ret;
+	bool undone = false;
 
-	ret = ibsriov_record_name(a->ctx->env.containerid, a->ctx->env.ifname, name, sizeof(name));
-	if (ret)
-		return cni_errorf(&a->ctx->err, ret, CNI_ERR_INVALID_ENV, "invalid attachment name",
-				  "CNI_CONTAINERID and CNI_IFNAME together exceed %d bytes", IBSRIOV_RECORD_NAME_MAX);
-	copy_str(a->rec.name, sizeof(a->rec.name), name);
-	return earlier_attempt(a) ?: resolve(a) ?: check_fits(a) ?: pod_ifname_free(a) ?:
-	       device_free(a);
+	return earlier_attempt(a, &undone) ?: resolve_links(a, undone) ?: check_fits(a) ?:
+	       pod_ifname_free(a) ?: device_free(a);
 }
 
 /* Everything up to the pod's interface, under the VF lock. */
 static int attach(struct add *a)
 {
-	int ret = apply_vf(a) ?: rebind(a) ?: pkey_present(a);
+	int ret = apply_vf(a) ?: rebind(a) ?: mac_follow(a) ?: pkey_present(a);
 
 	if (ret || a->vfio)
 		return ret;
@@ -510,7 +581,7 @@ int ibsriov_add(struct cni_ctx *ctx)
 	bool ipam_done = false;
 	int lock = -1, ret;
 
-	ret = ibsriov_conf_load(ctx, &a.conf, false);
+	ret = ibsriov_conf_load(ctx, &a.conf, false) ?: validate(&a);
 	if (ret)
 		return ret;
 	a.netns_fd = cni_netns_open(ctx->env.netns, &ctx->err);

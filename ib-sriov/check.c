@@ -8,6 +8,7 @@
 #include "ibsriov.h"
 #include "ipam.h"
 #include "netns.h"
+#include "verbs.h"
 
 static int mismatch(struct cni_ctx *ctx, const char *what, const char *want, const char *got)
 {
@@ -60,6 +61,32 @@ static int check_pod(struct cni_ctx *ctx)
 	return 0;
 }
 
+/* With rdmaIsolation the pod's RDMA devices, through verbs in the pod:
+ * listed, open, ports ACTIVE; on InfiniBand the port GUID ADD set (the
+ * configured one, else the VF's own) and, with pkeyEnforce, the pkey. */
+static int check_rdma(struct cni_ctx *ctx, int pod, const struct ibsriov_conf *conf,
+		      const struct ibsriov_record *rec)
+{
+	struct cni_verbs_expect want = { 0 };
+	int ret = 0;
+
+	if (!(rec->flags & IBSRIOV_REC_HAS_RDMA))
+		return 0;
+	if (rec->kind == IBSRIOV_IB && conf->has_guid) {
+		want.has_guid = true;
+		want.port_guid = conf->guid;
+	} else if (rec->kind == IBSRIOV_IB && (rec->flags & IBSRIOV_REC_HAS_VF_ORIG) &&
+		   (rec->vf_orig.mask & CNI_VF_PORT_GUID) && !ibsriov_guid_unset(rec->vf_orig.port_guid)) {
+		want.has_guid = true;
+		want.port_guid = rec->vf_orig.port_guid;
+	}
+	want.has_pkey = rec->kind == IBSRIOV_IB && conf->has_pkey && conf->pkey_enforce;
+	want.pkey = conf->pkey;
+	for (unsigned int i = 0; !ret && i < rec->n_rdma; i++)
+		ret = cni_verbs_check(pod, rec->rdma[i], &want, &ctx->err);
+	return ret;
+}
+
 int ibsriov_check(struct cni_ctx *ctx)
 {
 	struct ibsriov_record rec;
@@ -70,7 +97,7 @@ int ibsriov_check(struct cni_ctx *ctx)
 	ret = ibsriov_conf_load(ctx, &conf, false);
 	if (ret)
 		return ret;
-	ret = ibsriov_record_find(ctx->conf->name, ctx->env.containerid, ctx->env.ifname,
+	ret = ibsriov_record_find(ctx->env.containerid, ctx->env.ifname,
 				  ctx->env.netns, &rec);
 	if (ret)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_UNKNOWN_CONTAINER, "CHECK failed",
@@ -90,6 +117,8 @@ int ibsriov_check(struct cni_ctx *ctx)
 						 "cannot return to the host namespace", "after %s",
 						 ctx->env.netns);
 		}
+		if (!ret)
+			ret = check_rdma(ctx, fd, &conf, &rec);
 	}
 	if (!ret && ctx->conf->ipam_type && *ctx->conf->ipam_type)
 		ret = cni_ipam_run(&ctx->env, ctx->conf, CNI_CMD_CHECK, &ctx->err);

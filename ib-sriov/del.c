@@ -19,16 +19,17 @@ int ibsriov_del(struct cni_ctx *ctx)
 	/* IPAM DEL always runs, netns or record or not. */
 	if (ctx->conf->ipam_type && *ctx->conf->ipam_type)
 		ipam_ret = cni_ipam_run(&ctx->env, ctx->conf, CNI_CMD_DEL, &ctx->err);
-	ret = ibsriov_record_find(ctx->conf->name, ctx->env.containerid, ctx->env.ifname,
+	ret = ibsriov_record_find(ctx->env.containerid, ctx->env.ifname,
 				  ctx->env.netns, &rec);
 	if (ret == -ENOENT || ret == -ESTALE) {
 		log_info("no record for %s:%s: nothing to undo", ctx->env.containerid, ctx->env.ifname);
 		return ipam_ret;
 	}
-	if (ret == -EBADMSG) {
-		/* It will never parse: keeping it would fail every DEL for ever. */
-		log_err("record %s/%s:%s does not parse; removed, nothing undone", IBSRIOV_STATE_DIR,
-			ctx->env.containerid, ctx->env.ifname);
+	if (ret == -EBADMSG || ret == -EINVAL || ret == -EFBIG || ret == -ELOOP) {
+		/* It will never be read (not JSON, not a regular file, too big,
+		 * a link): keeping it would fail every DEL for ever. */
+		log_err("record %s/%s:%s cannot be read (%s); removed, nothing undone",
+			IBSRIOV_STATE_DIR, ctx->env.containerid, ctx->env.ifname, strerror(-ret));
 		if (!ibsriov_record_init(&rec, ctx->conf->name, ctx->env.containerid,
 					 ctx->env.ifname, ctx->env.netns))
 			cni_state_remove(IBSRIOV_STATE_DIR, rec.name);

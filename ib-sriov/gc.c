@@ -59,8 +59,12 @@ static int gc_dir(struct cni_ctx *ctx, const char *dir, struct cni_error *err)
 	struct dirent *e;
 	int ret = 0;
 
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
+	if (!d) {
+		if (errno == ENOENT)
+			return 0;
+		return cni_errorf(err, -errno, CNI_ERR_IO, "cannot list the attachment records",
+				  "%s: %s", dir, strerror(errno));
+	}
 	while ((e = readdir(d)) && seen++ < IBSRIOV_RECORDS_MAX) {
 		struct ibsriov_record r;
 		struct cni_error one = { 0 };
@@ -70,8 +74,17 @@ static int gc_dir(struct cni_ctx *ctx, const char *dir, struct cni_error *err)
 			continue;
 		got = strcmp(dir, IBSRIOV_STATE_DIR) ? load_go(e->d_name, &r) :
 						      ibsriov_record_load(e->d_name, &r);
-		if (got)
+		/* Only a definite answer skips a record (gone, a twin of ours,
+		 * never readable); a transient error fails GC, which is retried. */
+		if (got == -ENOENT || got == -EEXIST || got == -ESTALE || got == -EBADMSG ||
+		    got == -EINVAL || got == -EFBIG || got == -ELOOP)
 			continue;
+		if (got) {
+			cni_errorf(err, got, CNI_ERR_IO, "cannot read an attachment record",
+				   "%s/%s: %s", dir, e->d_name, strerror(-got));
+			ret = got;
+			continue;
+		}
 		if (collect(ctx, &r, &one)) {
 			cni_error_adopt(err, &one, 0);
 			ret = -EIO;
@@ -86,10 +99,14 @@ int ibsriov_gc(struct cni_ctx *ctx)
 	struct cni_error err = { 0 };
 	int ret = 0;
 
-	if (!ctx->conf->has_attachments)
+	if (!ctx->conf->has_attachments) {
 		log_info("no cni.dev/valid-attachments list: nothing to release");
-	else
-		ret = gc_dir(ctx, IBSRIOV_STATE_DIR, &err) | gc_dir(ctx, IBSRIOV_GO_DIR, &err);
+	} else {
+		int ours = gc_dir(ctx, IBSRIOV_STATE_DIR, &err);
+		int go = gc_dir(ctx, IBSRIOV_GO_DIR, &err);
+
+		ret = ours ?: go;
+	}
 	if (ret)
 		cni_error_adopt(&ctx->err, &err, ret);
 	/* GC goes on past errors and is forwarded to the IPAM in any case. */

@@ -59,11 +59,8 @@ const char *ibsriov_vf_setting_name(uint32_t bits);
  * and link kind. Never true for a link a pod built to look like the VF. */
 bool ibsriov_vf_is_ours(const struct ibsriov_record *r, const struct cni_link *l, bool pod);
 
-/* Bring the VF netdev back from the pod (or find it on the host), give it
- * its original name, MTU and MAC. Missing is success. */
-int ibsriov_netdev_release(const struct ibsriov_record *r, struct cni_error *err);
-
-/* Undo an attachment by its record: netdev back, PF settings restored,
+/* Undo an attachment by its record: the netdev out of the pod, RDMA devices
+ * back, PF settings restored, the netdev's name, MTU, MAC and state, the
  * record removed (ADD's rollback, under the VF lock it already holds). */
 int ibsriov_release(struct ibsriov_record *r, struct cni_error *err);
 
@@ -83,5 +80,9 @@ int ibsriov_del(struct cni_ctx *ctx);
 int ibsriov_check(struct cni_ctx *ctx);
 int ibsriov_gc(struct cni_ctx *ctx);
 int ibsriov_status(struct cni_ctx *ctx);
+
+/* `ib-sriov doctor [--json]` (doctor.c): the node's readiness report on
+ * stdout; 1 when a finding is an error, 2 on a usage error, else 0. */
+int ibsriov_doctor_main(int argc, char **argv);
 
 #endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <linux/capability.h>
+#include <string.h>
 
 #include "caps.h"
 #include "ibsriov.h"
@@ -30,6 +31,8 @@ static const struct cni_plugin plugin = {
 	.name = "ib-sriov",
 	.about = "ib-sriov: SR-IOV VF plugin for InfiniBand and RoCE",
 	.keys = keys,
+	.admin = "  ib-sriov doctor [--json]              what will make pods fail on this node, each\n"
+		 "                                        finding with its fix",
 	.add = ibsriov_add,
 	.del = ibsriov_del,
 	.check = ibsriov_check,
@@ -40,5 +43,7 @@ static const struct cni_plugin plugin = {
 
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "doctor"))
+		return ibsriov_doctor_main(argc, argv);
 	return cni_run(&plugin, argc, argv);
 }

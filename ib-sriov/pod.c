@@ -79,7 +79,7 @@ int ibsriov_move_in(struct add *a)
 		ret = cni_link_rename(a->vf.ifindex, a->ctx->env.ifname);
 	if (!ret && a->conf.mtu && a->conf.mtu != a->vf.mtu)
 		ret = cni_link_set_mtu(a->vf.ifindex, a->conf.mtu);
-	if (!ret && a->conf.has_mac)
+	if (!ret && a->conf.has_mac && memcmp(a->vf.mac, a->conf.vf.mac, 6))
 		ret = cni_link_set_mac(a->vf.ifindex, a->conf.vf.mac, 6);
 	if (!ret)
 		ret = cni_link_set_up(a->vf.ifindex, true);

@@ -423,6 +423,8 @@ static int find_legacy(const char *id, const char *ifname, const char *netns,
 	char file[NAME_MAX + 1];
 	int ret;
 
+	/* Cleared whatever the outcome: callers clear it on error too. */
+	memset(r, 0, sizeof(*r));
 	if (check_snprintf(file, sizeof(file), "%s-%s", id, ifname))
 		return -ENOENT;
 	ret = load_from(IBSRIOV_GO_DIR, file, &o);
@@ -437,8 +439,8 @@ static int find_legacy(const char *id, const char *ifname, const char *netns,
 	return -ESTALE;
 }
 
-int ibsriov_record_find(const char *network, const char *id, const char *ifname,
-			const char *netns, struct ibsriov_record *r)
+int ibsriov_record_find(const char *id, const char *ifname, const char *netns,
+			struct ibsriov_record *r)
 {
 	char name[NAME_MAX + 1];
 	int ret = ibsriov_record_name(id, ifname, name, sizeof(name));
@@ -455,7 +457,6 @@ int ibsriov_record_find(const char *network, const char *id, const char *ifname,
 		ibsriov_record_clear(r);
 		return -ESTALE;
 	}
-	(void)network;
 	return ret;
 }
 
@@ -471,7 +472,11 @@ static int remove_go_twin(const struct ibsriov_record *r)
 					       r->ifname))
 		return 0;
 	ret = find_legacy(r->container_id, r->ifname, r->netns, &other);
-	if (ret == -ENOENT || ret == -ESTALE)
+	/* Absent: an ADD killed while writing the twin may have left its
+	 * temp file, which removing the name clears. */
+	if (ret == -ENOENT)
+		return cni_state_remove(IBSRIOV_GO_DIR, file);
+	if (ret == -ESTALE)
 		return 0;
 	ibsriov_record_clear(&other);
 	/* An unparseable file under our attachment's Go name: ours to drop. */

@@ -94,8 +94,8 @@ int ibsriov_record_save(const struct ibsriov_record *r);
  * ib-sriov-cni cache under IBSRIOV_GO_DIR (taken over: netns is the
  * caller's). -ENOENT when there is none; -ESTALE when the stored tuple is
  * another attachment's; -EBADMSG when unparseable; other -errno transient. */
-int ibsriov_record_find(const char *network, const char *id, const char *ifname,
-			const char *netns, struct ibsriov_record *r);
+int ibsriov_record_find(const char *id, const char *ifname, const char *netns,
+			struct ibsriov_record *r);
 
 /* Read a record of ours by file name (GC). Same returns. */
 int ibsriov_record_load(const char *name, struct ibsriov_record *r);

@@ -239,8 +239,9 @@ out:
 }
 
 /* A child that never reached the pod; then the parent's state. */
-static int child_release(const struct ibsriov_record *r, const char *const *names, size_t n,
-			 struct cni_error *err)
+static int find_on_host(const struct ibsriov_record *r, struct cni_link *l);
+
+static int child_release(const struct ibsriov_record *r, struct cni_error *err)
 {
 	struct cni_link l;
 	int ret = cni_link_get(r->tmpname, 0, &l);
@@ -251,7 +252,7 @@ static int child_release(const struct ibsriov_record *r, const char *const *name
 	if (!ret && !strcmp(l.kind, "ipoib") && (ret = cni_link_delete(l.ifindex)))
 		return cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot delete the IPoIB child",
 				  "%s: %s", r->tmpname, strerror(-ret));
-	ret = find_here(r, names, n, false, &l);
+	ret = find_on_host(r, &l);
 	if (ret == 0 && !r->orig_up)
 		ret = cni_link_set_up(l.ifindex, false);
 	return ret == -ENODEV ? 0 : ret;
@@ -273,32 +274,57 @@ static int restore_netdev(const struct ibsriov_record *r, const struct cni_link 
 	return ret;
 }
 
-int ibsriov_netdev_release(const struct ibsriov_record *r, struct cni_error *err)
+/* Step one: the netdev out of the pod (verified, or left), nothing
+ * restored yet: the PF side goes first, since a driver may refuse the
+ * VF's own MAC change while an admin MAC is set (igb, untrusted). */
+static int netdev_leave(const struct ibsriov_record *r, struct cni_error *err)
 {
-	char pci_name[IFNAMSIZ] = "";
-	const char *names[] = { pci_name, r->tmpname, r->orig_name };
-	_cleanup_close_ int host = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-	struct cni_link l;
-	int ret;
+	_cleanup_close_ int host = -1;
 
+	if (r->kind == IBSRIOV_VFIO || !(r->flags & IBSRIOV_REC_HAS_NETDEV))
+		return 0;
+	host = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (host < 0)
 		return cni_errorf(err, -errno, CNI_ERR_INTERNAL, "cannot open the host namespace",
 				  "%s", strerror(errno));
+	return leave_pod(r, host, err);
+}
+
+/* The VF netdev on the host. Back from a deleted pod (or after a rebind)
+ * it keeps the pod's name (or devN, or a new one): sysfs's netdev of the
+ * PCI function is the one name that holds, and no pod can put a link in
+ * the host's namespace; other names must prove they are the VF. */
+static int find_on_host(const struct ibsriov_record *r, struct cni_link *l)
+{
+	const char *names[] = { r->tmpname, r->orig_name };
+	char pci_name[IFNAMSIZ] = "";
+	int ret;
+
+	if (cni_pci_netdev(CNI_PCI_ROOT, r->device, pci_name) == 0) {
+		ret = cni_link_get(pci_name, 0, l);
+		if (ret != -ENODEV)
+			return ret;
+	}
+	return find_here(r, names, ARRAY_SIZE(names), false, l);
+}
+
+/* Step two, after the PF side: name, MTU, MAC and state as found. */
+static int netdev_restore(const struct ibsriov_record *r, struct cni_error *err)
+{
+	struct cni_link l;
+	int ret;
+
 	if (r->kind == IBSRIOV_VFIO || !(r->flags & IBSRIOV_REC_HAS_NETDEV))
 		return 0;
-	ret = leave_pod(r, host, err);
-	if (ret)
-		return ret;
-	/* Back from a deleted pod a VF keeps the pod's name (or devN): the PCI
-	 * address is the one name that holds. */
-	cni_pci_netdev(CNI_PCI_ROOT, r->device, pci_name);
 	if (r->flags & IBSRIOV_REC_HAS_CHILD)
-		return child_release(r, names, ARRAY_SIZE(names), err);
-	ret = find_here(r, names, ARRAY_SIZE(names), false, &l);
+		return child_release(r, err);
+	ret = find_on_host(r, &l);
 	if (ret == -ENODEV)
 		return 0;	/* gone with its pod (a virtual VF) or never had one */
-	if (!ret)
-		ret = restore_netdev(r, &l);
+	if (ret)
+		return cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot look for the VF netdev",
+				  "%s: %s", r->device, strerror(-ret));
+	ret = restore_netdev(r, &l);
 	if (ret)
 		return cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot restore the VF netdev",
 				  "%s (%s): %s %s", l.name, r->orig_name, strerror(-ret),
@@ -355,7 +381,7 @@ int ibsriov_release_locked(struct ibsriov_record *r, struct cni_error *err)
 int ibsriov_release(struct ibsriov_record *r, struct cni_error *err)
 {
 	const char *what;
-	int ret = ibsriov_netdev_release(r, err) ?: rdma_release(r, err);
+	int ret = netdev_leave(r, err) ?: rdma_release(r, err);
 
 	if (ret)
 		return ret;
@@ -364,6 +390,9 @@ int ibsriov_release(struct ibsriov_record *r, struct cni_error *err)
 		return cni_errorf(err, ret, CNI_ERR_DEVICE, "cannot restore the VF's settings on its PF",
 				  "PF %s VF %d refused %s: %s %s", r->pf, r->vf, what ?: "?",
 				  strerror(-ret), cni_link_ext_ack());
+	ret = netdev_restore(r, err);
+	if (ret)
+		return ret;
 	ret = ibsriov_record_remove(r);
 	if (ret)
 		return cni_errorf(err, ret, CNI_ERR_IO, "cannot remove the attachment record", "%s/%s: %s",

@@ -162,12 +162,23 @@ int ipam_index_check(struct ipam_store *s)
 	return 0;
 }
 
-/* The owner file of key, NULL (and 0) when there is none. */
+/* The owner file of key, NULL (and 0) when there is none; -ESTALE when
+ * what is there is no owner file (not a regular file, too big). */
 static int owners_read(struct ipam_store *s, const char *key, char **buf)
 {
 	int ret = ipam_store_read(s->owners_fd, key, OWNERS_MAX, buf, NULL);
 
-	return ret == -ENOENT ? 0 : ret;
+	switch (-ret) {
+	case ENOENT:
+		return 0;
+	case EINVAL:
+	case EFBIG:
+	case ELOOP:
+	case ENXIO:
+		return -ESTALE;
+	default:
+		return ret;
+	}
 }
 
 int ipam_index_update(struct ipam_store *s, const char *id, const char *ifname,
@@ -183,8 +194,8 @@ int ipam_index_update(struct ipam_store *s, const char *id, const char *ifname,
 		return 0; /* such owners are found by scanning */
 	ipam_ip_name(ip, name, sizeof(name));
 	ret = owners_read(s, key, &buf);
-	if (ret)
-		return ret;
+	if (ret && ret != -ESTALE)
+		return ret; /* a bad owner file is replaced below */
 	cap = (buf ? strlen(buf) : 0) + strlen(name) + 2;
 	out = malloc(cap);
 	if (!out)
@@ -222,8 +233,12 @@ int ipam_index_lookup(struct ipam_store *s, const char *id, const char *ifname,
 		if (!cni_addr_parse(line, &ip))
 			return -ESTALE;
 		ret = ipam_store_lease(s, &ip, &l);
-		/* Gone or unreadable: not this owner's lease, whatever the index says. */
-		if (ret == -ENOENT || ret == -EBADMSG)
+		/* Gone: a release whose index update a failure skipped; the
+		 * rebuild drops the stale entry (else it stays for ever). */
+		if (ret == -ENOENT)
+			return -ESTALE;
+		/* Unreadable: not this owner's lease, whatever the index says. */
+		if (ret == -EBADMSG)
 			continue;
 		if (ret)
 			return ret;

@@ -303,7 +303,8 @@ static void sweep(struct ipam_store *s)
 	struct dirent *e;
 	int fd;
 
-	if (unlinkat(s->dir_fd, IPAM_LEASE_TMP, 0) == 0)
+	if (unlinkat(s->dir_fd, IPAM_LEASE_TMP, 0) == 0 ||
+	    unlinkat(s->dir_fd, IPAM_PTR_TMP, 0) == 0)
 		log_info("removed a temporary file a killed run left in %s", s->dir);
 	fd = cni_state_opendirat(s->idx_fd, "tmp", 0, NULL);
 	if (fd < 0)
@@ -430,6 +431,31 @@ static int lease_tmp(struct ipam_store *s, const char *text)
 	return ret;
 }
 
+/* last_reserved_ip.<set> published as a new file through one fixed temp
+ * name (never rewritten in place: a hard link to it would be written
+ * through), which the next open sweeps if a kill left it. Not fsync'ed: it
+ * only steers round robin. */
+static int write_pointer(struct ipam_store *s, const char *ptr, const char *text)
+{
+	_cleanup_close_ int fd = -1;
+	int ret;
+
+	if (unlinkat(s->dir_fd, IPAM_PTR_TMP, 0) < 0 && errno != ENOENT)
+		return -errno;
+	fd = openat(s->dir_fd, IPAM_PTR_TMP, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    0600);
+	if (fd < 0)
+		return -errno;
+	ret = write_all(fd, text, strlen(text));
+	if (!ret && fchmod(fd, 0600) < 0)
+		ret = -errno;
+	if (!ret && renameat(s->dir_fd, IPAM_PTR_TMP, s->dir_fd, ptr) < 0)
+		ret = -errno;
+	if (ret)
+		unlinkat(s->dir_fd, IPAM_PTR_TMP, 0);
+	return ret;
+}
+
 int ipam_store_reserve(struct ipam_store *s, const struct cni_addr *ip, const char *id,
 		       const char *ifname, size_t set)
 {
@@ -452,9 +478,7 @@ int ipam_store_reserve(struct ipam_store *s, const struct cni_addr *ip, const ch
 	/* The temp name now shares the lease's inode: the next lease gets a
 	 * file of its own. */
 	drop_tmp(s);
-	/* Published as a new file (never rewritten in place: a hard link to it
-	 * would be written through). Not fsync'ed: it only steers round robin. */
-	ret = cni_state_write_at(s->dir_fd, ptr, name, strlen(name), false);
+	ret = write_pointer(s, ptr, name);
 	if (!ret && fsync(s->dir_fd) < 0)
 		ret = -errno;
 	if (!ret)

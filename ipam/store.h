@@ -19,6 +19,7 @@
 #define IPAM_LOCK_TIMEOUT_MS 30000 /* IBCNI_LOCK_TIMEOUT_MS overrides it */
 #define IPAM_INDEX_DIR	     ".ib-host-local"
 #define IPAM_LEASE_TMP	     ".ib-host-local.lease.tmp" /* beside the leases, for link() */
+#define IPAM_PTR_TMP	     ".ib-host-local.ptr.tmp"	/* a pointer on its way to rename() */
 #define IPAM_LIST_MAX	     (1 << 18) /* directory entries read before giving up */
 
 struct ipam_store {

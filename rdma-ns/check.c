@@ -5,8 +5,11 @@
 #include "cleanup.h"
 #include "netns.h"
 #include "rdmans.h"
+#include "verbs.h"
 
-/* Every recorded device is visible in the pod. */
+/* Every recorded device is visible in the pod, and usable there as an
+ * application would use it: listed and opened by libibverbs in the pod's
+ * namespace, every port ACTIVE. */
 static int check_devices(struct cni_ctx *ctx, int pod, const struct rdmans_record *rec)
 {
 	int saved = -1, ret = cni_netns_enter(pod, &saved);
@@ -24,6 +27,8 @@ static int check_devices(struct cni_ctx *ctx, int pod, const struct rdmans_recor
 				   cni_rdma_strerror(ret));
 	}
 	cni_netns_restore(&saved);
+	for (unsigned int i = 0; !ret && i < rec->n_rdma; i++)
+		ret = cni_verbs_check(pod, rec->rdma[i], NULL, &ctx->err);
 	return ret;
 }
 

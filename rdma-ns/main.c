@@ -20,7 +20,7 @@ static struct cni_plugin plugin = {
 		 "namespace",
 	.keys = keys,
 	.admin = "  rdma-ns netns-mode [show]             the RDMA subsystem's netns mode\n"
-		 "  rdma-ns netns-mode exclusive|shared  switch it (EBUSY: what is in the way)\n"
+		 "  rdma-ns netns-mode exclusive|shared   switch it (EBUSY: what is in the way)\n"
 		 "  rdma-ns devices                       the RDMA devices visible here",
 	.add = rdmans_add,
 	.del = rdmans_del,

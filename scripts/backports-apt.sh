@@ -70,12 +70,12 @@ fi
 uri=${found%%	*}
 key=${found#*	}
 
-# Our parts directory: the system's own parts (read in place through
+# Our parts directory (not named *.d: the Makefile includes build/**/*.d): the system's own parts (read in place through
 # symlinks, so a later edit of them is seen) plus the backports entry.
-mkdir -p "$dir/sources.list.d" "$dir/lists/partial" "$dir/cache/archives/partial"
-find "$dir/sources.list.d" -mindepth 1 -delete
+mkdir -p "$dir/parts" "$dir/lists/partial" "$dir/cache/archives/partial"
+find "$dir/parts" -mindepth 1 -delete
 for f in /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
-	[ -f "$f" ] && ln -s "$f" "$dir/sources.list.d/system-$(basename "$f")"
+	[ -f "$f" ] && ln -s "$f" "$dir/parts/system-$(basename "$f")"
 done
 {
 	echo "Types: deb"
@@ -83,9 +83,9 @@ done
 	echo "Suites: $codename-backports"
 	echo "Components: main"
 	[ -n "$key" ] && echo "Signed-By: $key"
-} >"$dir/sources.list.d/ibcni-backports.sources"
+} >"$dir/parts/ibcni-backports.sources"
 cat >"$dir/apt.conf" <<EOF
-Dir::Etc::SourceParts "$dir/sources.list.d";
+Dir::Etc::SourceParts "$dir/parts";
 Dir::State::Lists "$dir/lists";
 Dir::Cache "$dir/cache";
 Dir::Cache::pkgcache "";

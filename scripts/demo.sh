@@ -41,7 +41,10 @@ show ip -n pod-a -br addr show net1
 show ip -n pod-a route show dev net1
 say "On the host: vf0_1 is gone, the record and the leases are on disk"
 ip -br link show | grep -E '^vf0_' | awk '{print $1}' | tr '\n' ' '; echo
-show ls /var/lib/cni/ib-sriov /var/lib/cni/networks/ib-data
+show ls /var/lib/cni/ibcni/ib-sriov /var/lib/cni/ib-sriov /var/lib/cni/networks/ib-data
+echo "the attachment record (what DEL needs to undo it):"
+jq -c . /var/lib/cni/ibcni/ib-sriov/pod-a:net1
+echo "its twin in ib-sriov-cni's cache format (so a downgraded node's DEL finds the VF):"
 jq -c . /var/lib/cni/ib-sriov/pod-a-net1
 
 say "CHECK with the ADD result, then after someone changed the MTU in the pod"
@@ -61,7 +64,7 @@ say "ib-sriov DEL: the VF back on the host, name, MTU and MAC as found; leases r
 cni_exec ib-sriov DEL pod-a pod-a net1 "${conf%\}},\"prevResult\":$prev}"
 echo "DEL: exit $RC"
 show ip -br link show vf0_1
-show ls /var/lib/cni/ib-sriov /var/lib/cni/networks/ib-data
+show ls /var/lib/cni/ibcni/ib-sriov /var/lib/cni/ib-sriov /var/lib/cni/networks/ib-data
 
 say "rdma-ns, chained after ib-sriov: this kernel has no RDMA subsystem, and says so"
 show "$BIN/rdma-ns" netns-mode show

@@ -3,7 +3,7 @@
 # Install whichever of ibcni's Debian packages are missing (needs root then).
 set -eu
 pkgs=(gcc make pkg-config libc6-dev libnl-3-dev libjson-c-dev
-      libcap-dev libcriterion-dev iproute2 jq file util-linux procps strace
+      libcap-dev libibverbs-dev ibverbs-providers libcriterion-dev iproute2 jq file util-linux procps strace
       containernetworking-plugins)
 missing=()
 for p in "${pkgs[@]}"; do

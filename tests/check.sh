@@ -29,6 +29,7 @@ tier() { # NAME COMMAND...
 tier unit make --no-print-directory check-unit
 if [ "$(id -u)" -eq 0 ]; then
 	tier netns make --no-print-directory check-netns
+	tier crash make --no-print-directory check-crash
 else
 	echo "== netns: skipped, needs root (sudo make check)"
 	summary+=("netns    not run: needs root")
@@ -43,6 +44,9 @@ else
 fi
 if [ -x tests/vm/run.sh ]; then
 	tier vm make --no-print-directory check-vm
+fi
+if [ -x tests/vm-igb/run.sh ]; then
+	tier vm-igb make --no-print-directory check-vm-igb
 fi
 echo "== summary"
 printf '  %s\n' "${summary[@]}"

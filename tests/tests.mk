@@ -13,7 +13,7 @@ $(NETNS_HELPER): tests/netns/cnihelper.c $(LIB)
 
 # Plugin modules that unit tests exercise directly (never a plugin's main.c).
 UNIT_EXTRA := $(patsubst %.c,$(OBJ)/%.o,ipam/range.c ipam/store.c ipam/index.c ipam/alloc.c ipam/conf.c \
-	ib-sriov/conf.c ib-sriov/guid.c)
+	ib-sriov/conf.c ib-sriov/guid.c ib-sriov/record.c ib-sriov/gocache.c)
 
 $(OUT)/build/unit/%: tests/unit/%.c $(UNIT_EXTRA) $(LIB)
 	@mkdir -p $(dir $@)
@@ -23,9 +23,9 @@ $(OUT)/build/unit/%: tests/unit/%.c $(UNIT_EXTRA) $(LIB)
 # under a temporary directory, linked without the real kernel modules.
 FAKE_CNI := $(filter-out $(addprefix $(OBJ)/cni/,link.o link_vf.o link_addr.o netns.o rdma.o announce.o nl.o), \
 	$(patsubst %.c,$(OBJ)/%.o,$(LIB_SRC)))
-FAKE_SRC := tests/unit/fake_kernel.c $(addprefix ib-sriov/,add.c pod.c vf.c record.c gocache.c conf.c guid.c del.c)
+FAKE_SRC := tests/unit/fake_kernel.c tests/unit/fake_verbs.c $(addprefix ib-sriov/,add.c pod.c vf.c record.c gocache.c conf.c guid.c del.c)
 UNIT_BIN := $(filter-out %/test_ibsriov_add,$(UNIT_BIN)) $(OUT)/build/unit/test_ibsriov_add
-$(OUT)/build/unit/test_ibsriov_add: tests/unit/test_ibsriov_add.c $(FAKE_SRC) $(FAKE_CNI) tests/unit/fake_kernel.h tests/unit/fake_paths.h
+$(OUT)/build/unit/test_ibsriov_add: tests/unit/test_ibsriov_add.c $(FAKE_SRC) $(FAKE_CNI) tests/unit/fake_kernel.h tests/unit/fake_paths.h tests/unit/fake_verbs.h
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) $(CFLAGS) -Iib-sriov -Itests/unit -include tests/unit/fake_paths.h \
 		-Wno-missing-prototypes $(LDFLAGS) -o $@ $< $(FAKE_SRC) $(FAKE_CNI) $(LDLIBS) $(CRITERION_LIBS)
@@ -57,11 +57,16 @@ $(OUT)/build/unit/test_rdmans: $(OBJ)/rdma-ns/record.o
 $(OUT)/build/unit/test_rdmans: UNIT_EXTRA += $(OBJ)/rdma-ns/record.o
 $(OUT)/build/unit/test_rdmans: CFLAGS += -Irdma-ns
 
+# cni/verbs.c against the fake libibverbs (no libibverbs linked).
+$(OUT)/build/unit/test_verbs: tests/unit/fake_verbs.c tests/unit/fake_verbs.h
+$(OUT)/build/unit/test_verbs: UNIT_EXTRA += tests/unit/fake_verbs.c
+
 # The vm-igb tier: qemu's igb (SR-IOV) under Debian's backports kernel.
 VM_IGB_HELPER := $(OUT)/build/vm-igb/igbhelper
+# Static like the plugins: the guest's initramfs has no shared json-c.
 $(VM_IGB_HELPER): tests/vm-igb/igbhelper.c $(LIB)
 	@mkdir -p $(dir $@)
-	$(call quiet,CC,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(call quiet,CC,$@)$(CC) $(CFLAGS) $(LDFLAGS) $(PLUGIN_LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 check-vm-igb: all
 	@tests/vm-igb/run.sh

@@ -448,6 +448,15 @@ Test(alloc, planted_files_never_hang_and_never_become_leases, .timeout = 20)
 		cr_assert_null(leases[i].id, "%s has no owner", leases[i].name);
 	ipam_leases_free(leases, n);
 	cr_assert_eq(ipam_store_reserve(&st, &a, "x", "eth0", 0), -EEXIST);
+	/* An owner file that is a FIFO: the index is rebuilt, then replaced. */
+	cr_assert_eq(mkfifo(path_in(".ib-host-local/net/owners/ctr@65746830"), 0600), 0);
+	struct cni_addr *ips = NULL;
+	bool legacy;
+
+	cr_assert_eq(ipam_store_owned(&st, "ctr", "eth0", &ips, &n, &legacy), 0);
+	cr_assert_eq(n, 0);
+	free(ips);
+	cr_assert_eq(mkfifo(path_in(".ib-host-local/net/owners/ctr@65746830"), 0600), 0);
 	/* The FIFO pointer reads as no pointer: round robin starts over. */
 	cr_assert_str_eq(alloc_str(&s, "ctr", NULL, &err), "10.1.2.6/29");
 	ipam_store_close(&st);

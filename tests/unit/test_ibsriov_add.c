@@ -12,6 +12,7 @@
 
 #include "fake_kernel.h"
 #include "fake_paths.h"
+#include "fake_verbs.h"
 #include "helpers.h"
 #include "ibsriov.h"
 
@@ -213,5 +214,44 @@ Test(ibsriov_add, refused_setting_leaves_nothing, .init = sysfs, .fini = teardow
 		assert_as_found(&before, cases[i].name);
 		ctx->env.command = CNI_CMD_DEL;
 		cr_assert_eq(ibsriov_del(ctx), 0, "DEL after a refused ADD: %s", ctx->err.details);
+	}
+}
+
+/* pkeyEnforce reads the VF's pkey table through verbs when its RDMA device
+ * opens, and sysfs when it does not: sysfs holds 0x8001, verbs 0x8002. */
+Test(ibsriov_add, pkey_table_through_verbs_then_sysfs, .init = sysfs, .fini = teardown)
+{
+	static const struct {
+		bool opens;
+		const char *pkey;
+		bool found;
+	} cases[] = {
+		{ true, "0x8002", true }, { true, "0x8001", false },
+		{ false, "0x8001", true }, { false, "0x8002", false },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fake_verbs_dev *d;
+		struct cni_ctx *ctx;
+		char keys[160];
+		int ret;
+
+		kernel(true);
+		fake_verbs_reset();
+		d = fake_verbs_add("mlx5_1", true);
+		d->ports[0].pkeys[1] = 0x8002;
+		d->open_errno = cases[i].opens ? 0 : EPERM;
+		snprintf(keys, sizeof(keys), "\"guid\":\"02:00:00:00:00:00:00:09\",\"pkey\":\"%s\","
+			 "\"pkeyEnforce\":true,\"pkeyWaitMs\":0", cases[i].pkey);
+		ctx = ctx_for(keys);
+		ret = ibsriov_add(ctx);
+		if (!cases[i].found) {
+			cr_assert_neq(ret, 0, "case %zu: %s accepted", i, cases[i].pkey);
+			assert_cni_error(&ctx->err, CNI_ERR_DEVICE, "pkey not in the VF's pkey table");
+			continue;
+		}
+		cr_assert_eq(ret, 0, "case %zu: %s %s", i, ctx->err.msg, ctx->err.details);
+		ctx->env.command = CNI_CMD_DEL;
+		cr_assert_eq(ibsriov_del(ctx), 0, "DEL: %s", ctx->err.details);
 	}
 }

@@ -14,16 +14,16 @@ section "deviceIDs that are not a usable VF"
 ip netns add pod4
 before=$(host_state)
 cni ib-sriov ADD d1 /run/netns/pod4 net1 "$(conf "$PCI_PF" '"mac":"02:11:22:33:44:99"' ib-host-local)"
-jqe "deviceID of the PF" '[.code, .msg]' '[7,"deviceID is not a VF"]'
+jqe "deviceID of the PF" '.code .msg' '[7,"deviceID is not a VF"]'
 missing=${VF0%.*}.1
 cni ib-sriov ADD d1 /run/netns/pod4 net1 "$(conf "$missing" '"mac":"02:11:22:33:44:99"' ib-host-local)"
-jqe "deviceID of a missing function ($missing)" '[.code, .msg]' '[101,"device not found"]'
+jqe "deviceID of a missing function ($missing)" '.code .msg' '[101,"device not found"]'
 expect "bad deviceIDs changed nothing" "$before" "$(host_state)"
 table=$(vf_table)
 echo "$VF3" >"$D/$VF3/driver/unbind"
 cni ib-sriov ADD d1 /run/netns/pod4 net1 "$(conf "$VF3" '"mac":"02:11:22:33:44:99"' ib-host-local)"
-jqe "deviceID of a VF with no driver bound" '[.code, .msg]' '[101,"the VF has no netdev"]'
-contains "the error says what to bind" "bound to \"\"" "$(printf '%s' "$OUT" | jq -r .details)"
+jqe "deviceID of a VF with no driver bound" '.code .msg' '[101,"the VF has no netdev"]'
+contains "the error says what to bind" "bound to \"\"" "$(Jr .details)"
 expect "no driver: VF table as before" "$table" "$(vf_table)"
 expect "no driver: no record, no lease" "" "$(ls /var/lib/cni/ib-sriov)$(leases)"
 bind_igbvf "$VF3"
@@ -42,8 +42,6 @@ ip link set "$got" name "$old" 2>/dev/null
 
 section "vfio-pci behind the emulated VT-d IOMMU"
 ip netns add pod4
-before=$(host_state)
-table=$(vf_table)
 echo vfio-pci >"$D/$VF3/driver_override"
 echo "$VF3" >"$D/$VF3/driver/unbind"
 echo "$VF3" >/sys/bus/pci/drivers_probe
@@ -51,9 +49,10 @@ expect "vfio: the VF is bound to vfio-pci" vfio-pci "$(basename "$(readlink "$D/
 grp=$(basename "$(readlink "$D/$VF3/iommu_group")")
 expect "vfio: the IOMMU group has its own VFIO node" "/dev/vfio/$grp" "$(ls /dev/vfio/$grp 2>&1)"
 expect "vfio: a type 1 container opens the device" "pci=1 regions=9 irqs=5" "$(igbhelper vfio "$grp" "$VF3")"
+bound=$(host_state)
 cni ib-sriov ADD v1 /run/netns/pod4 net1 "$(conf "$VF3" '"vfioPciMode":true' ib-host-local)"
 expect "vfio: ADD exits 0 $(msg)" 0 "$RC"
-jqe "vfio: the result names the device, no address" '[.interfaces[0].pciID, (.ips | length)]' "[\"$VF3\",0]"
+jqe "vfio: the result names the device, no address" '.interfaces[0].pciID .ips' "[\"$VF3\",null]"
 expect "vfio: the record is written" "v1-net1" "$(ls /var/lib/cni/ib-sriov)"
 expect "vfio: no lease" "" "$(leases)"
 prev=$OUT
@@ -62,15 +61,21 @@ cni ib-sriov CHECK v1 /run/netns/pod4 net1 "${cc%\}},\"prevResult\":$prev}"
 expect "vfio: CHECK exits 0 $(msg)" 0 "$RC"
 cni ib-sriov DEL v1 /run/netns/pod4 net1 "$cc"
 expect "vfio: DEL exits 0 $(msg)" 0 "$RC"
-expect "vfio: still bound to vfio-pci" vfio-pci "$(basename "$(readlink "$D/$VF3/driver")")"
+expect "vfio: still bound to vfio-pci" vfio-pci "$(drv "$VF3")"
+expect "vfio: DEL left the VF table as before, no record" "$bound" "$(host_state)"
 cni ib-sriov ADD v2 /run/netns/pod4 net1 "$(conf "$VF3" '"vfioPciMode":true,"link_state":"enable"')"
-jqe "vfio: link_state refused by igb" '[.code, .msg]' '[101,"cannot configure the VF on its PF"]'
-contains "vfio: the error names link_state" link_state "$(printf '%s' "$OUT" | jq -r .details)"
+jqe "vfio: link_state refused by igb" '.code .msg' '[101,"cannot configure the VF on its PF"]'
+known D3
+contains "vfio: the error names link_state" link_state "$(Jr .details)"
+known D1
 cni ib-sriov DEL v2 /run/netns/pod4 net1 "$(conf "$VF3" '"vfioPciMode":true,"link_state":"enable"')"
 expect "vfio: the runtime's DEL after the failed ADD exits 0 $(msg)" 0 "$RC"
+known ""
 cni ib-sriov ADD v3 /run/netns/pod4 net1 "$(conf "$VF2" '"vfioPciMode":true')"
-jqe "vfio: vfioPciMode on an igbvf VF" '[.code, .msg]' '[7,"vfioPciMode is set but the VF is not bound to vfio-pci"]'
-expect "vfio: VF table as before, no record" "$before" "$(host_state)"
+jqe "vfio: vfioPciMode on an igbvf VF" '.code .msg' '[7,"vfioPciMode is set but the VF is not bound to vfio-pci"]'
+known D1
+expect "vfio: VF table as before, no record" "$bound" "$(host_state)"
+known ""
 bind_igbvf "$VF3"
 expect "vfio: back on igbvf" igbvf "$(basename "$(readlink "$D/$VF3/driver")")"
 
@@ -78,20 +83,35 @@ section "the hardware tier's script on this PF"
 hw() { env IBCNI_HW_BIN=$BIN IBCNI_HW_STATE=/tmp/hw "$@" /bin/hw-run.sh >/tmp/hw.out 2>&1; }
 hw IBCNI_HW_PF="$PF" IBCNI_HW_VFS="$VF2 $VF3"
 expect "hw: refuses without IBCNI_HW=1" 2 $?
+echo "vm-igb: $(grep refused /tmp/hw.out)"
 contains "hw: says how to opt in" "IBCNI_HW=1" "$(cat /tmp/hw.out)"
 ip link set "$(vf_net "$VF3")" up
 hw IBCNI_HW=1 IBCNI_HW_PF="$PF" IBCNI_HW_VFS="$VF2 $VF3"
 expect "hw: refuses a VF in use" 2 $?
+echo "vm-igb: $(grep refused /tmp/hw.out)"
 contains "hw: names the busy VF" "$VF3" "$(cat /tmp/hw.out)"
 ip link set "$(vf_net "$VF3")" down
 before=$(host_state)
 hw IBCNI_HW=1 IBCNI_HW_PF="$PF" IBCNI_HW_VFS="$VF2 $VF3"
 hwrc=$?
-grep -E '^  (PASS|FAIL|SKIP)' /tmp/hw.out | sed 's/^  \(PASS\|FAIL\|SKIP\)  /  \1  hw: /'
-totals=$(grep -E '^hw: [0-9]+ passed, [0-9]+ failed' /tmp/hw.out | tail -1)
-hp=$(echo "$totals" | sed -n 's/^hw: \([0-9]*\) passed.*/\1/p')
-hf=$(echo "$totals" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
-pass=$((pass + ${hp:-0}))
-fail=$((fail + ${hf:-0}))
-expect "hw: the script ran to its totals and exit 0 ($totals)" "0 yes" "$hwrc $([ -n "$hp" ] && echo yes)"
+# Its lines join ours; its failures that are the known defects count as such.
+while read -r line; do
+	case $line in
+	PASS*) ok "hw: ${line#PASS  }" ;;
+	FAIL*)
+		line=${line#FAIL  }
+		case $line in
+		*"the error names"*) known D3 ;;
+		*"after the refused ADD"* | *": as before"* | "restore: "*) known D1 ;;
+		esac
+		ko "hw: $line" "(its FAIL line)"
+		known ""
+		;;
+	SKIP*) echo "  SKIP  hw: ${line#SKIP  }" ;;
+	esac
+done </tmp/hw.out
+contains "hw: the script ran to its totals" "hw: " "$(grep -E '^hw: [0-9]+ passed, [0-9]+ failed' /tmp/hw.out)"
+known D1
+expect "hw: exit status 0" 0 "$hwrc"
 expect "hw: host as before" "$before" "$(host_state)"
+known ""

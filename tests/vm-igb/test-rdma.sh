@@ -14,17 +14,17 @@ expect "rdma: switch to exclusive exits 0 ($(cat /tmp/out))" 0 $?
 expect "rdma: the kernel reports exclusive" exclusive "$(kernel_mode)"
 rnet=$(vf_net "$VF0")
 rdma link add rxe0 type rxe netdev "$rnet" 2>/tmp/err
-expect "rdma: rxe0 over the VF netdev $rnet ($(cat /tmp/err))" "link rxe0/1 state DOWN physical_state LINK_UP netdev $rnet" \
-	"$(rdma link show rxe0/1 | sed 's/^[0-9]*\/[0-9]*: *//; s/^/link /; s/ *$//')"
+before=$(host_state)
+expect "rdma: rxe0 over the VF netdev $rnet ($(cat /tmp/err))" "link rxe0/1 state DOWN physical_state DISABLED netdev $rnet" \
+	"$(rdma link show rxe0/1 | sed 's/ *$//')"
 contains "rdma: our netlink dump finds rxe0" " rxe0 " "$(rdma-ns devices)"
 ip netns add rpod
-before=$(host_state)
 rconf="{\"cniVersion\":\"1.1.0\",\"name\":\"igb-net\",\"type\":\"rdma-ns\",\"deviceID\":\"$VF0\",\"prevResult\":{\"cniVersion\":\"1.1.0\",\"interfaces\":[{\"name\":\"net1\"}]}}"
 # rxe is not a PCI child of the VF: on the real sysfs the VF has no RDMA device.
 rdmans ADD r1 /run/netns/rpod net1 "$rconf"
-jqe "rdma: rdma-ns on the real VF finds no RDMA device" '[.code, .msg]' '[101,"no RDMA device for deviceID"]'
+jqe "rdma: rdma-ns on the real VF finds no RDMA device" '.code .msg' '[101,"no RDMA device for deviceID"]'
 cni ib-sriov ADD r1 /run/netns/rpod net1 "$(conf "$VF0" '"rdmaIsolation":true')"
-jqe "rdma: rdmaIsolation on the real VF finds no RDMA device" '[.code, .msg]' '[101,"the VF has no RDMA device"]'
+jqe "rdma: rdmaIsolation on the real VF finds no RDMA device" '.code .msg' '[101,"the VF has no RDMA device"]'
 expect "rdma: nothing changed" "$before" "$(host_state)"
 # The real PF and VF under a tmpfs devices/ listing whose VF also names
 # rxe0 under infiniband/ (a ConnectX VF's layout): the move reaches the kernel.
@@ -38,12 +38,12 @@ ln -s "$real_pf" "$D/$VF0/physfn"
 ln -s "$(readlink -f "$real_vf/driver")" "$D/$VF0/driver"
 rdmans ADD r1 /run/netns/rpod net1 "$rconf"
 jqe "rdma: rdma-ns reaches the kernel's refusal to move rxe0" '.msg' '"the RDMA device cannot change network namespace"'
-contains "rdma: the refusal names rxe0" "rxe0" "$(printf '%s' "$OUT" | jq -r .details)"
+contains "rdma: the refusal names rxe0" "rxe0" "$(Jr .details)"
 rdmans DEL r1 /run/netns/rpod net1 "$rconf"
 expect "rdma: rdma-ns DEL after the failed ADD exits 0" 0 "$RC"
 cni ib-sriov ADD r2 /run/netns/rpod net1 "$(conf "$VF0" '"rdmaIsolation":true,"mac":"02:11:22:33:44:88","mtu":1400' ib-host-local)"
 jqe "rdma: ib-sriov rdmaIsolation reaches the kernel's refusal" '.msg' '"cannot move the RDMA device into the pod"'
-contains "rdma: the refusal names rxe0" "rxe0: " "$(printf '%s' "$OUT" | jq -r .details)"
+contains "rdma: the refusal names rxe0" "rxe0: " "$(Jr .details)"
 umount "$D"
 contains "rdma: rxe0 is still on the host" " rxe0 " "$(rdma-ns devices)"
 expect "rdma: VF netdev, VF table, records as before" "$before" "$(host_state)"

@@ -157,5 +157,8 @@ contains "the blocking namespace is named" "named network namespace pod" "$out"
 contains "the boot-time fix is given" "options ib_core netns_mode=1" "$out"
 expect "the mode did not change" exclusive "$(kernel_mode)"
 
+# The verbs view (tests/vm/verbs.sh).
+. /verbs.sh
+
 echo "vm: $pass passed, $fail failed"
 poweroff -f

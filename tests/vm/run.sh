@@ -52,6 +52,7 @@ ln -s busybox "$R/bin/sh"
 cp "$root"/build/static/bin/{ib-sriov,rdma-ns,ib-host-local} "$R/bin/"
 ln "$R/bin/rdma-ns" "$R/bin/rdma"	# rdma-cni's name, as make install adds it
 cp "$root/tests/vm/init.sh" "$R/init"
+cp "$root/tests/vm/verbs.sh" "$R/verbs.sh"
 for tool in ip rdma; do
 	path=$(command -v $tool) || die "iproute2's $tool is missing"
 	mkdir -p "$R/usr/sbin"

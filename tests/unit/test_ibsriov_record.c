@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: Apache-2.0
+/* ib-sriov's attachment record: one key table both ways, records of the
+ * previous release, the Go ib-sriov-cni cache and the twin we leave for it. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <json-c/json.h>
+#include <linux/if_link.h>
+#include <string.h>
+
+#include "ibsriov.h"
+#include "json.h"
+
+static struct ibsriov_record full(void)
+{
+	struct ibsriov_record r;
+
+	cr_assert_eq(ibsriov_record_init(&r, "rdma-net", "ctr1", "net1", "/run/netns/p"), 0);
+	strcpy(r.device, "0000:03:01.1");
+	r.kind = IBSRIOV_IB;
+	strcpy(r.pf, "ibp3s0");
+	r.pf_ifindex = 4;
+	r.vf = 1;
+	r.flags |= IBSRIOV_REC_HAS_NETDEV | IBSRIOV_REC_HAS_VF_ORIG | IBSRIOV_REC_HAS_RDMA |
+		   IBSRIOV_REC_COMPLETE | IBSRIOV_REC_MAC_UNSET;
+	strcpy(r.orig_name, "ibp3s0v1");
+	strcpy(r.tmpname, "ibcni9");
+	strcpy(r.link_kind, "ipoib");
+	r.orig_mtu = 2044;
+	r.orig_up = true;
+	r.orig_mac_len = 20;
+	for (int i = 0; i < 20; i++)
+		r.orig_mac[i] = (unsigned char)(i * 13);
+	r.orig_ifindex = 9;
+	r.pod_ifindex = 9;
+	r.vf_orig.mask = CNI_VF_NODE_GUID | CNI_VF_PORT_GUID | CNI_VF_LINK_STATE;
+	r.vf_orig.node_guid = 0xfedcba9876543210ULL;	/* top bit set */
+	r.vf_orig.port_guid = 0x8000000000000001ULL;
+	r.vf_orig.link_state = IFLA_VF_LINK_STATE_AUTO;
+	r.vf_changed = CNI_VF_NODE_GUID | CNI_VF_PORT_GUID;
+	strcpy(r.rdma[0], "mlx5_4");
+	r.n_rdma = 1;
+	return r;
+}
+
+Test(ibsriov_record, round_trip_is_exact)
+{
+	struct ibsriov_record r = full(), back = { 0 };
+	struct json_object *o = ibsriov_record_to_json(&r);
+
+	cr_assert_not_null(o);
+	cr_assert_eq(ibsriov_record_from_json(o, &back), 0);
+	cr_assert_str_eq(back.network, "rdma-net");
+	cr_assert_str_eq(back.container_id, "ctr1");
+	cr_assert_str_eq(back.netns, "/run/netns/p");
+	cr_assert_eq(back.flags, r.flags);
+	cr_assert_eq(back.kind, IBSRIOV_IB);
+	cr_assert_eq(back.orig_mac_len, 20);
+	cr_assert_eq(memcmp(back.orig_mac, r.orig_mac, 20), 0);
+	cr_assert_eq(back.vf_orig.node_guid, r.vf_orig.node_guid);
+	cr_assert_eq(back.vf_orig.port_guid, r.vf_orig.port_guid);
+	cr_assert_eq(back.vf_changed, r.vf_changed);
+	cr_assert_str_eq(back.rdma[0], "mlx5_4");
+	cr_assert_eq(back.version, IBSRIOV_RECORD_VERSION);
+	/* GUIDs are strings, never negative integers. */
+	cr_assert_str_eq(json_object_get_string(cni_json_get(cni_json_get(o, "vf_orig"), "node_guid")),
+			 "fe:dc:ba:98:76:54:32:10");
+	json_object_put(o);
+	ibsriov_record_clear(&r);
+	ibsriov_record_clear(&back);
+}
+
+Test(ibsriov_record, previous_release_is_read)
+{
+	/* 0.x: no version, flags as 0/1, GUIDs as signed integers, no
+	 * vf_changed (everything recorded was changed), no pod index. */
+	const char *old = "{\"network\":\"n\",\"containerID\":\"c\",\"ifname\":\"net1\",\"netns\":\"/x\","
+			  "\"device\":\"0000:03:01.1\",\"kind\":\"ib\",\"pf\":\"p\",\"pf_ifindex\":4,\"vf\":1,"
+			  "\"orig_name\":\"v\",\"orig_mtu\":2044,\"orig_up\":1,\"orig_mac\":\"\",\"tmpname\":\"ibcni9\","
+			  "\"orig_ifindex\":9,\"vf_orig\":{\"mask\":192,\"node_guid\":-81985529216486896,"
+			  "\"port_guid\":-81985529216486896,\"mac\":\"00:00:00:00:00:00\"},\"child\":1,\"complete\":1}";
+	struct json_object *o = json_tokener_parse(old);
+	struct ibsriov_record r = { 0 };
+
+	cr_assert_eq(ibsriov_record_from_json(o, &r), 0);
+	cr_assert_eq(r.version, 1);
+	cr_assert(r.flags & IBSRIOV_REC_HAS_CHILD);
+	cr_assert(r.flags & IBSRIOV_REC_COMPLETE);
+	cr_assert(r.orig_up);
+	cr_assert_eq(r.vf_orig.node_guid, 0xfedcba9876543210ULL);
+	cr_assert_eq(r.vf_changed, 192);
+	cr_assert_eq(r.pod_ifindex, 9);
+	json_object_put(o);
+	ibsriov_record_clear(&r);
+}
+
+Test(ibsriov_record, mistyped_or_missing_keys_refused)
+{
+	static const char *const bad[] = {
+		"{\"containerID\":\"c\",\"ifname\":\"i\",\"device\":\"d\",\"kind\":\"ib\"}",
+		"{\"network\":\"n\",\"containerID\":\"c\",\"ifname\":\"i\",\"device\":\"d\",\"kind\":\"x\"}",
+		"{\"network\":\"n\",\"containerID\":\"c\",\"ifname\":\"i\",\"device\":\"d\",\"kind\":\"ib\",\"vf\":\"1\"}",
+		"{\"network\":\"n\",\"containerID\":\"c\\u0000x\",\"ifname\":\"i\",\"device\":\"d\",\"kind\":\"ib\"}",
+		"{\"network\":\"n\",\"containerID\":\"c\",\"ifname\":\"i\",\"device\":\"d\",\"kind\":\"ib\",\"orig_mtu\":-1}",
+		"{\"network\":\"n\",\"containerID\":\"c\",\"ifname\":\"i\",\"device\":\"d\",\"kind\":\"ib\",\"rdma\":[1]}",
+		"{\"network\":\"n\",\"containerID\":\"c\",\"ifname\":\"0123456789abcdefX\",\"device\":\"d\",\"kind\":\"ib\"}",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct json_object *o = json_tokener_parse(bad[i]);
+		struct ibsriov_record r = { 0 };
+
+		cr_assert_not_null(o, "%s", bad[i]);
+		cr_assert_eq(ibsriov_record_from_json(o, &r), -EBADMSG, "%s", bad[i]);
+		json_object_put(o);
+		ibsriov_record_clear(&r);
+	}
+}
+
+Test(ibsriov_record, names_are_unambiguous)
+{
+	char a[NAME_MAX + 1], b[NAME_MAX + 1];
+	char id[256];
+
+	cr_assert_eq(ibsriov_record_name("a", "b-c", a, sizeof(a)), 0);
+	cr_assert_eq(ibsriov_record_name("a-b", "c", b, sizeof(b)), 0);
+	cr_assert_str_neq(a, b);
+	cr_assert_str_eq(a, "a:b-c");
+	memset(id, 'a', 200);
+	id[200] = '\0';
+	cr_assert_eq(ibsriov_record_name(id, "net1", a, sizeof(a)), -ENAMETOOLONG);
+	cr_assert_eq(ibsriov_record_name("a:b", "c", a, sizeof(a)), -EINVAL);
+	cr_assert_eq(ibsriov_record_name(".x", "c", a, sizeof(a)), -EINVAL);
+}
+
+Test(ibsriov_record, go_cache_is_read_as_the_go_del_would_undo_it)
+{
+	/* As ib-sriov-cni's SaveNetConf writes it (pkg/utils). */
+	const char *go = "{\"cniVersion\":\"1.0.0\",\"name\":\"ib-net\",\"type\":\"ib-sriov\","
+			 "\"ipam\":{\"type\":\"host-local\"},\"Master\":\"ibp4s0f0\",\"deviceID\":\"0000:04:00.7\","
+			 "\"VFID\":5,\"HostIFNames\":\"ibp4s0f0v5\",\"HostIFGUID\":\"11:22:33:00:00:aa:bb:cc\","
+			 "\"ContIFNames\":\"net1\",\"pkey\":\"0x5\",\"link_state\":\"enable\",\"rdmaIsolation\":true,"
+			 "\"RdmaNetState\":{\"version\":\"\",\"deviceID\":\"0000:04:00.7\",\"sandboxRdmaDevName\":\"mlx5_7\","
+			 "\"containerRdmaDevName\":\"mlx5_7\"}}";
+	struct json_object *o = json_tokener_parse(go);
+	struct ibsriov_record r;
+
+	cr_assert_eq(ibsriov_gocache_parse(o, "abc-def-net1", "/run/netns/p", &r), 0);
+	cr_assert_str_eq(r.container_id, "abc-def");
+	cr_assert_str_eq(r.ifname, "net1");
+	cr_assert_str_eq(r.network, "ib-net");
+	cr_assert_str_eq(r.netns, "/run/netns/p");
+	cr_assert_str_eq(r.device, "0000:04:00.7");
+	cr_assert_str_eq(r.orig_name, "ibp4s0f0v5");
+	cr_assert_str_eq(r.pf, "ibp4s0f0");
+	cr_assert_eq(r.vf, 5);
+	cr_assert_eq(r.kind, IBSRIOV_IB);
+	cr_assert(r.flags & IBSRIOV_REC_GO_CACHE);
+	cr_assert_eq(r.vf_changed, CNI_VF_LINK_STATE | CNI_VF_NODE_GUID | CNI_VF_PORT_GUID);
+	cr_assert_eq(r.vf_orig.link_state, IFLA_VF_LINK_STATE_AUTO);
+	cr_assert_eq(r.vf_orig.node_guid, 0x1122330000aabbccULL);
+	cr_assert_eq(r.n_rdma, 1);
+	cr_assert_str_eq(r.rdma[0], "mlx5_7");
+	/* The file name must end in -<ContIFNames>. */
+	ibsriov_record_clear(&r);
+	cr_assert_eq(ibsriov_gocache_parse(o, "abc-def-net2", "/p", &r), -EBADMSG);
+	json_object_put(o);
+}
+
+Test(ibsriov_record, zero_host_guid_restores_all_ones)
+{
+	const char *go = "{\"name\":\"n\",\"deviceID\":\"0000:04:00.7\",\"HostIFNames\":\"v\","
+			 "\"HostIFGUID\":\"00:00:00:00:00:00:00:00\",\"ContIFNames\":\"net1\"}";
+	struct json_object *o = json_tokener_parse(go);
+	struct ibsriov_record r;
+
+	cr_assert_eq(ibsriov_gocache_parse(o, "c-net1", "", &r), 0);
+	cr_assert_eq(r.vf_orig.node_guid, UINT64_MAX);
+	ibsriov_record_clear(&r);
+	json_object_put(o);
+}
