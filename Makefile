@@ -6,6 +6,10 @@ BINDIR ?= $(PREFIX)/bin
 DESTDIR ?=
 PKG_CONFIG ?= pkg-config
 PKGS := libnl-3.0 json-c libcap
+# What --version prints (and the image's tag).
+VERSION := 0.1.0
+GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)$(shell \
+	git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
 
 # The plugins link statically (libnl, json-c and libcap inside, as the Go
 # plugins are: one binary runs on any node). DYNAMIC=1 links them against
@@ -92,6 +96,15 @@ $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) $(CFLAGS) -c -o $@ $<
 
+# skel.o alone carries the version; the stamp changes only with it, so a new
+# commit relinks the plugins without rebuilding everything.
+$(OBJ)/version.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(VERSION) $(GIT_REV)' | cmp -s - $@ || echo '$(VERSION) $(GIT_REV)' >$@
+$(OBJ)/cni/skel.o: $(OBJ)/version.stamp
+$(OBJ)/cni/skel.o: CFLAGS += -DIBCNI_VERSION='"$(VERSION)"' -DIBCNI_GIT='"$(GIT_REV)"'
+FORCE:
+
 $(LIB): $(LIB_SRC:%.c=$(OBJ)/%.o)
 	$(call quiet,AR,$@)$(AR) rcs $@ $^
 
@@ -116,6 +129,7 @@ $(foreach p,$(PLUGINS),$(eval $(call plugin_rule,$(p))))
 include tests/tests.mk
 include tests/fuzz.mk
 include tests/crash/crash.mk
+include tests/cri.mk
 
 # Always static, whatever SAN= or DYNAMIC= say (the vm tier boots these).
 static:

@@ -21,9 +21,19 @@ struct cni_ctx {
 	struct cni_error err;
 };
 
+/* One configuration key and its meaning, for --help. */
+struct cni_plugin_key {
+	const char *key;
+	const char *meaning;
+};
+
 struct cni_plugin {
 	const char *name;
 	const char *about;
+	/* --help: the configuration keys (ending with a NULL key) and the
+	 * admin commands, one per line (NULL when none). */
+	const struct cni_plugin_key *keys;
+	const char *admin;
 	/* Each returns 0 or a negative errno with ctx->err filled where the
 	 * meaning is known. ADD, DEL and CHECK are required; a NULL GC or
 	 * STATUS succeeds without action, as Go's skel does. */
@@ -37,7 +47,8 @@ struct cni_plugin {
 };
 
 /* Run one CNI invocation: environment, stdin, dispatch, then the result or
- * error JSON on stdout (the only writer of stdout). Returns the exit status. */
+ * error JSON on stdout (the only writer of stdout). Returns the exit status.
+ * `--help` and `--version` as argv[1] print the keys or the build instead. */
 int cni_run(const struct cni_plugin *plugin, int argc, char **argv);
 
 /* For a state the process cannot safely continue from: print the CNI error

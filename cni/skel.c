@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <errno.h>
+#include <gnu/libc-version.h>
+#include <json-c/json_c_version.h>
+#include <netlink/version.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <signal.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/capability.h>
 #include <unistd.h>
 
 #include "caps.h"
@@ -75,10 +80,72 @@ static int print_version(void)
 
 static void print_about(const struct cni_plugin *p)
 {
-	fprintf(stderr, "%s\nCNI protocol versions supported:", p->about);
+	fprintf(stderr, "%s\n", p->about);
+	if (p->admin)
+		fprintf(stderr, "admin commands (plain argv, not CNI):\n%s\n", p->admin);
+	fprintf(stderr, "CNI protocol versions supported:");
 	for (int v = 0; v < CNI_VERSION_COUNT; v++)
 		fprintf(stderr, "%s %s", v ? "," : "", cni_version_str((enum cni_version)v));
 	fputc('\n', stderr);
+}
+
+/* Set by the Makefile for this object only (see VERSION and GIT_REV there). */
+#ifndef IBCNI_VERSION
+#define IBCNI_VERSION "unknown"
+#endif
+#ifndef IBCNI_GIT
+#define IBCNI_GIT "unknown"
+#endif
+#ifdef __clang__
+#define CC_NAME "clang"
+#else
+#define CC_NAME "gcc"
+#endif
+
+static void print_versions(void)
+{
+	printf("CNI versions:");
+	for (int v = 0; v < CNI_VERSION_COUNT; v++)
+		printf("%s %s", v ? "," : "", cni_version_str((enum cni_version)v));
+	putchar('\n');
+}
+
+/* --help: what an operator needs to write a config or run an admin command. */
+static int print_help(const struct cni_plugin *p)
+{
+	printf("%s\n\n"
+	       "usage: %s --help | --version\n"
+	       "       CNI_COMMAND=ADD|DEL|CHECK|GC|STATUS|VERSION CNI_CONTAINERID=... "
+	       "CNI_NETNS=... CNI_IFNAME=... CNI_PATH=... %s < config.json\n"
+	       "A CNI plugin: container runtimes (through Multus) run it; the network "
+	       "config comes on stdin.\n",
+	       p->about, p->name, p->name);
+	if (p->keys && p->keys->key) {
+		printf("\nconfiguration keys:\n");
+		for (const struct cni_plugin_key *k = p->keys; k->key; k++)
+			printf("  %-30s %s\n", k->key, k->meaning);
+	}
+	if (p->admin)
+		printf("\nadmin commands (plain argv, not CNI):\n%s\n", p->admin);
+	putchar('\n');
+	print_versions();
+	return fflush(stdout) == EOF ? -EIO : 0;
+}
+
+/* --version: the build, and the libraries as linked (a static binary carries
+ * its own; a dynamic one reports those the loader found). */
+static int print_build(const struct cni_plugin *p)
+{
+	/* No program interpreter (AT_BASE 0) means nothing was loaded beside us. */
+	bool is_static = getauxval(AT_BASE) == 0;
+
+	printf("%s %s (git %s)\n", p->name, IBCNI_VERSION, IBCNI_GIT);
+	printf("build: %s, " CC_NAME " %s, glibc %s\n", is_static ? "static" : "dynamic",
+	       __VERSION__, gnu_get_libc_version());
+	printf("libraries: libnl %d.%d.%d, json-c %s, libcap %d.%d\n", nl_ver_maj,
+	       nl_ver_min, nl_ver_mic, json_c_version(), LIBCAP_MAJOR, LIBCAP_MINOR);
+	print_versions();
+	return fflush(stdout) == EOF ? -EIO : 0;
 }
 
 static int gate_version(struct cni_ctx *ctx)
@@ -189,8 +256,12 @@ int cni_run(const struct cni_plugin *p, int argc, char **argv)
 	struct cni_ctx ctx = { 0 };
 	int ret;
 
-	(void)argc;
-	(void)argv;
+	/* Runtimes never pass arguments (the spec uses only the environment),
+	 * so an argument is a person asking. */
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
+		return print_help(p) ? 1 : 0;
+	if (argc > 1 && !strcmp(argv[1], "--version"))
+		return print_build(p) ? 1 : 0;
 	/* A delegate that exits before reading stdin must not kill us. */
 	signal(SIGPIPE, SIG_IGN);
 	if (!getenv("CNI_COMMAND")) {

@@ -5,10 +5,34 @@
 #include "caps.h"
 #include "ibsriov.h"
 
+/* --help; the README's "ib-sriov" section has the full story of each key. */
+static const struct cni_plugin_key keys[] = {
+	{ "deviceID, pciBusID", "the VF's PCI address (Multus sets it), 0000:3b:00.2 or 3b:00.2" },
+	{ "runtimeConfig.infinibandGUID", "IB: the VF's GUID; also args.cni.guid, then guid" },
+	{ "pkey", "IB: partition for ib-kubernetes, e.g. \"0x8001\" (not acted on)" },
+	{ "pkeyEnforce, pkeyWaitMs", "IB: pkey must be in the VF's table; IPoIB child" },
+	{ "link_state", "auto, enable or disable" },
+	{ "ibKubernetesEnabled", "IB: wait for ib-kubernetes' GUID (error 11 until then)" },
+	{ "vfioPciMode", "VF bound to vfio-pci: GUID and link state only, no netdev" },
+	{ "rdmaIsolation", "also move the VF's RDMA devices (exclusive netns mode)" },
+	{ "mac, runtimeConfig.mac", "Eth: admin MAC of the VF (CNI_ARGS MAC= too)" },
+	{ "vlan, vlanQoS, vlanProto", "Eth: 0-4094, 0-7, 802.1q or 802.1ad" },
+	{ "spoofchk, trust", "Eth: \"on\" or \"off\"" },
+	{ "min_tx_rate, max_tx_rate", "Eth: Mbps, min <= max" },
+	{ "mtu", "the pod interface's MTU" },
+	{ "netdevWaitMs", "IB: wait for the netdev after a GUID rebind (default 10000)" },
+	{ "ipam", "IPAM delegate: ib-host-local, host-local, whereabouts, ..." },
+	{ "dns", "DNS for the result when the IPAM gives none" },
+	{ "logLevel, logFile", "panic..debug (default info); a file in /var/log/ibcni/" },
+	{ NULL, NULL },
+};
+
 static const struct cni_plugin plugin = {
 	.name = "ib-sriov",
-	.about = "ib-sriov: SR-IOV VF plugin for InfiniBand and RoCE\n"
-		 "admin: ib-sriov doctor [--json]",
+	.about = "ib-sriov: SR-IOV VF plugin for InfiniBand and RoCE",
+	.keys = keys,
+	.admin = "  ib-sriov doctor [--json]              what will make pods fail on this node, each\n"
+		 "                                        finding with its fix",
 	.add = ibsriov_add,
 	.del = ibsriov_del,
 	.check = ibsriov_check,

@@ -36,6 +36,12 @@ else
 	total_fail=$((total_fail + 1))
 fi
 tier static tests/static.sh
+if [ "$(id -u)" -eq 0 ]; then
+	tier cri make --no-print-directory check-cri
+else
+	summary+=("cri      not run: needs root")
+	total_fail=$((total_fail + 1))
+fi
 if [ -x tests/vm/run.sh ]; then
 	tier vm make --no-print-directory check-vm
 fi

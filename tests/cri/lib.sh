@@ -1,0 +1,177 @@
+# SPDX-License-Identifier: Apache-2.0
+# The cri tier's harness (sourced after tests/netns/lib.sh, whose assertions
+# and simulated SR-IOV node it reuses). Each test runs in its own mount and
+# network namespace: the runtime started here, its pods, the simulated
+# /sys/bus/pci and the node's "host" links all vanish with it.
+
+CRI_DIR=${IBCNI_CRI_DIR:?}          # protoc output and the test images (run.sh)
+CRI_PY="/usr/bin/python3 $(dirname "${BASH_SOURCE[0]}")/cri.py"
+export CRI_PB_DIR=$CRI_DIR
+TEST_IMAGE=ibcni.test/busybox:1     # sandbox (pause) and container image
+SOCK=                               # containerd's socket while it runs
+CTRD_PID=
+
+# A CNI directory as a node has it: our plugins and Debian's loopback
+# (containerd's CRI brings up lo through it).
+cni_bin_dir() {
+	mkdir -p "$T/cni-bin"
+	cp "$BIN/ib-sriov" "$BIN/rdma-ns" "$BIN/ib-host-local" "$T/cni-bin/"
+	ln -f "$T/cni-bin/rdma-ns" "$T/cni-bin/rdma"
+	cp /usr/lib/cni/loopback "$T/cni-bin/"
+}
+
+# containerd_start: containerd with its CRI plugin as a kubelet node runs it,
+# minus systemd (cgroupfs), and with what this VM cannot do turned off: no
+# oom_score_adj below ours (no CAP_SYS_RESOURCE), runc (crun fails on the
+# hybrid cgroup tree), the native snapshotter (no overlay on overlay).
+containerd_start() {
+	local c=$T/containerd
+	mkdir -p "$c" "$T/net.d" "$T/logs"
+	cni_bin_dir
+	SOCK=$c/containerd.sock
+	cat >"$c/config.toml" <<EOF
+version = 2
+root = "$c/root"
+state = "$c/state"
+[grpc]
+  address = "$SOCK"
+[ttrpc]
+  address = "$SOCK.ttrpc"
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "$TEST_IMAGE"
+  restrict_oom_score_adj = true
+  disable_apparmor = true
+  stream_server_address = "127.0.0.1"
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    snapshotter = "native"
+    default_runtime_name = "runc"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+        SystemdCgroup = false
+        BinaryName = "/usr/sbin/runc"
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "$T/cni-bin"
+    conf_dir = "$T/net.d"
+    max_conf_num = 1
+EOF
+	containerd --config "$c/config.toml" >"$c/log" 2>&1 &
+	CTRD_PID=$!
+	local i
+	for ((i = 0; i < 300; i++)); do
+		grep -q 'containerd successfully booted' "$c/log" && break
+		sleep 0.1
+	done
+	$CRI_PY --socket "$SOCK" version >/dev/null 2>"$T/cri.err" ||
+		{ fail "containerd did not start: $(cat "$T/cri.err"; tail -5 "$c/log")"; return 1; }
+	ctr --address "$SOCK" -n k8s.io images import --snapshotter native \
+		"$CRI_DIR/busybox.tar" >/dev/null ||
+		{ fail "ctr images import of the test image failed"; return 1; }
+}
+
+containerd_stop() {
+	[ -n "$CTRD_PID" ] || return 0
+	kill "$CTRD_PID" 2>/dev/null
+	wait "$CTRD_PID" 2>/dev/null
+	CTRD_PID=
+}
+
+cri() { # CRI call; output in OUT, status in RC, stderr in ERR
+	OUT=$($CRI_PY --socket "$SOCK" "$@" 2>"$T/cri.err")
+	RC=$?
+	ERR=$(cat "$T/cri.err")
+}
+
+pod_spec() { # FILE NAME UID [HOST_NETWORK]: a pod as kubelet describes it
+	jq -n --arg name "$2" --arg uid "$3" --argjson hn "${4:-false}" --arg logs "$T/logs" \
+		'{name: $name, namespace: "default", uid: $uid, log_directory: $logs,
+		  host_network: $hn, privileged: $hn}' >"$1"
+}
+
+# A pod's sandbox ID, remembered so that cri_finish can take it down.
+pod_started() {
+	echo "$1" >>"$T/pods"
+}
+
+# cri_finish: everything this test started goes, by its own ID: the pods
+# through the CRI, then containerd, then any shim left (found by the socket
+# path only this test uses), then podman's containers.
+cri_finish() {
+	local id pid
+	if [ -n "$CTRD_PID" ]; then
+		while read -r id; do
+			$CRI_PY --socket "$SOCK" stop-pod "$id" >/dev/null 2>&1
+			$CRI_PY --socket "$SOCK" remove-pod "$id" >/dev/null 2>&1
+		done < <(cat "$T/pods" 2>/dev/null)
+		containerd_stop
+		for pid in $(pgrep -f -- "-address $SOCK\$"); do
+			kill -KILL "$pid" 2>/dev/null
+		done
+	fi
+	[ -n "${CONTAINERS_CONF:-}" ] && podman rm -f -a -t 0 >/dev/null 2>&1
+	findmnt -rn -o TARGET | grep "^$T/" | sort -r | xargs -r umount -l 2>/dev/null
+	return 0
+}
+
+# rec_ipam: an IPAM that records each call (command, CNI_ARGS, CNI_NETNS and
+# the config it was given, one JSON line in $T/ipam.log), then is
+# ib-host-local: what the runtime handed the chain, seen from inside it.
+rec_ipam() {
+	cat >"$T/cni-bin/rec-ipam" <<EOF2
+#!/bin/sh
+input=\$(cat)
+printf '%s' "\$input" | jq -c --arg cmd "\$CNI_COMMAND" --arg args "\$CNI_ARGS" \\
+	--arg netns "\$CNI_NETNS" '{cmd: \$cmd, args: \$args, netns: \$netns, conf: .}' >>"$T/ipam.log"
+printf '%s' "\$input" | exec "$T/cni-bin/ib-host-local"
+EOF2
+	chmod +x "$T/cni-bin/rec-ipam"
+}
+
+# assert_vf_home NAME MAC: the VF netdev is back on the node as found, its
+# lease released and no attachment record left.
+assert_vf_home() {
+	assert_link host "$1" '[.ifname,.address]' "[\"$1\",\"$2\"]"
+	local left
+	left=$(find /var/lib/cni/ibcni /var/lib/cni/ib-sriov /var/lib/cni/rdma-ns -type f 2>/dev/null)
+	[ -z "$left" ] || fail "records left: $left"
+	left=$(ls /var/lib/cni/networks/rdma-net 2>/dev/null | grep -v -e '^lock$' -e '^last_reserved_ip')
+	[ -z "$left" ] || fail "leases left: $left"
+}
+
+# daemonset_container OUT HOSTROOT: the DaemonSet's container (image,
+# command, args, privileged, mounts with each hostPath under HOSTROOT) as
+# cri.py's CTR.json, read from conf-examples/ibcni-daemonset.yaml.
+daemonset_container() {
+	/usr/bin/python3 - "$1" "$2" "$(dirname "${BASH_SOURCE[0]}")/../../conf-examples/ibcni-daemonset.yaml" <<'PY'
+import json, sys, yaml
+out, hostroot, path = sys.argv[1:]
+ds = yaml.safe_load(open(path))
+pod = ds["spec"]["template"]["spec"]
+c = pod["containers"][0]
+vols = {v["name"]: v["hostPath"]["path"] for v in pod["volumes"]}
+json.dump({"name": c["name"], "image": c["image"], "command": c["command"],
+           "args": c["args"],
+           "privileged": c.get("securityContext", {}).get("privileged", False),
+           "host_network": pod.get("hostNetwork", False),
+           "log_path": "install.log",
+           "mounts": [{"container_path": m["mountPath"],
+                       "host_path": hostroot + vols[m["name"]]}
+                      for m in c["volumeMounts"]]}, open(out, "w"))
+PY
+}
+
+# assert_installed HOSTROOT: the installer's work on a host root: each plugin
+# the image's (make image's static build), rdma a hard link of rdma-ns, no
+# temporary file left, the RDMA netns mode recorded for the next boot.
+assert_installed() {
+	local d=$1/opt/cni/bin b
+	for b in ib-sriov rdma-ns ib-host-local; do
+		cmp -s "$IBCNI_IMAGE_BIN/$b" "$d/$b" || fail "$d/$b is not the image's $b"
+		assert_mode "$d/$b" 755
+	done
+	assert_eq "$(stat -c %i "$d/rdma-ns" 2>/dev/null)" "$(stat -c %i "$d/rdma" 2>/dev/null)" \
+		"rdma is rdma-ns (one inode)"
+	assert_eq "" "$(ls -A "$d" | grep ibcni-new)" "temporary files"
+	assert_eq "options ib_core netns_mode=0" \
+		"$(grep -v '^#' "$1/etc/modprobe.d/ibcni-rdma.conf" 2>/dev/null)" "the modprobe.d file"
+}

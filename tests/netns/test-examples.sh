@@ -1,0 +1,243 @@
+# SPDX-License-Identifier: Apache-2.0
+# Every file of conf-examples/ is checked: each parses, each network config
+# is run by the plugins on the simulated SR-IOV node as Multus would hand it
+# over (deviceID injected into every plugin, the chain's prevResult), the
+# deployment files agree with each other (resource names, DaemonSet mounts
+# and installer arguments, the image tag), and --help/--version answer.
+
+. "$(dirname "${BASH_SOURCE[0]}")/sriov-lib.sh"
+
+EX=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../conf-examples" && pwd)
+PY=/usr/bin/python3
+
+# Every file, with how it is checked; a new file without a line here fails
+# test_examples_all_listed.
+declare -A KIND=(
+	[README.md]=doc
+	[host-local-migration.conf]=netconf
+	[ib-host-local.conflist]=conflist
+	[rdma-ns.conflist]=conflist
+	[rdma.conflist]=conflist
+	[ib-sriov-nad.yaml]=nad
+	[whereabouts-nad.yaml]=nad
+	[sriov-device-plugin-config.yaml]=configmap
+	[ibcni-daemonset.yaml]=daemonset
+	[ib_core.conf]=modprobe
+	[rdma-ns-netns-mode.service]=unit
+)
+
+yaml_docs() { # FILE: each YAML document as one line of JSON
+	$PY -c 'import json, sys, yaml
+for d in yaml.safe_load_all(open(sys.argv[1])): print(json.dumps(d))' "$1"
+}
+
+test_examples_all_listed() {
+	local f
+	for f in "$EX"/*; do
+		[ -n "${KIND[$(basename "$f")]:-}" ] || fail "conf-examples/$(basename "$f") has no check here"
+	done
+	for f in "${!KIND[@]}"; do
+		[ -f "$EX/$f" ] || fail "conf-examples/$f is listed but missing"
+	done
+}
+
+test_examples_parse() {
+	local f k n
+	for f in "${!KIND[@]}"; do
+		k=${KIND[$f]}
+		case $k in
+		netconf | conflist)
+			jq -e . "$EX/$f" >/dev/null 2>&1 || fail "$f is not JSON"
+			;;
+		nad | configmap | daemonset)
+			n=$(yaml_docs "$EX/$f" 2>&1 | jq -s length 2>/dev/null)
+			[[ $n =~ ^[1-9][0-9]*$ ]] || fail "$f is not YAML: $(yaml_docs "$EX/$f" 2>&1 | tail -1)"
+			;;
+		esac
+	done
+	# The JSON inside the YAML: each NAD's config and the ConfigMap's file.
+	for f in ib-sriov-nad.yaml whereabouts-nad.yaml; do
+		yaml_docs "$EX/$f" | while read -r doc; do
+			jq -r .spec.config <<<"$doc" | jq -e . >/dev/null 2>&1 ||
+				fail "$f: spec.config of $(jq -r .metadata.name <<<"$doc") is not JSON"
+		done
+	done
+	yaml_docs "$EX/sriov-device-plugin-config.yaml" | jq -r '.data["config.json"]' | jq -e . >/dev/null ||
+		fail "sriov-device-plugin-config.yaml: config.json is not JSON"
+}
+
+# A stand-in for whereabouts (a Go binary that needs the Kubernetes API):
+# it keeps what it was given and answers one address of "range".
+whereabouts_stub() {
+	mkdir -p "$T/stub"
+	cat >"$T/stub/whereabouts" <<EOF
+#!/bin/sh
+cat >"$T/whereabouts.\$CNI_COMMAND"
+[ "\$CNI_COMMAND" = ADD ] || exit 0
+printf '{"cniVersion":"1.0.0","ips":[{"address":"10.120.1.7/16"}]}'
+EOF
+	chmod +x "$T/stub/whereabouts"
+}
+
+# run_netconf NAME CONF KIND: ADD then DEL of one network config (a conflist
+# runs its plugins in order, each given the previous result), on VF 0/1 as
+# Multus passes it. ADD_RC/ADD_OUT hold the first failing (or last) ADD.
+run_netconf() {
+	local name=$1 conf=$2 kind=$3 plugins n i p prev=
+	if [ "$kind" = conflist ]; then
+		plugins=$(jq -c --arg d "$(sim_vf_addr 0 1)" '. as $l | .plugins[] |
+			. + {cniVersion: $l.cniVersion, name: $l.name, deviceID: $d}' <<<"$conf")
+	else
+		plugins=$(jq -c --arg d "$(sim_vf_addr 0 1)" '. + {deviceID: $d}' <<<"$conf")
+	fi
+	mapfile -t p <<<"$plugins"
+	n=${#p[@]}
+	for ((i = 0; i < n; i++)); do
+		[ -n "$prev" ] && p[i]=$(jq -c --argjson r "$prev" '. + {prevResult: $r}' <<<"${p[i]}")
+		CNI_PATH_OVERRIDE=$BIN:$T/stub cni_exec "$(jq -r .type <<<"${p[i]}")" ADD ctr1 pod1 net1 "${p[i]}" \
+			'IgnoreUnknown=1;K8S_POD_NAMESPACE=default;K8S_POD_NAME=pod1'
+		ADD_RC=$RC ADD_OUT=$OUT
+		[ "$RC" -eq 0 ] || break
+		prev=$OUT
+	done
+	for ((i = n - 1; i >= 0; i--)); do
+		CNI_PATH_OVERRIDE=$BIN:$T/stub cni_exec "$(jq -r .type <<<"${p[i]}")" DEL ctr1 pod1 net1 "${p[i]}"
+		assert_eq 0 "$RC" "$name: DEL of $(jq -r .type <<<"${p[i]}") ($OUT)"
+	done
+}
+
+# What each network config does on this node: ok, or the one refusal this
+# kernel must give (veth VFs take no PF-side setting; no RDMA subsystem
+# here, the vm tier has one). A config error (code 7) is never acceptable.
+check_netconf() { # NAME CONF KIND NODE-KIND WANT: ok | vf-setting | rdma
+	local mac
+	sim_node 1 2 "$4" || { fail "sim_node"; return; }
+	pod_ns pod1
+	mac=$(ip -j link show dev vf0_1 | jq -r '.[0].address')
+	run_netconf "$1" "$2" "$3"
+	case $5 in
+	ok)
+		assert_eq 0 "$ADD_RC" "$1: ADD ($ADD_OUT)"
+		;;
+	vf-setting)
+		assert_eq 101 "$(jq -r .code <<<"$ADD_OUT")" "$1: the veth PF refuses the VF setting ($ADD_OUT)"
+		;;
+	rdma)
+		assert_match 'RDMA|ib_core' "$(jq -r .msg,.details <<<"$ADD_OUT")" "$1: rdma-ns needs the RDMA subsystem"
+		;;
+	esac
+	[ "$(jq -r '.code // 0' <<<"$ADD_OUT" 2>/dev/null)" = 7 ] && fail "$1: config refused: $ADD_OUT"
+	vf_as_found vf0_1 "$mac" 1500
+	assert_eq "" "$(ls /var/lib/cni/networks/* 2>/dev/null | grep -v -e lock -e last_reserved -e '^/' -e '^$')" \
+		"$1: leases left"
+	ip netns del pod1
+	umount /sys/bus/pci/devices /sys/bus/pci/drivers
+	ip link del pf0 2>/dev/null
+	ip link del vf0_0 2>/dev/null
+	ip link del vf0_1 2>/dev/null
+	OUT=$ADD_OUT
+}
+
+test_examples_netconfs_run() {
+	mount -t tmpfs examples-log /var/log # the NADs log to /var/log/ibcni/
+	whereabouts_stub
+	check_netconf host-local-migration.conf "$(cat "$EX/host-local-migration.conf")" netconf eth ok
+	assert_json '.ips[0].address' '"10.56.217.171/24"'
+	check_netconf ib-host-local.conflist "$(cat "$EX/ib-host-local.conflist")" conflist ib ok
+	assert_json '[.ips[].address]' '["192.168.100.10/24","fd00:100::2/64"]'
+	check_netconf rdma-ns.conflist "$(cat "$EX/rdma-ns.conflist")" conflist ib rdma
+	check_netconf rdma.conflist "$(cat "$EX/rdma.conflist")" conflist ib rdma
+	local doc name
+	while read -r doc; do
+		name=$(jq -r .metadata.name <<<"$doc")
+		case $name in
+		ib-sriov-network)
+			# link_state is a PF-side setting: a veth PF reports none.
+			check_netconf "$name" "$(jq -r .spec.config <<<"$doc")" netconf ib vf-setting
+			assert_match 'link_state' "$(jq -r .details <<<"$OUT")" "$name: the setting named"
+			assert_match 'ib-sriov ADD ctr1/net1: .*link_state' "$(cat /var/log/ibcni/ib-sriov.log 2>/dev/null)" \
+				"$name: its logFile"
+			;;
+		roce-network)
+			check_netconf "$name" "$(jq -r .spec.config <<<"$doc")" netconf eth vf-setting
+			;;
+		ib-cluster-network)
+			check_netconf "$name" "$(jq -r .spec.config <<<"$doc")" netconf ib ok
+			assert_json '.ips[0].address' '"10.120.1.7/16"'
+			assert_eq '{"type":"whereabouts","range":"10.120.0.0/16","exclude":["10.120.0.0/24"]}' \
+				"$(jq -c '.ipam | {type, range, exclude}' "$T/whereabouts.ADD")" "whereabouts got its keys"
+			[ -f "$T/whereabouts.DEL" ] || fail "whereabouts' DEL was not run"
+			;;
+		*)
+			fail "a NAD this test does not know: $name"
+			;;
+		esac
+	done < <(yaml_docs "$EX/ib-sriov-nad.yaml"; yaml_docs "$EX/whereabouts-nad.yaml")
+}
+
+test_examples_device_plugin_resources() {
+	# Every NAD's resourceName is a resource the device plugin's config
+	# defines, and those resources select RDMA VFs on mlx5_core.
+	local res want
+	res=$(yaml_docs "$EX/sriov-device-plugin-config.yaml" | jq -r '.data["config.json"]' |
+		jq -c '[.resourceList[] | select(.selectors.isRdma == true and
+			(.selectors.drivers | index("mlx5_core"))) | "\(.resourcePrefix)/\(.resourceName)"]')
+	for want in $(cat "$EX"/*-nad.yaml | grep -o 'resourceName: .*' | cut -d' ' -f2); do
+		assert_eq true "$(jq --arg w "$want" 'index($w) != null' <<<"$res")" "resource $want in $res"
+	done
+}
+
+test_examples_daemonset() {
+	local ds args version
+	ds=$(yaml_docs "$EX/ibcni-daemonset.yaml")
+	version=$(sed -n 's/^VERSION := //p' "$EX/../Makefile")
+	assert_eq "docker.io/library/ibcni:$version" \
+		"$(jq -r '.spec.template.spec.containers[0].image' <<<"$ds")" "the image make image builds"
+	assert_eq '["/ibcni-install"]' "$(jq -c '.spec.template.spec.containers[0].command' <<<"$ds")" \
+		"the image's installer"
+	# Each directory the installer is told about is a hostPath mounted there.
+	args=$(jq -c '.spec.template.spec.containers[0].args' <<<"$ds")
+	assert_eq '{"/host/opt/cni/bin":"/opt/cni/bin","/host/etc/modprobe.d":"/etc/modprobe.d"}' \
+		"$(jq -c '.spec.template.spec as $s | [$s.containers[0].volumeMounts[] | . as $m |
+			{key: .mountPath, value: ($s.volumes[] | select(.name == $m.name) | .hostPath.path)}]
+			| from_entries' <<<"$ds")" "mounts"
+	assert_eq '["/host/opt/cni/bin","/host/etc/modprobe.d"]' \
+		"$(jq -c '[.[(index("--cni-bin-dir") + 1)], .[(index("--modprobe-dir") + 1)]]' <<<"$args")" \
+		"the installer's directories are the mounts"
+	assert_eq true "$(jq -c 'index("--wait") != null' <<<"$args")" "the container stays up"
+	assert_eq true "$(jq -r '.spec.template.spec.hostNetwork' <<<"$ds")" "hostNetwork (the netns mode)"
+}
+
+test_examples_boot_files() {
+	# The unit runs an admin command rdma-ns lists; the modprobe line sets
+	# exclusive mode (0), as ibcni-install writes it.
+	local exec
+	exec=$(sed -n 's/^ExecStart=//p' "$EX/rdma-ns-netns-mode.service")
+	assert_eq "/opt/cni/bin/rdma-ns netns-mode exclusive" "$exec" "ExecStart"
+	assert_match 'rdma-ns netns-mode exclusive' "$("$BIN/rdma-ns" --help)" "rdma-ns --help"
+	assert_eq "options ib_core netns_mode=0" "$(grep -v '^#' "$EX/ib_core.conf")" "ib_core.conf"
+}
+
+test_help_and_version() {
+	local b out link version
+	version=$(sed -n 's/^VERSION := //p' "$EX/../Makefile")
+	for b in ib-sriov rdma-ns rdma ib-host-local; do
+		out=$("$BIN/$b" --help)
+		assert_eq 0 "$?" "$b --help"
+		assert_match 'configuration keys:' "$out" "$b --help"
+		assert_match 'logLevel, logFile' "$out" "$b --help"
+		out=$("$BIN/$b" --version)
+		assert_eq 0 "$?" "$b --version"
+		assert_match "^$b $version \\(git [0-9a-f]+(-dirty)?\\)" "$out" "$b --version"
+		link=dynamic
+		file -L "$BIN/$b" | grep -q 'statically linked' && link=static
+		assert_match "build: $link, gcc [0-9.]+, glibc [0-9.]+" "$out" "$b --version: linkage"
+		assert_match 'libraries: libnl 3\.[0-9]+\.[0-9]+, json-c [0-9.]+, libcap 2\.[0-9]+' "$out" \
+			"$b --version: libraries"
+	done
+	assert_match 'deviceID, pciBusID' "$("$BIN/ib-sriov" --help)" "ib-sriov keys"
+	assert_match 'ipam.dataDir' "$("$BIN/ib-host-local" --help)" "ib-host-local keys"
+	assert_match 'admin commands' "$("$BIN/rdma-ns" --help)" "rdma-ns admin commands"
+	# Still a CNI plugin: no argument, no CNI_COMMAND prints the about line.
+	assert_match '^ib-sriov: ' "$("$BIN/ib-sriov" 2>&1)" "no argument"
+}
