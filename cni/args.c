@@ -18,18 +18,16 @@ void cni_args_free(struct cni_args *args)
 	memset(args, 0, sizeof(*args));
 }
 
-static int add_pair(struct cni_args *args, const char *item, size_t len,
-		    struct cni_error *err)
+static int add_pair(struct cni_args *args, const char *item, size_t len, struct cni_error *err)
 {
 	const char *eq = memchr(item, '=', len);
 	struct cni_kv *kv;
 
 	/* A value may hold '=' (Multus passes BLAH=foo=bar on). */
 	if (!eq)
-		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_ENV,
-				  "ARGS: invalid pair in CNI_ARGS",
-				  "\"%.*s\" is not KEY=VALUE; separate pairs with ';'",
-				  (int)len, item);
+		return cni_errorf(
+		    err, -EINVAL, CNI_ERR_INVALID_ENV, "ARGS: invalid pair in CNI_ARGS",
+		    "\"%.*s\" is not KEY=VALUE; separate pairs with ';'", (int)len, item);
 	kv = realloc(args->kv, (args->n + 1) * sizeof(*kv));
 	if (!kv)
 		return -ENOMEM;
@@ -44,8 +42,7 @@ static int add_pair(struct cni_args *args, const char *item, size_t len,
 	}
 	args->n++;
 	if (!strcmp(kv->key, "IgnoreUnknown"))
-		args->ignore_unknown = !strcasecmp(kv->val, "1") ||
-				       !strcasecmp(kv->val, "true");
+		args->ignore_unknown = !strcasecmp(kv->val, "1") || !strcasecmp(kv->val, "true");
 	return 0;
 }
 
@@ -80,8 +77,8 @@ const char *cni_args_get(const struct cni_args *args, const char *key)
 	return NULL;
 }
 
-int cni_args_check(const struct cni_args *args, const char *const *known,
-		   size_t n_known, struct cni_error *err)
+int cni_args_check(const struct cni_args *args, const char *const *known, size_t n_known,
+		   struct cni_error *err)
 {
 	char list[768] = "";
 	size_t used = 0;
@@ -95,13 +92,12 @@ int cni_args_check(const struct cni_args *args, const char *const *known,
 			found = !strcmp(args->kv[i].key, known[k]);
 		if (found)
 			continue;
-		snprintf(list + used, sizeof(list) - used, "%s\"%s=%s\"",
-			 used ? " " : "", args->kv[i].key, args->kv[i].val);
+		snprintf(list + used, sizeof(list) - used, "%s\"%s=%s\"", used ? " " : "",
+			 args->kv[i].key, args->kv[i].val);
 		used = strlen(list);
 	}
 	if (!used)
 		return 0;
-	return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_ENV,
-			  "ARGS: unknown args in CNI_ARGS",
+	return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_ENV, "ARGS: unknown args in CNI_ARGS",
 			  "[%s]; add IgnoreUnknown=1 to CNI_ARGS to ignore them", list);
 }

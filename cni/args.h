@@ -14,7 +14,7 @@ struct cni_kv {
 struct cni_args {
 	size_t n;
 	struct cni_kv *kv;
-	bool ignore_unknown;	/* IgnoreUnknown=1|true (value case-insensitive) */
+	bool ignore_unknown; /* IgnoreUnknown=1|true (value case-insensitive) */
 };
 
 /* Parse CNI_ARGS ("K=V;K2=V2"); a pair without exactly one '=' is code 4
@@ -23,8 +23,8 @@ int cni_args_parse(const char *s, struct cni_args *args, struct cni_error *err);
 
 /* Keys are matched case-sensitively, as Go matches its struct fields.
  * Unless IgnoreUnknown is set, a key outside known[] is code 4 listing them. */
-int cni_args_check(const struct cni_args *args, const char *const *known,
-		   size_t n_known, struct cni_error *err);
+int cni_args_check(const struct cni_args *args, const char *const *known, size_t n_known,
+		   struct cni_error *err);
 
 /* The value of key, borrowed; NULL when absent. */
 const char *cni_args_get(const struct cni_args *args, const char *key);

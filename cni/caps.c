@@ -14,9 +14,8 @@ int cni_caps_require(uint64_t mask, struct cni_error *err)
 	cap_t caps = cap_get_proc();
 
 	if (!caps)
-		return cni_errorf(err, -errno, CNI_ERR_INTERNAL,
-				  "cannot read process capabilities", "%s",
-				  strerror(errno));
+		return cni_errorf(err, -errno, CNI_ERR_INTERNAL, "cannot read process capabilities",
+				  "%s", strerror(errno));
 	for (cap_value_t c = 0; c < 64; c++) {
 		cap_flag_value_t v = CAP_CLEAR;
 		char *name;
@@ -26,8 +25,8 @@ int cni_caps_require(uint64_t mask, struct cni_error *err)
 		if (cap_get_flag(caps, c, CAP_EFFECTIVE, &v) == 0 && v == CAP_SET)
 			continue;
 		name = cap_to_name(c);
-		snprintf(missing + used, sizeof(missing) - used, "%s%s",
-			 used ? ", " : "", name ? name : "?");
+		snprintf(missing + used, sizeof(missing) - used, "%s%s", used ? ", " : "",
+			 name ? name : "?");
 		used = strlen(missing);
 		cap_free(name);
 	}
@@ -37,8 +36,8 @@ int cni_caps_require(uint64_t mask, struct cni_error *err)
 	for (char *p = missing; *p; p++)
 		if (*p >= 'a' && *p <= 'z')
 			*p = (char)(*p - 'a' + 'A');
-	return cni_errorf(err, -EPERM, CNI_ERR_PERMISSION,
-			  "missing capabilities",
+	return cni_errorf(err, -EPERM, CNI_ERR_PERMISSION, "missing capabilities",
 			  "this command needs %s; run the plugin as root (the container "
-			  "runtime normally does)", missing);
+			  "runtime normally does)",
+			  missing);
 }

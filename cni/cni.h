@@ -15,9 +15,9 @@
 
 struct cni_ctx {
 	struct cni_env env;
-	struct cni_args args;		/* CNI_ARGS, parsed */
-	struct cni_conf *conf;		/* NULL for VERSION */
-	struct cni_result *result;	/* ADD sets it; cni_run prints and frees it */
+	struct cni_args args;	   /* CNI_ARGS, parsed */
+	struct cni_conf *conf;	   /* NULL for VERSION */
+	struct cni_result *result; /* ADD sets it; cni_run prints and frees it */
 	struct cni_error err;
 };
 
@@ -54,7 +54,6 @@ int cni_run(const struct cni_plugin *plugin, int argc, char **argv);
 /* For a state the process cannot safely continue from: print the CNI error
  * (in the request's cniVersion when known) on stdout and _exit(1) without
  * running any cleanup that could act on the wrong namespace. */
-void cni_fatal(int code, const char *msg, const char *details)
-	__attribute__((noreturn));
+void cni_fatal(int code, const char *msg, const char *details) __attribute__((noreturn));
 
 #endif

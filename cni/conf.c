@@ -23,17 +23,15 @@ int cni_conf_read(int fd, char **out, size_t *len, struct cni_error *err)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return cni_errorf(err, -errno, CNI_ERR_IO,
-					  "error reading from stdin", "%s",
+			return cni_errorf(err, -errno, CNI_ERR_IO, "error reading from stdin", "%s",
 					  strerror(errno));
 		if (n == 0)
 			break;
 		used += (size_t)n;
 		if (used > CNI_CONF_MAX)
-			return cni_errorf(err, -EFBIG, CNI_ERR_INVALID_CONFIG,
-					  "network configuration too large",
-					  "stdin holds more than %d bytes, the most ibcni accepts",
-					  CNI_CONF_MAX);
+			return cni_errorf(
+			    err, -EFBIG, CNI_ERR_INVALID_CONFIG, "network configuration too large",
+			    "stdin holds more than %d bytes, the most ibcni accepts", CNI_CONF_MAX);
 	}
 	buf[used] = '\0';
 	*len = used;
@@ -58,8 +56,8 @@ void cni_conf_free(struct cni_conf *conf)
 
 static int decode_error(struct cni_error *err, const char *why)
 {
-	return cni_errorf(err, -EINVAL, CNI_ERR_DECODE,
-			  "error unmarshall network config", "%s", why);
+	return cni_errorf(err, -EINVAL, CNI_ERR_DECODE, "error unmarshall network config", "%s",
+			  why);
 }
 
 static int parse_attachments(struct cni_conf *c, struct cni_error *err)
@@ -72,21 +70,22 @@ static int parse_attachments(struct cni_conf *c, struct cni_error *err)
 	if (!list || json_object_is_type(list, json_type_null))
 		return 0;
 	if (!json_object_is_type(list, json_type_array))
-		return decode_error(err, "cni.dev/valid-attachments must be a list of {containerID, ifname}");
+		return decode_error(
+		    err, "cni.dev/valid-attachments must be a list of {containerID, ifname}");
 	c->has_attachments = true;
-	c->attachments = calloc(json_object_array_length(list) + 1,
-				sizeof(*c->attachments));
+	c->attachments = calloc(json_object_array_length(list) + 1, sizeof(*c->attachments));
 	if (!c->attachments)
 		return -ENOMEM;
 	for (size_t i = 0; i < json_object_array_length(list); i++) {
 		struct json_object *a = json_object_array_get_idx(list, i);
 		const char *id = NULL, *ifname = NULL;
-		struct cni_error ignored = { 0 };
+		struct cni_error ignored = {0};
 
 		if (!json_object_is_type(a, json_type_object) ||
 		    cni_json_string(a, "containerID", "", &id, &ignored) ||
 		    cni_json_string(a, "ifname", "", &ifname, &ignored))
-			return decode_error(err, "cni.dev/valid-attachments: each entry needs string keys containerID and ifname");
+			return decode_error(err, "cni.dev/valid-attachments: each entry needs "
+						 "string keys containerID and ifname");
 		c->attachments[i].containerid = strdup(id);
 		c->attachments[i].ifname = strdup(ifname);
 		c->n_attachments++;
@@ -96,8 +95,8 @@ static int parse_attachments(struct cni_conf *c, struct cni_error *err)
 	return 0;
 }
 
-bool cni_conf_attachment_valid(const struct cni_conf *conf,
-			       const char *containerid, const char *ifname)
+bool cni_conf_attachment_valid(const struct cni_conf *conf, const char *containerid,
+			       const char *ifname)
 {
 	for (size_t i = 0; i < conf->n_attachments; i++)
 		if (!strcmp(conf->attachments[i].containerid, containerid) &&
@@ -123,8 +122,8 @@ static int core_string(struct json_object *root, const char *key, const char *wh
 	return cni_json_str(v, where, out, err);
 }
 
-static int core_object(struct json_object *root, const char *key,
-		       struct json_object **out, struct cni_error *err)
+static int core_object(struct json_object *root, const char *key, struct json_object **out,
+		       struct cni_error *err)
 {
 	struct json_object *v = cni_json_get(root, key);
 	char why[128];
@@ -140,8 +139,7 @@ static int core_object(struct json_object *root, const char *key,
 	return 0;
 }
 
-static int parse_fields(struct cni_conf *c, struct json_object **prev,
-			struct cni_error *err)
+static int parse_fields(struct cni_conf *c, struct json_object **prev, struct cni_error *err)
 {
 	enum cni_version v;
 	int ret;
@@ -169,13 +167,11 @@ static int parse_fields(struct cni_conf *c, struct json_object **prev,
 		c->ipam_type = NULL;
 
 	if (!c->name || !*c->name)
-		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG,
-				  "missing network name",
+		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG, "missing network name",
 				  "set \"name\" in the network configuration");
 	if (!cni_valid_id(c->name))
 		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG,
-				  "invalid characters found in network name",
-				  "%s", c->name);
+				  "invalid characters found in network name", "%s", c->name);
 	if (!c->version_str)
 		c->version_str = "";
 	if (!cni_version_parse(c->version_str, &c->version))
@@ -183,8 +179,8 @@ static int parse_fields(struct cni_conf *c, struct json_object **prev,
 	return 0;
 }
 
-static int parse_rest(struct cni_conf *c, enum cni_command cmd,
-		      struct json_object *prev, struct cni_error *err)
+static int parse_rest(struct cni_conf *c, enum cni_command cmd, struct json_object *prev,
+		      struct cni_error *err)
 {
 	int ret;
 
@@ -198,8 +194,8 @@ static int parse_rest(struct cni_conf *c, enum cni_command cmd,
 	return 0;
 }
 
-int cni_conf_parse(char *raw, size_t len, enum cni_command cmd,
-		   struct cni_conf **out, struct cni_error *err)
+int cni_conf_parse(char *raw, size_t len, enum cni_command cmd, struct cni_conf **out,
+		   struct cni_error *err)
 {
 	struct json_object *prev = NULL;
 	struct cni_conf *c;

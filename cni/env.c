@@ -13,9 +13,8 @@ static const struct {
 	const char *name;
 	enum cni_command cmd;
 } commands[] = {
-	{ "ADD", CNI_CMD_ADD },	    { "DEL", CNI_CMD_DEL },
-	{ "CHECK", CNI_CMD_CHECK }, { "VERSION", CNI_CMD_VERSION },
-	{ "GC", CNI_CMD_GC },	    { "STATUS", CNI_CMD_STATUS },
+    {"ADD", CNI_CMD_ADD},	  {"DEL", CNI_CMD_DEL}, {"CHECK", CNI_CMD_CHECK},
+    {"VERSION", CNI_CMD_VERSION}, {"GC", CNI_CMD_GC},	{"STATUS", CNI_CMD_STATUS},
 };
 
 /* Which variables each command needs, in the order the spec lists them. */
@@ -66,9 +65,9 @@ bool cni_valid_id(const char *s)
 /* Go's unicode.IsSpace, which the spec's name rule uses. */
 static bool is_space(uint32_t c)
 {
-	return c == ' ' || (c >= '\t' && c <= '\r') || c == 0x85 || c == 0xa0 ||
-	       c == 0x1680 || (c >= 0x2000 && c <= 0x200a) || c == 0x2028 ||
-	       c == 0x2029 || c == 0x202f || c == 0x205f || c == 0x3000;
+	return c == ' ' || (c >= '\t' && c <= '\r') || c == 0x85 || c == 0xa0 || c == 0x1680 ||
+	       (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 || c == 0x202f ||
+	       c == 0x205f || c == 0x3000;
 }
 
 const char *cni_ifname_problem(const char *s)
@@ -134,8 +133,7 @@ int cni_env_load(struct cni_env *env, struct cni_error *err)
 	if (env->command == CNI_CMD_NONE) {
 		char msg[sizeof(err->msg)];
 
-		snprintf(msg, sizeof(msg), "unknown CNI_COMMAND: %.200s",
-			 env->command_str);
+		snprintf(msg, sizeof(msg), "unknown CNI_COMMAND: %.200s", env->command_str);
 		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_ENV, msg, NULL);
 	}
 
@@ -151,8 +149,7 @@ int cni_env_load(struct cni_env *env, struct cni_error *err)
 	if (*missing) {
 		char msg[sizeof(err->msg)];
 
-		snprintf(msg, sizeof(msg), "required env variables [%s] missing",
-			 missing);
+		snprintf(msg, sizeof(msg), "required env variables [%s] missing", missing);
 		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_ENV, msg,
 				  "set them as the CNI specification requires for %s",
 				  env->command_str);
@@ -160,16 +157,15 @@ int cni_env_load(struct cni_env *env, struct cni_error *err)
 
 	if ((need & NEED_ID) && !cni_valid_id(env->containerid))
 		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_ENV,
-				  "invalid characters in containerID", "%s",
-				  env->containerid);
+				  "invalid characters in containerID", "%s", env->containerid);
 	if (need & NEED_IFNAME) {
 		why = cni_ifname_problem(env->ifname);
 		if (why && strlen(env->ifname) >= IFNAMSIZ)
 			return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_ENV, why,
 					  "interface name should be less than 16 characters");
 		if (why)
-			return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_ENV, why,
-					  "CNI_IFNAME=%s", env->ifname);
+			return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_ENV, why, "CNI_IFNAME=%s",
+					  env->ifname);
 	}
 	return 0;
 }

@@ -7,8 +7,8 @@
 #include "error.h"
 #include "util.h"
 
-int cni_errorf(struct cni_error *err, int ret, int code, const char *msg,
-	       const char *details_fmt, ...)
+int cni_errorf(struct cni_error *err, int ret, int code, const char *msg, const char *details_fmt,
+	       ...)
 {
 	va_list ap;
 

@@ -14,28 +14,27 @@ enum {
 	CNI_ERR_TRY_AGAIN = 11,
 	CNI_ERR_NOT_AVAILABLE = 50,
 	CNI_ERR_LIMITED_CONNECTIVITY = 51,
-	CNI_ERR_INTERNAL = 100,		/* a system call or kernel request failed */
-	CNI_ERR_DEVICE = 101,		/* device missing or in an unusable state */
-	CNI_ERR_PERMISSION = 102,	/* a needed capability is missing */
-	CNI_ERR_DELEGATE = 103,		/* a delegated plugin misbehaved */
-	CNI_ERR_RDMA_MODE = 104,	/* RDMA netns mode is shared, exclusive needed */
-	CNI_ERR_NO_ADDRESS = 110,	/* IPAM: a range set is exhausted */
-	CNI_ERR_ADDRESS_TAKEN = 111,	/* IPAM: a requested address is in use */
-	CNI_ERR_NOT_LEASED = 112,	/* IPAM CHECK: an address is not leased to us */
+	CNI_ERR_INTERNAL = 100,	     /* a system call or kernel request failed */
+	CNI_ERR_DEVICE = 101,	     /* device missing or in an unusable state */
+	CNI_ERR_PERMISSION = 102,    /* a needed capability is missing */
+	CNI_ERR_DELEGATE = 103,	     /* a delegated plugin misbehaved */
+	CNI_ERR_RDMA_MODE = 104,     /* RDMA netns mode is shared, exclusive needed */
+	CNI_ERR_NO_ADDRESS = 110,    /* IPAM: a range set is exhausted */
+	CNI_ERR_ADDRESS_TAKEN = 111, /* IPAM: a requested address is in use */
+	CNI_ERR_NOT_LEASED = 112,    /* IPAM CHECK: an address is not leased to us */
 };
 
 struct cni_error {
-	int code;		/* 0 while unset */
+	int code; /* 0 while unset */
 	char msg[512];
 	char details[1024];
-	char version[16];	/* the request's cniVersion, when known early */
+	char version[16]; /* the request's cniVersion, when known early */
 };
 
 /* Fill err once (a set error is never overwritten) and return ret, a
  * negative errno, so callers can write `return cni_errorf(...)`. details may be NULL. */
-int cni_errorf(struct cni_error *err, int ret, int code, const char *msg,
-	       const char *details_fmt, ...)
-	__attribute__((format(printf, 5, 6)));
+int cni_errorf(struct cni_error *err, int ret, int code, const char *msg, const char *details_fmt,
+	       ...) __attribute__((format(printf, 5, 6)));
 
 /* The one rule: a set error is never overwritten. A step whose error is
  * optional (logged, or reported only when nothing else failed) fills a

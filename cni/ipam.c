@@ -21,14 +21,13 @@
 
 extern char **environ;
 
-int cni_delegate_find(const char *dirs, const char *name, char *out,
-		      size_t len, struct cni_error *err)
+int cni_delegate_find(const char *dirs, const char *name, char *out, size_t len,
+		      struct cni_error *err)
 {
 	const char *p = dirs ? dirs : "";
 
 	if (!name || !*name || strchr(name, '/'))
-		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG,
-				  "invalid plugin type",
+		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid plugin type",
 				  "\"%s\" must be a plain binary name found on CNI_PATH",
 				  name ? name : "");
 	while (*p) {
@@ -38,8 +37,7 @@ int cni_delegate_find(const char *dirs, const char *name, char *out,
 		/* A relative entry ("", ".", "bin") would run whatever the
 		 * working directory holds. */
 		if (n && *p != '/')
-			log_warn("CNI_PATH entry \"%.*s\" is not absolute; skipped",
-				 (int)n, p);
+			log_warn("CNI_PATH entry \"%.*s\" is not absolute; skipped", (int)n, p);
 		else if (n && check_snprintf(out, len, "%.*s/%s", (int)n, p, name) == 0 &&
 			 stat(out, &st) == 0 && S_ISREG(st.st_mode))
 			return 0;
@@ -47,9 +45,8 @@ int cni_delegate_find(const char *dirs, const char *name, char *out,
 		if (*p == ':')
 			p++;
 	}
-	return cni_errorf(err, -ENOENT, CNI_ERR_INVALID_CONFIG,
-			  "failed to find plugin", "\"%s\" is not in CNI_PATH [%s]",
-			  name, dirs ? dirs : "");
+	return cni_errorf(err, -ENOENT, CNI_ERR_INVALID_CONFIG, "failed to find plugin",
+			  "\"%s\" is not in CNI_PATH [%s]", name, dirs ? dirs : "");
 }
 
 static char **child_env(enum cni_command cmd)
@@ -101,7 +98,7 @@ static int spawn(const char *path, enum cni_command cmd, struct child *c)
 	int pin[2], pout[2], ret;
 	char **envp = child_env(cmd);
 	char arg0[PATH_MAX];
-	char *argv[] = { arg0, NULL };
+	char *argv[] = {arg0, NULL};
 	pid_t parent = getpid();
 
 	if (!envp)
@@ -152,14 +149,14 @@ static int spawn(const char *path, enum cni_command cmd, struct child *c)
 }
 
 /* Feed stdin and drain stdout until EOF or the deadline. */
-static int pump(struct child *c, const char *in, size_t in_len, char *buf,
-		size_t *used, uint64_t deadline)
+static int pump(struct child *c, const char *in, size_t in_len, char *buf, size_t *used,
+		uint64_t deadline)
 {
 	size_t sent = 0;
 
 	while (c->out >= 0) {
-		struct pollfd fds[2] = { { .fd = c->out, .events = POLLIN },
-					 { .fd = c->in, .events = POLLOUT } };
+		struct pollfd fds[2] = {{.fd = c->out, .events = POLLIN},
+					{.fd = c->in, .events = POLLOUT}};
 		uint64_t now = now_ms();
 		ssize_t n;
 
@@ -171,8 +168,8 @@ static int pump(struct child *c, const char *in, size_t in_len, char *buf,
 			return -errno;
 		}
 		if (c->in >= 0 && fds[1].revents) {
-			n = (fds[1].revents & POLLOUT) ?
-				    write(c->in, in + sent, in_len - sent) : -1;
+			n = (fds[1].revents & POLLOUT) ? write(c->in, in + sent, in_len - sent)
+						       : -1;
 			if (n > 0)
 				sent += (size_t)n;
 			if (n < 0 || sent == in_len) {
@@ -211,7 +208,7 @@ static int reap(pid_t pid, uint64_t deadline, int *status)
 
 	for (;;) {
 		pid_t r = waitpid(pid, status, WNOHANG);
-		struct pollfd p = { .fd = pfd, .events = POLLIN };
+		struct pollfd p = {.fd = pfd, .events = POLLIN};
 		uint64_t now = now_ms();
 
 		if (r == pid)
@@ -236,7 +233,7 @@ static int delegate_error(const char *type, struct json_object *o, int status,
 			  struct cni_error *err)
 {
 	const char *msg = "", *details = NULL;
-	struct cni_error ignored = { 0 };
+	struct cni_error ignored = {0};
 	char fallback[128];
 	int64_t code = 0;
 
@@ -249,22 +246,20 @@ static int delegate_error(const char *type, struct json_object *o, int status,
 				 "%.64s failed with code %d and no message", type, (int)code);
 			msg = fallback;
 		}
-		return cni_errorf(err, -EIO, (int)code, msg, details ? "%s" : NULL,
-				  details);
+		return cni_errorf(err, -EIO, (int)code, msg, details ? "%s" : NULL, details);
 	}
 	return cni_errorf(err, -EIO, CNI_ERR_DELEGATE, "delegated plugin failed",
 			  "%s exited with status %d and no CNI error on stdout; see its stderr",
 			  type, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 }
 
-int cni_delegate_exec(const char *type, const struct cni_env *env,
-		      const struct cni_conf *conf, enum cni_command cmd,
-		      struct json_object **out, struct cni_error *err)
+int cni_delegate_exec(const char *type, const struct cni_env *env, const struct cni_conf *conf,
+		      enum cni_command cmd, struct json_object **out, struct cni_error *err)
 {
 	_cleanup_free_ char *buf = malloc(CNI_DELEGATE_MAX_OUTPUT + 2);
 	_cleanup_json_ struct json_object *o = NULL;
 	unsigned int timeout = delegate_timeout();
-	struct child c = { .pid = -1, .in = -1, .out = -1 };
+	struct child c = {.pid = -1, .in = -1, .out = -1};
 	char path[PATH_MAX];
 	const char *why = NULL;
 	size_t used = 0;
@@ -293,17 +288,15 @@ int cni_delegate_exec(const char *type, const struct cni_env *env,
 	if (ret) {
 		cni_child_kill(c.pid, CNI_DELEGATE_KILL_WAIT_MS);
 		if (ret == -ETIMEDOUT)
-			return cni_errorf(err, ret, CNI_ERR_DELEGATE,
-					  "delegated plugin timed out",
-					  "%s %s did not finish within %u ms and was killed",
-					  type, cni_command_str(cmd), timeout);
+			return cni_errorf(err, ret, CNI_ERR_DELEGATE, "delegated plugin timed out",
+					  "%s %s did not finish within %u ms and was killed", type,
+					  cni_command_str(cmd), timeout);
 		if (ret == -EFBIG)
-			return cni_errorf(err, ret, CNI_ERR_DELEGATE,
-					  "delegated plugin output too large",
-					  "%s printed more than %d bytes", type,
-					  CNI_DELEGATE_MAX_OUTPUT);
-		return cni_errorf(err, ret, CNI_ERR_DELEGATE, "delegated plugin failed",
-				  "%s: %s", type, strerror(-ret));
+			return cni_errorf(
+			    err, ret, CNI_ERR_DELEGATE, "delegated plugin output too large",
+			    "%s printed more than %d bytes", type, CNI_DELEGATE_MAX_OUTPUT);
+		return cni_errorf(err, ret, CNI_ERR_DELEGATE, "delegated plugin failed", "%s: %s",
+				  type, strerror(-ret));
 	}
 	buf[used] = '\0';
 	if (strspn(buf, " \t\r\n") != used) {
@@ -327,30 +320,29 @@ int cni_child_kill(pid_t pid, unsigned int wait_ms)
 	kill(pid, SIGKILL);
 	/* SIGKILL does not end a process stuck in the kernel (a hung NFS or
 	 * FUSE read): waiting for it unbounded would hang us with it. */
-	ret = cni_child_wait(pid, wait_ms, &(int){ 0 });
+	ret = cni_child_wait(pid, wait_ms, &(int){0});
 	if (ret)
-		log_warn("delegate %d did not exit within %u ms of SIGKILL; left behind",
-			 (int)pid, wait_ms);
+		log_warn("delegate %d did not exit within %u ms of SIGKILL; left behind", (int)pid,
+			 wait_ms);
 	return ret;
 }
 
 static const char *ipam_type(const struct cni_conf *conf, struct cni_error *err)
 {
 	if (!conf->ipam_type || !*conf->ipam_type) {
-		cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG,
-			   "IPAM config missing 'type'",
+		cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG, "IPAM config missing 'type'",
 			   "set \"ipam\": {\"type\": \"<ipam plugin>\", ...}");
 		return NULL;
 	}
 	return conf->ipam_type;
 }
 
-int cni_ipam_add(const struct cni_env *env, const struct cni_conf *conf,
-		 struct cni_result **res, struct cni_error *err)
+int cni_ipam_add(const struct cni_env *env, const struct cni_conf *conf, struct cni_result **res,
+		 struct cni_error *err)
 {
 	_cleanup_json_ struct json_object *o = NULL;
 	const char *type = ipam_type(conf, err);
-	struct cni_error bad = { 0 };
+	struct cni_error bad = {0};
 	int ret;
 
 	*res = NULL;
@@ -369,8 +361,8 @@ int cni_ipam_add(const struct cni_env *env, const struct cni_conf *conf,
 	return cni_error_adopt(err, &bad, ret);
 }
 
-int cni_ipam_run(const struct cni_env *env, const struct cni_conf *conf,
-		 enum cni_command cmd, struct cni_error *err)
+int cni_ipam_run(const struct cni_env *env, const struct cni_conf *conf, enum cni_command cmd,
+		 struct cni_error *err)
 {
 	_cleanup_json_ struct json_object *o = NULL;
 	const char *type = ipam_type(conf, err);

@@ -22,8 +22,8 @@
  * Relative entries ("", ".", "bin") are skipped (and logged): only absolute
  * directories are searched. A name that is empty or has a '/' is code 7.
  * Writes the path to out. */
-int cni_delegate_find(const char *dirs, const char *name, char *out,
-		      size_t len, struct cni_error *err);
+int cni_delegate_find(const char *dirs, const char *name, char *out, size_t len,
+		      struct cni_error *err);
 
 /* Run plugin `type` from CNI_PATH for cmd with the whole request on stdin and
  * our environment (CNI_COMMAND overridden); stderr passes through. On success
@@ -31,9 +31,8 @@ int cni_delegate_find(const char *dirs, const char *name, char *out,
  * delegate's own code, msg and details are copied into err unchanged;
  * garbage output, a crash or a hang past the bound are code 103; an error
  * with an empty msg gets "<type> failed with code N and no message". */
-int cni_delegate_exec(const char *type, const struct cni_env *env,
-		      const struct cni_conf *conf, enum cni_command cmd,
-		      struct json_object **out, struct cni_error *err);
+int cni_delegate_exec(const char *type, const struct cni_env *env, const struct cni_conf *conf,
+		      enum cni_command cmd, struct json_object **out, struct cni_error *err);
 
 /* waitpid(pid) for at most wait_ms: 0 when reaped (*status filled),
  * -ETIMEDOUT when it is still running, or -errno. */
@@ -44,11 +43,11 @@ int cni_child_wait(pid_t pid, unsigned int wait_ms, int *status);
 int cni_child_kill(pid_t pid, unsigned int wait_ms);
 
 /* ipam.type ADD: the delegate's result, decoded in its own version. */
-int cni_ipam_add(const struct cni_env *env, const struct cni_conf *conf,
-		 struct cni_result **res, struct cni_error *err);
+int cni_ipam_add(const struct cni_env *env, const struct cni_conf *conf, struct cni_result **res,
+		 struct cni_error *err);
 
 /* ipam.type DEL, CHECK, GC or STATUS; success prints nothing. */
-int cni_ipam_run(const struct cni_env *env, const struct cni_conf *conf,
-		 enum cni_command cmd, struct cni_error *err);
+int cni_ipam_run(const struct cni_env *env, const struct cni_conf *conf, enum cni_command cmd,
+		 struct cni_error *err);
 
 #endif

@@ -19,8 +19,7 @@ struct json_object *cni_json_get(struct json_object *obj, const char *key)
 		return NULL;
 	if (json_object_object_get_ex(obj, key, &v))
 		return v;
-	json_object_object_foreach(obj, k, val)
-	{
+	json_object_object_foreach (obj, k, val) {
 		if (!strcasecmp(k, key))
 			return val;
 	}
@@ -29,12 +28,11 @@ struct json_object *cni_json_get(struct json_object *obj, const char *key)
 
 static int wrong_type(struct cni_error *err, const char *where, const char *type)
 {
-	return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG,
-			  "invalid configuration", "\"%s\" must be %s", where, type);
+	return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid configuration",
+			  "\"%s\" must be %s", where, type);
 }
 
-static struct json_object *lookup(struct json_object *obj, const char *key,
-				  json_type type)
+static struct json_object *lookup(struct json_object *obj, const char *key, json_type type)
 {
 	struct json_object *v = cni_json_get(obj, key);
 
@@ -49,13 +47,11 @@ static struct json_object *lookup(struct json_object *obj, const char *key,
 
 static int nul_inside(struct cni_error *err, const char *where)
 {
-	return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG,
-			  "invalid configuration",
+	return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid configuration",
 			  "\"%s\" contains a NUL character (\\u0000)", where);
 }
 
-int cni_json_str(struct json_object *v, const char *where, const char **out,
-		 struct cni_error *err)
+int cni_json_str(struct json_object *v, const char *where, const char **out, struct cni_error *err)
 {
 	const char *s = json_object_get_string(v);
 
@@ -65,8 +61,8 @@ int cni_json_str(struct json_object *v, const char *where, const char **out,
 	return 0;
 }
 
-int cni_json_string(struct json_object *obj, const char *key, const char *where,
-		    const char **out, struct cni_error *err)
+int cni_json_string(struct json_object *obj, const char *key, const char *where, const char **out,
+		    struct cni_error *err)
 {
 	struct json_object *v = lookup(obj, key, json_type_string);
 
@@ -87,8 +83,9 @@ static enum bad_value find_bad(struct json_object *o, char *path, size_t len, si
 
 	switch (json_object_get_type(o)) {
 	case json_type_string:
-		return strlen(json_object_get_string(o)) != (size_t)json_object_get_string_len(o) ?
-			       VALUE_NUL : VALUE_OK;
+		return strlen(json_object_get_string(o)) != (size_t)json_object_get_string_len(o)
+			   ? VALUE_NUL
+			   : VALUE_OK;
 	case json_type_double:
 		return isfinite(json_object_get_double(o)) ? VALUE_OK : VALUE_NONFINITE;
 	case json_type_array:
@@ -104,8 +101,7 @@ static enum bad_value find_bad(struct json_object *o, char *path, size_t len, si
 	case json_type_object: {
 		/* Braces: the macro declares variables, which clang refuses
 		 * right after a case label. */
-		json_object_object_foreach(o, k, v)
-		{
+		json_object_object_foreach (o, k, v) {
 			snprintf(path + used, len - used, "%s%s", used ? "." : "", k);
 			bad = find_bad(v, path, len, used + strlen(path + used));
 			if (bad)
@@ -132,7 +128,7 @@ static bool raw_has_nul_escape(const char *raw, size_t len)
 		} else if (in_string && raw[i] == '\\') {
 			if (len - i > 5 && !memcmp(raw + i + 1, "u0000", 5))
 				return true;
-			i++;	/* the escaped character cannot end the string */
+			i++; /* the escaped character cannot end the string */
 		}
 	}
 	return false;
@@ -145,8 +141,7 @@ int cni_json_check_input(struct json_object *root, const char *raw, size_t len,
 	size_t bad;
 
 	if (!utf8_valid(raw, len, &bad))
-		return cni_errorf(err, -EINVAL, CNI_ERR_DECODE,
-				  "error unmarshall network config",
+		return cni_errorf(err, -EINVAL, CNI_ERR_DECODE, "error unmarshall network config",
 				  "invalid UTF-8 at byte %zu", bad);
 	switch (find_bad(root, path, sizeof(path), 0)) {
 	case VALUE_NUL:
@@ -158,26 +153,24 @@ int cni_json_check_input(struct json_object *root, const char *raw, size_t len,
 		break;
 	}
 	if (raw_has_nul_escape(raw, len))
-		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG,
-				  "invalid configuration",
+		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid configuration",
 				  "a key contains a NUL character (\\u0000)");
 	return 0;
 }
 
-int cni_json_bool(struct json_object *obj, const char *key, const char *where,
-		  bool *out, struct cni_error *err)
+int cni_json_bool(struct json_object *obj, const char *key, const char *where, bool *out,
+		  struct cni_error *err)
 {
 	struct json_object *v = lookup(obj, key, json_type_boolean);
 
 	if (!v)
-		return errno == ENOENT ? -ENOENT :
-					 wrong_type(err, where, "true or false");
+		return errno == ENOENT ? -ENOENT : wrong_type(err, where, "true or false");
 	*out = json_object_get_boolean(v);
 	return 0;
 }
 
-int cni_json_int(struct json_object *obj, const char *key, const char *where,
-		 int64_t min, int64_t max, int64_t *out, struct cni_error *err)
+int cni_json_int(struct json_object *obj, const char *key, const char *where, int64_t min,
+		 int64_t max, int64_t *out, struct cni_error *err)
 {
 	struct json_object *v = lookup(obj, key, json_type_int);
 	int64_t n;
@@ -185,18 +178,15 @@ int cni_json_int(struct json_object *obj, const char *key, const char *where,
 	if (!v) {
 		if (errno == ENOENT)
 			return -ENOENT;
-		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG,
-				  "invalid configuration",
-				  "\"%s\" must be an integer from %" PRId64
-				  " to %" PRId64, where, min, max);
+		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid configuration",
+				  "\"%s\" must be an integer from %" PRId64 " to %" PRId64, where,
+				  min, max);
 	}
 	errno = 0;
 	n = json_object_get_int64(v);
 	if (errno || n < min || n > max)
-		return cni_errorf(err, -ERANGE, CNI_ERR_INVALID_CONFIG,
-				  "invalid configuration",
-				  "\"%s\" is %s; it must be from %" PRId64
-				  " to %" PRId64, where,
+		return cni_errorf(err, -ERANGE, CNI_ERR_INVALID_CONFIG, "invalid configuration",
+				  "\"%s\" is %s; it must be from %" PRId64 " to %" PRId64, where,
 				  json_object_to_json_string(v), min, max);
 	*out = n;
 	return 0;
@@ -278,7 +268,7 @@ static void put_string(struct buf *b, const char *s, size_t n)
 	put(b, "\"", 1);
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = u[i];
-		char esc[7] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0 };
+		char esc[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
 		size_t k = c < 0x80 ? 1 : utf8_seq(u + i, n - i, &cp);
 
 		if (!k) {
@@ -330,8 +320,7 @@ static void dump(struct buf *b, struct json_object *o, bool indent, int depth)
 		puts_(b, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 		break;
 	case json_type_string:
-		put_string(b, json_object_get_string(o),
-			   (size_t)json_object_get_string_len(o));
+		put_string(b, json_object_get_string(o), (size_t)json_object_get_string_len(o));
 		break;
 	case json_type_array:
 		n = json_object_array_length(o);
@@ -355,8 +344,7 @@ static void dump(struct buf *b, struct json_object *o, bool indent, int depth)
 			break;
 		}
 		put(b, "{", 1);
-		json_object_object_foreach(o, k, v)
-		{
+		json_object_object_foreach (o, k, v) {
 			if (i++)
 				put(b, ",", 1);
 			put_indent(b, indent, depth + 1);
@@ -372,7 +360,7 @@ static void dump(struct buf *b, struct json_object *o, bool indent, int depth)
 
 char *cni_json_dump(struct json_object *o, bool indent)
 {
-	struct buf b = { 0 };
+	struct buf b = {0};
 
 	dump(&b, o, indent, 0);
 	if (b.oom || !b.p) {
@@ -404,8 +392,8 @@ struct json_object *cni_json_parse(const char *buf, size_t len, const char **why
 	if (!o) {
 		enum json_tokener_error e = json_tokener_get_error(tok);
 
-		*why = e == json_tokener_continue ? "unexpected end of JSON input" :
-						    json_tokener_error_desc(e);
+		*why = e == json_tokener_continue ? "unexpected end of JSON input"
+						  : json_tokener_error_desc(e);
 		json_tokener_free(tok);
 		return NULL;
 	}

@@ -15,8 +15,7 @@ struct json_object *cni_json_get(struct json_object *obj, const char *key);
 
 /* The C string of v, a JSON string: one holding an escaped NUL (\u0000,
  * which C would silently truncate) is code 7 naming `where`. */
-int cni_json_str(struct json_object *v, const char *where, const char **out,
-		 struct cni_error *err);
+int cni_json_str(struct json_object *v, const char *where, const char **out, struct cni_error *err);
 
 /* Hostile-input checks of a parsed request before anything reads it: raw
  * must be well-formed UTF-8 (code 6, the offset named), and no string or
@@ -27,12 +26,12 @@ int cni_json_check_input(struct json_object *root, const char *raw, size_t len,
 /* Typed lookups. 0 when present with the right type, -ENOENT when absent
  * (out untouched), -EINVAL when of another type: err gets code 7 naming
  * `where` (the key's path, e.g. "ipam.subnet") and the expected type. */
-int cni_json_string(struct json_object *obj, const char *key, const char *where,
-		    const char **out, struct cni_error *err);
-int cni_json_bool(struct json_object *obj, const char *key, const char *where,
-		  bool *out, struct cni_error *err);
-int cni_json_int(struct json_object *obj, const char *key, const char *where,
-		 int64_t min, int64_t max, int64_t *out, struct cni_error *err);
+int cni_json_string(struct json_object *obj, const char *key, const char *where, const char **out,
+		    struct cni_error *err);
+int cni_json_bool(struct json_object *obj, const char *key, const char *where, bool *out,
+		  struct cni_error *err);
+int cni_json_int(struct json_object *obj, const char *key, const char *where, int64_t min,
+		 int64_t max, int64_t *out, struct cni_error *err);
 int cni_json_object(struct json_object *obj, const char *key, const char *where,
 		    struct json_object **out, struct cni_error *err);
 int cni_json_array(struct json_object *obj, const char *key, const char *where,

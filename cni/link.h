@@ -16,25 +16,25 @@
 
 struct nl_msg;
 
-#define CNI_MAC_MAX 32	/* IPoIB hardware addresses are 20 bytes */
+#define CNI_MAC_MAX 32 /* IPoIB hardware addresses are 20 bytes */
 
 struct cni_link {
 	int ifindex;
 	char name[IFNAMSIZ];
-	char kind[32];		/* IFLA_INFO_KIND, "" for hardware */
-	unsigned int type;	/* ARPHRD_* */
-	unsigned int flags;	/* IFF_* */
+	char kind[32];	    /* IFLA_INFO_KIND, "" for hardware */
+	unsigned int type;  /* ARPHRD_* */
+	unsigned int flags; /* IFF_* */
 	unsigned int mtu;
 	unsigned char mac[CNI_MAC_MAX];
 	unsigned int mac_len;
-	int num_vf;		/* IFLA_NUM_VF, -1 when not reported */
-	bool ipoib;		/* kind "ipoib": pkey and mode below are valid */
-	uint16_t pkey;		/* IFLA_IPOIB_PKEY */
-	uint16_t ipoib_mode;	/* IFLA_IPOIB_MODE: 0 datagram, 1 connected */
-	char parent_bus[16];	/* IFLA_PARENT_DEV_BUS_NAME ("pci"), "" when none */
-	char parent_dev[64];	/* IFLA_PARENT_DEV_NAME (the PCI address) */
-	int iflink;		/* IFLA_LINK (a veth's peer), 0 when not reported */
-	bool iflink_elsewhere;	/* IFLA_LINK_NETNSID: that peer is in another netns */
+	int num_vf;	       /* IFLA_NUM_VF, -1 when not reported */
+	bool ipoib;	       /* kind "ipoib": pkey and mode below are valid */
+	uint16_t pkey;	       /* IFLA_IPOIB_PKEY */
+	uint16_t ipoib_mode;   /* IFLA_IPOIB_MODE: 0 datagram, 1 connected */
+	char parent_bus[16];   /* IFLA_PARENT_DEV_BUS_NAME ("pci"), "" when none */
+	char parent_dev[64];   /* IFLA_PARENT_DEV_NAME (the PCI address) */
+	int iflink;	       /* IFLA_LINK (a veth's peer), 0 when not reported */
+	bool iflink_elsewhere; /* IFLA_LINK_NETNSID: that peer is in another netns */
 };
 
 /* Which fields of a cni_vf are meaningful. */
@@ -52,13 +52,13 @@ enum {
 /* One VF's PF-side settings, as read from IFLA_VFINFO_LIST or to be written. */
 struct cni_vf {
 	uint32_t vf;
-	uint32_t mask;			/* CNI_VF_* */
+	uint32_t mask; /* CNI_VF_* */
 	unsigned char mac[6];
 	uint32_t vlan, qos;
-	uint16_t vlan_proto;		/* ETH_P_8021Q or ETH_P_8021AD, host order */
+	uint16_t vlan_proto; /* ETH_P_8021Q or ETH_P_8021AD, host order */
 	uint32_t min_tx_rate, max_tx_rate;
 	uint32_t spoofchk, trust;
-	uint32_t link_state;		/* IFLA_VF_LINK_STATE_AUTO/ENABLE/DISABLE */
+	uint32_t link_state; /* IFLA_VF_LINK_STATE_AUTO/ENABLE/DISABLE */
 	uint64_t node_guid, port_guid;
 };
 
@@ -66,14 +66,14 @@ struct cni_vf {
 struct cni_link_addr {
 	int ifindex;
 	struct cni_prefix addr;
-	uint32_t flags;		/* IFA_F_* */
+	uint32_t flags; /* IFA_F_* */
 };
 
 /* One route (RTM_NEWROUTE), what CHECK compares. */
 struct cni_link_route {
-	int oif;		/* 0 for a multipath route */
-	struct cni_prefix dst;	/* a missing RTA_DST stays the zero address */
-	struct cni_addr gw;	/* family 0 without a gateway */
+	int oif;	       /* 0 for a multipath route */
+	struct cni_prefix dst; /* a missing RTA_DST stays the zero address */
+	struct cni_addr gw;    /* family 0 without a gateway */
 	uint32_t table;
 };
 

@@ -136,7 +136,7 @@ int cni_link_addr_parse(struct nl_msg *msg, struct cni_link_addr *out)
 	out->addr.family = ifa->ifa_family;
 	out->addr.len = ifa->ifa_prefixlen;
 	if (out->addr.len > (unsigned int)addr_len(ifa->ifa_family) * 8)
-		return -EPROTO;	/* a forged reply; the kernel never sends one */
+		return -EPROTO; /* a forged reply; the kernel never sends one */
 	/* The wider IFA_FLAGS replaces the header's 8 bits when present. */
 	out->flags = tb[IFA_FLAGS] ? nla_get_u32(tb[IFA_FLAGS]) : ifa->ifa_flags;
 	/* IFA_LOCAL is the address itself; IPv6 sends IFA_ADDRESS only. */

@@ -35,20 +35,19 @@ void cni_log_setup(const char *level, const char *file);
 size_t cni_log_escape(char *out, size_t len, const char *s, bool *cut);
 
 /* Prefix every line with the plugin, command and attachment. Borrowed. */
-void cni_log_context(const char *plugin, const char *command,
-		     const char *containerid, const char *ifname);
+void cni_log_context(const char *plugin, const char *command, const char *containerid,
+		     const char *ifname);
 
 /* Write one line at level when it is enabled: every string in it escaped,
  * at most 4096 bytes (longer ones end in "..."), one write() per line. */
-void cni_log(enum cni_log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void cni_log(enum cni_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Release the log file, if any. */
 void cni_log_close(void);
 
-#define log_err(...) cni_log(CNI_LOG_ERROR, __VA_ARGS__)
-#define log_warn(...) cni_log(CNI_LOG_WARNING, __VA_ARGS__)
-#define log_info(...) cni_log(CNI_LOG_INFO, __VA_ARGS__)
+#define log_err(...)   cni_log(CNI_LOG_ERROR, __VA_ARGS__)
+#define log_warn(...)  cni_log(CNI_LOG_WARNING, __VA_ARGS__)
+#define log_info(...)  cni_log(CNI_LOG_INFO, __VA_ARGS__)
 #define log_debug(...) cni_log(CNI_LOG_DEBUG, __VA_ARGS__)
 
 #endif

@@ -30,9 +30,8 @@ int cni_netns_open(const char *path, struct cni_error *err)
 	/* Non-blocking: a FIFO planted as CNI_NETNS must not hang us. */
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
-		return cni_errorf(err, -errno, CNI_ERR_INVALID_ENV,
-				  "cannot open CNI_NETNS", "%s: %s", path,
-				  strerror(errno));
+		return cni_errorf(err, -errno, CNI_ERR_INVALID_ENV, "cannot open CNI_NETNS",
+				  "%s: %s", path, strerror(errno));
 	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != NSFS_MAGIC)
 		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_ENV,
 				  "CNI_NETNS is not a network namespace",
@@ -45,13 +44,12 @@ int cni_netns_open(const char *path, struct cni_error *err)
 	 * the host's devices moved and configured as if they were the pod's. */
 	if (fstat(fd, &st) < 0 || stat("/proc/self/ns/net", &self) < 0)
 		return cni_errorf(err, -errno, CNI_ERR_INTERNAL,
-				  "cannot compare CNI_NETNS with our namespace",
-				  "%s: %s", path, strerror(errno));
+				  "cannot compare CNI_NETNS with our namespace", "%s: %s", path,
+				  strerror(errno));
 	if (st.st_dev == self.st_dev && st.st_ino == self.st_ino)
-		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_ENV,
-				  "CNI_NETNS is the host network namespace",
-				  "%s is the plugin's own network namespace; a pod needs its own",
-				  path);
+		return cni_errorf(
+		    err, -EINVAL, CNI_ERR_INVALID_ENV, "CNI_NETNS is the host network namespace",
+		    "%s is the plugin's own network namespace; a pod needs its own", path);
 	return steal_fd(fd);
 }
 

@@ -18,8 +18,7 @@ static bool hex_run(const char *s, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
 
-		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
-		      (c >= 'A' && c <= 'F')))
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')))
 			return false;
 	}
 	return true;
@@ -44,11 +43,10 @@ bool cni_pci_addr_parse(const char *s, char out[CNI_PCI_ADDR_LEN])
 	return strtoul(out + 8, NULL, 16) <= 0x1f;
 }
 
-static int dev_path(char *buf, size_t len, const char *root, const char *addr,
-		    const char *sub)
+static int dev_path(char *buf, size_t len, const char *root, const char *addr, const char *sub)
 {
-	return check_snprintf(buf, len, "%s/devices/%s%s%s", root, addr,
-			      sub ? "/" : "", sub ? sub : "");
+	return check_snprintf(buf, len, "%s/devices/%s%s%s", root, addr, sub ? "/" : "",
+			      sub ? sub : "");
 }
 
 /* Basename of a symlink's target. */
@@ -92,8 +90,8 @@ int cni_pci_netdev(const char *root, const char *addr, char name[IFNAMSIZ])
 	return first_entry(path, name, IFNAMSIZ);
 }
 
-int cni_pci_wait_netdev(const char *root, const char *addr,
-			unsigned int timeout_ms, char name[IFNAMSIZ])
+int cni_pci_wait_netdev(const char *root, const char *addr, unsigned int timeout_ms,
+			char name[IFNAMSIZ])
 {
 	uint64_t deadline = now_ms() + timeout_ms;
 	int ret;
@@ -133,8 +131,7 @@ static int vf_index(const char *root, const char *pf, const char *vf)
 		char link[PATH_MAX];
 		uint64_t n;
 
-		if (strncmp(e->d_name, "virtfn", 6) ||
-		    parse_u64(e->d_name + 6, 10, INT32_MAX, &n))
+		if (strncmp(e->d_name, "virtfn", 6) || parse_u64(e->d_name + 6, 10, INT32_MAX, &n))
 			continue;
 		if (check_snprintf(link, sizeof(link), "%s/%s", path, e->d_name) ||
 		    link_base(link, base, sizeof(base)))
@@ -145,8 +142,8 @@ static int vf_index(const char *root, const char *pf, const char *vf)
 	return -ENOENT;
 }
 
-int cni_pci_rdma_devs(const char *root, const char *addr,
-		      char names[][CNI_RDMA_NAME_MAX], size_t max)
+int cni_pci_rdma_devs(const char *root, const char *addr, char names[][CNI_RDMA_NAME_MAX],
+		      size_t max)
 {
 	struct dirent **list;
 	char path[PATH_MAX];
@@ -259,16 +256,15 @@ int cni_pci_rebind(const char *root, const char *addr)
 	return write_attr(path, addr);
 }
 
-int cni_pci_pkeys(const char *root, const char *addr, const char *rdma_dev,
-		  unsigned int port, uint16_t *pkeys, size_t max)
+int cni_pci_pkeys(const char *root, const char *addr, const char *rdma_dev, unsigned int port,
+		  uint16_t *pkeys, size_t max)
 {
 	_cleanup_dir_ DIR *d = NULL;
 	char path[PATH_MAX], sub[PATH_MAX];
 	struct dirent *e;
 	size_t n = 0;
 
-	if (check_snprintf(sub, sizeof(sub), "infiniband/%s/ports/%u/pkeys",
-			   rdma_dev, port) ||
+	if (check_snprintf(sub, sizeof(sub), "infiniband/%s/ports/%u/pkeys", rdma_dev, port) ||
 	    dev_path(path, sizeof(path), root, addr, sub))
 		return -ENAMETOOLONG;
 	d = opendir(path);
@@ -330,7 +326,8 @@ int cni_pci_vf_addr(const char *root, const char *pf, unsigned int n, char vf[CN
 	char path[PATH_MAX], sub[32], base[64];
 	int ret;
 
-	if (check_snprintf(sub, sizeof(sub), "virtfn%u", n) || dev_path(path, sizeof(path), root, pf, sub))
+	if (check_snprintf(sub, sizeof(sub), "virtfn%u", n) ||
+	    dev_path(path, sizeof(path), root, pf, sub))
 		return -ENAMETOOLONG;
 	ret = link_base(path, base, sizeof(base));
 	if (ret)
@@ -359,5 +356,6 @@ static int read_count(const char *root, const char *pf, const char *attr, unsign
 
 int cni_pci_sriov_counts(const char *root, const char *pf, unsigned int *num, unsigned int *total)
 {
-	return read_count(root, pf, "sriov_numvfs", num) ?: read_count(root, pf, "sriov_totalvfs", total);
+	return read_count(root, pf, "sriov_numvfs", num)
+		   ?: read_count(root, pf, "sriov_totalvfs", total);
 }

@@ -10,22 +10,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rdma.h"	/* CNI_RDMA_NAME_MAX */
+#include "rdma.h" /* CNI_RDMA_NAME_MAX */
 
 #ifndef CNI_PCI_ROOT
 #define CNI_PCI_ROOT "/sys/bus/pci"
 #endif
-#define CNI_AUX_ROOT "/sys/bus/auxiliary"	/* sub-functions: same devices/<id>/ layout */
-#define CNI_PCI_ADDR_LEN 13	/* "dddd:bb:dd.f" + NUL */
+#define CNI_AUX_ROOT	 "/sys/bus/auxiliary" /* sub-functions: same devices/<id>/ layout */
+#define CNI_PCI_ADDR_LEN 13		      /* "dddd:bb:dd.f" + NUL */
 
 struct cni_pci_vf {
 	char addr[CNI_PCI_ADDR_LEN];
 	char pf_addr[CNI_PCI_ADDR_LEN];
-	int vf_index;			/* N of the PF's virtfnN link */
-	char pf_netdev[IFNAMSIZ];	/* "" when the PF has none */
-	char netdev[IFNAMSIZ];		/* "" when the VF has none (vfio) */
-	char driver[64];		/* "" when unbound */
-	char rdma_dev[CNI_RDMA_NAME_MAX];	/* first RDMA device, or "" */
+	int vf_index;			  /* N of the PF's virtfnN link */
+	char pf_netdev[IFNAMSIZ];	  /* "" when the PF has none */
+	char netdev[IFNAMSIZ];		  /* "" when the VF has none (vfio) */
+	char driver[64];		  /* "" when unbound */
+	char rdma_dev[CNI_RDMA_NAME_MAX]; /* first RDMA device, or "" */
 };
 
 /* Normalise a PCI address ("bb:dd.f" gains domain 0000; hex lower-cased)
@@ -41,14 +41,14 @@ int cni_pci_vf_get(const char *root, const char *addr, struct cni_pci_vf *vf);
 int cni_pci_netdev(const char *root, const char *addr, char name[IFNAMSIZ]);
 
 /* Poll (bounded by timeout_ms) until addr has a netdev again. */
-int cni_pci_wait_netdev(const char *root, const char *addr,
-			unsigned int timeout_ms, char name[IFNAMSIZ]);
+int cni_pci_wait_netdev(const char *root, const char *addr, unsigned int timeout_ms,
+			char name[IFNAMSIZ]);
 
 /* RDMA devices under <root>/devices/<addr>/infiniband/, sorted; returns how
  * many were found (at most max) or -errno. With CNI_AUX_ROOT, addr is an
  * auxiliary device name (mlx5_core.sf.4). */
-int cni_pci_rdma_devs(const char *root, const char *addr,
-		      char names[][CNI_RDMA_NAME_MAX], size_t max);
+int cni_pci_rdma_devs(const char *root, const char *addr, char names[][CNI_RDMA_NAME_MAX],
+		      size_t max);
 
 /* The PCI function an auxiliary device (<aux_root>/devices/<id>) hangs off
  * in the device tree, and whether it is a scalable function (it has an
@@ -66,8 +66,8 @@ int cni_pci_rebind(const char *root, const char *addr);
 
 /* The pkey table of an RDMA port: non-zero entries of ports/<port>/pkeys/N,
  * full-membership bit included. Returns how many (at most max) or -errno. */
-int cni_pci_pkeys(const char *root, const char *addr, const char *rdma_dev,
-		  unsigned int port, uint16_t *pkeys, size_t max);
+int cni_pci_pkeys(const char *root, const char *addr, const char *rdma_dev, unsigned int port,
+		  uint16_t *pkeys, size_t max);
 
 /* SR-IOV PFs under <root>/devices (a virtfn0 link or an sriov_totalvfs
  * file), sorted; how many (at most max) or -errno. */
@@ -77,7 +77,6 @@ int cni_pci_sriov_pfs(const char *root, char pfs[][CNI_PCI_ADDR_LEN], size_t max
 int cni_pci_vf_addr(const char *root, const char *pf, unsigned int n, char vf[CNI_PCI_ADDR_LEN]);
 
 /* sriov_numvfs and sriov_totalvfs of pf; -ENOENT when it has none. */
-int cni_pci_sriov_counts(const char *root, const char *pf, unsigned int *num,
-			 unsigned int *total);
+int cni_pci_sriov_counts(const char *root, const char *pf, unsigned int *num, unsigned int *total);
 
 #endif

@@ -259,7 +259,7 @@ int cni_rdma_return(int pod_fd, const char *const *names, size_t n, const char *
 		const struct cni_rdma_dev *d = find(devs, count, names[i], 0);
 
 		if (d && (ret = cni_rdma_move(d->index, host)) == -ENODEV)
-			ret = 0;	/* gone since the dump: nothing left to return */
+			ret = 0; /* gone since the dump: nothing left to return */
 		else if (ret)
 			*failed = names[i];
 	}

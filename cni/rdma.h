@@ -23,7 +23,7 @@ struct cni_rdma_dev {
 	char name[CNI_RDMA_NAME_MAX];
 	uint64_t node_guid;
 	uint32_t ports;
-	char link_type[16];	/* "rxe", "siw", or "" for hardware */
+	char link_type[16]; /* "rxe", "siw", or "" for hardware */
 };
 
 /* The extended-ack text of the last failed request in this thread, or "". */

@@ -173,7 +173,7 @@ struct cni_route cni_result_route_via(const struct cni_result *r, size_t i)
 /* IPv4-mapped IPv6 addresses are IPv4, as Go's To4() says. */
 static void normalise(int *family, unsigned char *a)
 {
-	static const unsigned char mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	static const unsigned char mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
 
 	if (*family == AF_INET6 && !memcmp(a, mapped, 12)) {
 		memmove(a, a + 12, 4);
@@ -237,7 +237,7 @@ const char *cni_addr_str(const struct cni_addr *a, char *buf, size_t len)
 const char *cni_prefix_str(const struct cni_prefix *p, char *buf, size_t len)
 {
 	char ip[INET6_ADDRSTRLEN];
-	struct cni_addr a = { .family = p->family };
+	struct cni_addr a = {.family = p->family};
 
 	memcpy(a.a, p->a, sizeof(a.a));
 	cni_addr_str(&a, ip, sizeof(ip));
@@ -297,8 +297,7 @@ static int add_addr(struct json_object *o, const char *key, const struct cni_add
 	return add_str(o, key, cni_addr_str(a, buf, sizeof(buf)));
 }
 
-static int add_prefix(struct json_object *o, const char *key,
-		      const struct cni_prefix *p)
+static int add_prefix(struct json_object *o, const char *key, const struct cni_prefix *p)
 {
 	char buf[INET6_ADDRSTRLEN + 8];
 
@@ -365,8 +364,7 @@ static struct json_object *iface_json(const struct cni_iface *i, bool rich)
 		return NULL;
 	if (i->sandbox && *i->sandbox && add_str(o, "sandbox", i->sandbox))
 		return NULL;
-	if (rich && i->socket_path && *i->socket_path &&
-	    add_str(o, "socketPath", i->socket_path))
+	if (rich && i->socket_path && *i->socket_path && add_str(o, "socketPath", i->socket_path))
 		return NULL;
 	if (rich && i->pci_id && *i->pci_id && add_str(o, "pciID", i->pci_id))
 		return NULL;
@@ -379,8 +377,7 @@ static struct json_object *ip_json(const struct cni_ip *ip, bool with_version)
 
 	if (!o)
 		return NULL;
-	if (with_version &&
-	    add_str(o, "version", ip->address.family == AF_INET ? "4" : "6"))
+	if (with_version && add_str(o, "version", ip->address.family == AF_INET ? "4" : "6"))
 		return NULL;
 	if (ip->iface >= 0 && add_int(o, "interface", ip->iface))
 		return NULL;
@@ -389,8 +386,7 @@ static struct json_object *ip_json(const struct cni_ip *ip, bool with_version)
 	return steal_ptr(o);
 }
 
-static int to_json_current(const struct cni_result *r, enum cni_version v,
-			   struct json_object *o)
+static int to_json_current(const struct cni_result *r, enum cni_version v, struct json_object *o)
 {
 	bool rich = v >= CNI_V100;
 	struct json_object *arr;
@@ -419,8 +415,7 @@ static int to_json_current(const struct cni_result *r, enum cni_version v,
 	return add_obj(o, "dns", dns_json(&r->dns));
 }
 
-static struct json_object *legacy_ipconfig(const struct cni_result *r,
-					   const struct cni_ip *ip)
+static struct json_object *legacy_ipconfig(const struct cni_result *r, const struct cni_ip *ip)
 {
 	_cleanup_json_ struct json_object *o = json_object_new_object();
 	struct json_object *routes = NULL;
@@ -438,8 +433,8 @@ static struct json_object *legacy_ipconfig(const struct cni_result *r,
 	return steal_ptr(o);
 }
 
-static int to_json_legacy(const struct cni_result *r, enum cni_version v,
-			  struct json_object *o, struct cni_error *err)
+static int to_json_legacy(const struct cni_result *r, enum cni_version v, struct json_object *o,
+			  struct cni_error *err)
 {
 	const struct cni_ip *ip4 = NULL, *ip6 = NULL;
 
@@ -453,7 +448,8 @@ static int to_json_legacy(const struct cni_result *r, enum cni_version v,
 		return cni_errorf(err, -EINVAL, CNI_ERR_INCOMPATIBLE_VERSION,
 				  "cannot convert: no valid IP addresses",
 				  "a %s result carries only IP addresses and this one has none; "
-				  "use cniVersion 0.3.0 or later", cni_version_str(v));
+				  "use cniVersion 0.3.0 or later",
+				  cni_version_str(v));
 	if (ip4 && add_obj(o, "ip4", legacy_ipconfig(r, ip4)))
 		return -ENOMEM;
 	if (ip6 && add_obj(o, "ip6", legacy_ipconfig(r, ip6)))
@@ -461,8 +457,8 @@ static int to_json_legacy(const struct cni_result *r, enum cni_version v,
 	return add_obj(o, "dns", dns_json(&r->dns));
 }
 
-int cni_result_to_json(const struct cni_result *r, enum cni_version v,
-		       struct json_object **out, struct cni_error *err)
+int cni_result_to_json(const struct cni_result *r, enum cni_version v, struct json_object **out,
+		       struct cni_error *err)
 {
 	_cleanup_json_ struct json_object *o = json_object_new_object();
 	int ret;

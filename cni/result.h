@@ -33,7 +33,7 @@ struct cni_iface {
 struct cni_ip {
 	struct cni_prefix address;
 	struct cni_addr gateway;
-	int iface;		/* index into interfaces, -1 for none */
+	int iface; /* index into interfaces, -1 for none */
 };
 
 struct cni_route {
@@ -95,13 +95,13 @@ const char *cni_prefix_str(const struct cni_prefix *p, char *buf, size_t len);
 
 /* Encode r as a result of version v. Converting to 0.1.0/0.2.0 keeps the first
  * IPv4 and IPv6 address and fails (code 1) when there is none. */
-int cni_result_to_json(const struct cni_result *r, enum cni_version v,
-		       struct json_object **out, struct cni_error *err);
+int cni_result_to_json(const struct cni_result *r, enum cni_version v, struct json_object **out,
+		       struct cni_error *err);
 
 /* Decode a result in its own cniVersion (defaulting to dflt when absent);
  * bad content is code 6 naming the field. */
-int cni_result_from_json(struct json_object *o, enum cni_version dflt,
-			 struct cni_result **out, struct cni_error *err);
+int cni_result_from_json(struct json_object *o, enum cni_version dflt, struct cni_result **out,
+			 struct cni_error *err);
 
 /* Append the routes of a JSON list ([{dst, gw, mtu, ...}]) to r; bad
  * entries are code 6 naming the field. */

@@ -13,14 +13,13 @@
 
 static int bad(struct cni_error *err, const char *what, const char *value)
 {
-	return cni_errorf(err, -EINVAL, CNI_ERR_DECODE, "failed to decode result",
-			  "%s: %s", what, value ? value : "missing or not a string");
+	return cni_errorf(err, -EINVAL, CNI_ERR_DECODE, "failed to decode result", "%s: %s", what,
+			  value ? value : "missing or not a string");
 }
 
 /* A string with an escaped NUL fills err (code 7) before the caller's
  * code 6, which then leaves it alone. */
-static int get_str(struct json_object *o, const char *key, const char **out,
-		   struct cni_error *err)
+static int get_str(struct json_object *o, const char *key, const char **out, struct cni_error *err)
 {
 	struct json_object *v = cni_json_get(o, key);
 
@@ -53,9 +52,8 @@ static int get_int(struct json_object *o, const char *key, bool *has, int *out)
 	return 0;
 }
 
-static int parse_prefix_field(struct json_object *o, const char *key,
-			      const char *where, struct cni_prefix *p,
-			      struct cni_error *err)
+static int parse_prefix_field(struct json_object *o, const char *key, const char *where,
+			      struct cni_prefix *p, struct cni_error *err)
 {
 	const char *s;
 	char what[96];
@@ -68,9 +66,8 @@ static int parse_prefix_field(struct json_object *o, const char *key,
 	return 0;
 }
 
-static int parse_addr_field(struct json_object *o, const char *key,
-			    const char *where, struct cni_addr *a,
-			    struct cni_error *err)
+static int parse_addr_field(struct json_object *o, const char *key, const char *where,
+			    struct cni_addr *a, struct cni_error *err)
 {
 	const char *s;
 	char what[96];
@@ -87,8 +84,8 @@ static int parse_addr_field(struct json_object *o, const char *key,
 /* A route integer in the range of the kernel field it lands in: outside
  * it, it would be applied truncated (scope 256 as 0, table -1 as 4294967295).
  * table and priority are u32 in the kernel but int in our model. */
-static int route_int(struct json_object *o, const char *key, size_t idx, int max,
-		     bool *has, int *out, struct cni_error *err)
+static int route_int(struct json_object *o, const char *key, size_t idx, int max, bool *has,
+		     int *out, struct cni_error *err)
 {
 	int ret = get_int(o, key, has, out);
 	char what[64];
@@ -123,8 +120,7 @@ static int parse_route(struct cni_result *r, struct json_object *o, size_t idx,
 	       route_int(o, "scope", idx, 255, &rt->has_scope, &rt->scope, err);
 }
 
-int cni_result_add_routes_json(struct cni_result *r, struct json_object *arr,
-			       struct cni_error *err)
+int cni_result_add_routes_json(struct cni_result *r, struct json_object *arr, struct cni_error *err)
 {
 	int ret;
 
@@ -140,14 +136,13 @@ int cni_result_add_routes_json(struct cni_result *r, struct json_object *arr,
 	return 0;
 }
 
-static int parse_routes(struct cni_result *r, struct json_object *o,
-			struct cni_error *err)
+static int parse_routes(struct cni_result *r, struct json_object *o, struct cni_error *err)
 {
 	return cni_result_add_routes_json(r, cni_json_get(o, "routes"), err);
 }
 
-static int parse_strv(struct json_object *o, const char *key, char ***v,
-		      size_t *n, struct cni_error *err)
+static int parse_strv(struct json_object *o, const char *key, char ***v, size_t *n,
+		      struct cni_error *err)
 {
 	struct json_object *arr = cni_json_get(o, key);
 
@@ -189,8 +184,7 @@ static int parse_dns(struct cni_dns *d, struct json_object *o, struct cni_error 
 	       parse_strv(o, "options", &d->options, &d->n_options, err);
 }
 
-static int parse_iface(struct cni_result *r, struct json_object *o,
-		       struct cni_error *err)
+static int parse_iface(struct cni_result *r, struct json_object *o, struct cni_error *err)
 {
 	struct cni_iface *i;
 	const char *s[5];
@@ -230,14 +224,14 @@ static int parse_ip(struct cni_result *r, struct json_object *o, bool versioned,
 		ip->iface = -1;
 	if (ip->iface >= 0 && (size_t)ip->iface >= r->n_ifaces)
 		return bad(err, "ips[].interface", "indexes past the interfaces list");
-	if (versioned && (get_str(o, "version", &ver, err) ||
-			  (ver && strcmp(ver, "4") && strcmp(ver, "6"))))
+	if (versioned &&
+	    (get_str(o, "version", &ver, err) || (ver && strcmp(ver, "4") && strcmp(ver, "6"))))
 		return bad(err, "ips[].version", ver);
 	return 0;
 }
 
-static int parse_current(struct cni_result *r, struct json_object *o,
-			 enum cni_version v, struct cni_error *err)
+static int parse_current(struct cni_result *r, struct json_object *o, enum cni_version v,
+			 struct cni_error *err)
 {
 	struct json_object *arr;
 
@@ -258,8 +252,8 @@ static int parse_current(struct cni_result *r, struct json_object *o,
 	return parse_routes(r, o, err) ?: parse_dns(&r->dns, cni_json_get(o, "dns"), err);
 }
 
-static int parse_legacy_ip(struct cni_result *r, struct json_object *o,
-			   const char *key, int family, struct cni_error *err)
+static int parse_legacy_ip(struct cni_result *r, struct json_object *o, const char *key, int family,
+			   struct cni_error *err)
 {
 	struct json_object *c = cni_json_get(o, key);
 	struct cni_ip *ip;
@@ -279,8 +273,8 @@ static int parse_legacy_ip(struct cni_result *r, struct json_object *o,
 	return parse_routes(r, c, err);
 }
 
-int cni_result_from_json(struct json_object *o, enum cni_version dflt,
-			 struct cni_result **out, struct cni_error *err)
+int cni_result_from_json(struct json_object *o, enum cni_version dflt, struct cni_result **out,
+			 struct cni_error *err)
 {
 	struct cni_result *r;
 	enum cni_version v = dflt;

@@ -30,9 +30,9 @@ static int print_json(struct json_object *o)
 static void print_error(const struct cni_ctx *ctx)
 {
 	_cleanup_json_ struct json_object *o = json_object_new_object();
-	const char *v = ctx->conf ? cni_version_str(ctx->conf->version) :
-			*ctx->err.version ? ctx->err.version :
-					    cni_version_str(CNI_VERSION_LATEST);
+	const char *v = ctx->conf	    ? cni_version_str(ctx->conf->version)
+			: *ctx->err.version ? ctx->err.version
+					    : cni_version_str(CNI_VERSION_LATEST);
 
 	if (!o)
 		return;
@@ -40,8 +40,7 @@ static void print_error(const struct cni_ctx *ctx)
 	json_object_object_add(o, "code", json_object_new_int(ctx->err.code));
 	json_object_object_add(o, "msg", json_object_new_string(ctx->err.msg));
 	if (*ctx->err.details)
-		json_object_object_add(o, "details",
-				       json_object_new_string(ctx->err.details));
+		json_object_object_add(o, "details", json_object_new_string(ctx->err.details));
 	print_json(o);
 }
 
@@ -50,7 +49,7 @@ static struct cni_ctx *current;
 
 void cni_fatal(int code, const char *msg, const char *details)
 {
-	struct cni_ctx none = { 0 };
+	struct cni_ctx none = {0};
 	struct cni_ctx *ctx = current ? current : &none;
 
 	cni_error_clear(&ctx->err);
@@ -72,8 +71,8 @@ static int print_version(void)
 	json_object_object_add(o, "cniVersion",
 			       json_object_new_string(cni_version_str(CNI_VERSION_LATEST)));
 	for (int v = 0; v < CNI_VERSION_COUNT; v++)
-		json_object_array_add(list, json_object_new_string(
-						    cni_version_str((enum cni_version)v)));
+		json_object_array_add(list,
+				      json_object_new_string(cni_version_str((enum cni_version)v)));
 	json_object_object_add(o, "supportedVersions", list);
 	return print_json(o);
 }
@@ -142,8 +141,8 @@ static int print_build(const struct cni_plugin *p)
 	printf("%s %s (git %s)\n", p->name, IBCNI_VERSION, IBCNI_GIT);
 	printf("build: %s, " CC_NAME " %s, glibc %s\n", is_static ? "static" : "dynamic",
 	       __VERSION__, gnu_get_libc_version());
-	printf("libraries: libnl %d.%d.%d, json-c %s, libcap %d.%d\n", nl_ver_maj,
-	       nl_ver_min, nl_ver_mic, json_c_version(), LIBCAP_MAJOR, LIBCAP_MINOR);
+	printf("libraries: libnl %d.%d.%d, json-c %s, libcap %d.%d\n", nl_ver_maj, nl_ver_min,
+	       nl_ver_mic, json_c_version(), LIBCAP_MAJOR, LIBCAP_MINOR);
 	print_versions();
 	return fflush(stdout) == EOF ? -EIO : 0;
 }
@@ -158,8 +157,8 @@ static int gate_version(struct cni_ctx *ctx)
 	    ((cmd == CNI_CMD_GC || cmd == CNI_CMD_STATUS) && v < CNI_V110)) {
 		snprintf(msg, sizeof(msg), "config version does not allow %s",
 			 cni_command_str(cmd));
-		return cni_errorf(&ctx->err, -ENOTSUP, CNI_ERR_INCOMPATIBLE_VERSION,
-				  msg, "cniVersion is \"%s\"; %s needs %s or later",
+		return cni_errorf(&ctx->err, -ENOTSUP, CNI_ERR_INCOMPATIBLE_VERSION, msg,
+				  "cniVersion is \"%s\"; %s needs %s or later",
 				  ctx->conf->version_str, cni_command_str(cmd),
 				  cmd == CNI_CMD_CHECK ? "0.4.0" : "1.1.0");
 	}
@@ -188,7 +187,7 @@ static int dispatch(const struct cni_plugin *p, struct cni_ctx *ctx)
  * cniVersion: read it from stdin if that holds a parsable config. */
 static void note_request_version(struct cni_error *err)
 {
-	struct cni_error ignored = { 0 };
+	struct cni_error ignored = {0};
 	struct cni_conf *conf = NULL;
 	char *raw;
 	size_t len;
@@ -215,8 +214,7 @@ static int run(const struct cni_plugin *p, struct cni_ctx *ctx)
 	}
 	if (ctx->env.command == CNI_CMD_VERSION)
 		return print_version();
-	cni_log_context(p->name, ctx->env.command_str, ctx->env.containerid,
-			ctx->env.ifname);
+	cni_log_context(p->name, ctx->env.command_str, ctx->env.containerid, ctx->env.ifname);
 	ret = cni_conf_read(STDIN_FILENO, &raw, &len, &ctx->err);
 	if (ret)
 		return ret;
@@ -243,8 +241,8 @@ static int run(const struct cni_plugin *p, struct cni_ctx *ctx)
 	if (ctx->env.command != CNI_CMD_ADD)
 		return 0;
 	if (!ctx->result)
-		return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_INTERNAL,
-				  "plugin produced no result", NULL);
+		return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_INTERNAL, "plugin produced no result",
+				  NULL);
 	ret = cni_result_to_json(ctx->result, ctx->conf->version, &out, &ctx->err);
 	if (ret)
 		return ret;
@@ -253,7 +251,7 @@ static int run(const struct cni_plugin *p, struct cni_ctx *ctx)
 
 int cni_run(const struct cni_plugin *p, int argc, char **argv)
 {
-	struct cni_ctx ctx = { 0 };
+	struct cni_ctx ctx = {0};
 	int ret;
 
 	/* Runtimes never pass arguments (the spec uses only the environment),
@@ -272,8 +270,8 @@ int cni_run(const struct cni_plugin *p, int argc, char **argv)
 	ret = run(p, &ctx);
 	if (ret) {
 		if (!ctx.err.code)
-			cni_errorf(&ctx.err, ret, cni_error_code_for_errno(ret),
-				   strerror(-ret), NULL);
+			cni_errorf(&ctx.err, ret, cni_error_code_for_errno(ret), strerror(-ret),
+				   NULL);
 		log_err("%s%s%s (code %d)", ctx.err.msg, *ctx.err.details ? ": " : "",
 			ctx.err.details, ctx.err.code);
 		print_error(&ctx);

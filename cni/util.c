@@ -52,7 +52,7 @@ int dup_str(char **dst, const char *src)
 size_t utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
 {
 	/* Smallest code point per length: anything below is overlong. */
-	static const uint32_t min[5] = { 0, 0, 0x80, 0x800, 0x10000 };
+	static const uint32_t min[5] = {0, 0, 0x80, 0x800, 0x10000};
 	size_t len;
 	uint32_t c;
 
@@ -164,7 +164,8 @@ int read_fd(int fd, size_t max, char **out, size_t *len)
 int read_fileat(int dirfd, const char *name, size_t max, char **out, size_t *len)
 {
 	/* Non-blocking: a FIFO planted under the name must not hang us. */
-	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	_cleanup_close_ int fd =
+	    openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 
 	*out = NULL;
 	if (fd < 0)
@@ -214,8 +215,7 @@ uint64_t now_ms(void)
 
 void sleep_ms(unsigned int ms)
 {
-	struct timespec ts = { .tv_sec = ms / 1000,
-			       .tv_nsec = (long)(ms % 1000) * 1000000 };
+	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
 
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;

@@ -8,7 +8,7 @@
 
 /* snprintf that treats truncation as an error: 0 or -ENAMETOOLONG. */
 int check_snprintf(char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* Copy src into dst[len]; -ENAMETOOLONG (dst emptied) when it does not fit. */
 int copy_str(char *dst, size_t len, const char *src);

@@ -7,9 +7,8 @@
 #include "version.h"
 
 static const char *const versions[CNI_VERSION_COUNT] = {
-	[CNI_V010] = "0.1.0", [CNI_V020] = "0.2.0", [CNI_V030] = "0.3.0",
-	[CNI_V031] = "0.3.1", [CNI_V040] = "0.4.0", [CNI_V100] = "1.0.0",
-	[CNI_V110] = "1.1.0",
+    [CNI_V010] = "0.1.0", [CNI_V020] = "0.2.0", [CNI_V030] = "0.3.0", [CNI_V031] = "0.3.1",
+    [CNI_V040] = "0.4.0", [CNI_V100] = "1.0.0", [CNI_V110] = "1.1.0",
 };
 
 const char *cni_version_str(enum cni_version v)
@@ -38,8 +37,7 @@ int cni_version_list(char *buf, size_t len)
 	int ret;
 
 	for (size_t i = 0; i < ARRAY_SIZE(versions); i++) {
-		ret = check_snprintf(buf + off, len - off, "%s\"%s\"%s",
-				     i ? " " : "[", versions[i],
+		ret = check_snprintf(buf + off, len - off, "%s\"%s\"%s", i ? " " : "[", versions[i],
 				     i + 1 == ARRAY_SIZE(versions) ? "]" : "");
 		if (ret)
 			return ret;
@@ -53,7 +51,6 @@ int cni_version_unsupported(const char *s, struct cni_error *err)
 	char list[128];
 
 	cni_version_list(list, sizeof(list));
-	return cni_errorf(err, -ENOTSUP, CNI_ERR_INCOMPATIBLE_VERSION,
-			  "incompatible CNI versions",
+	return cni_errorf(err, -ENOTSUP, CNI_ERR_INCOMPATIBLE_VERSION, "incompatible CNI versions",
 			  "config is \"%s\", plugin supports %s", s, list);
 }

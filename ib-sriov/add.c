@@ -29,13 +29,15 @@ static int resolve_pf(struct add *a)
 	int ret = cni_pci_driver(CNI_PCI_ROOT, c->device, a->pci.driver, sizeof(a->pci.driver));
 
 	if (ret && ret != -ENOENT)
-		return cni_errorf(&a->ctx->err, ret, CNI_ERR_DEVICE, "cannot read the device's driver",
-				  "%s: %s", c->device, strerror(-ret));
+		return cni_errorf(&a->ctx->err, ret, CNI_ERR_DEVICE,
+				  "cannot read the device's driver", "%s: %s", c->device,
+				  strerror(-ret));
 	if (strcmp(a->pci.driver, "vfio-pci"))
-		return cni_errorf(&a->ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG, "deviceID is not a VF",
-				  "%s has no physfn link and is bound to \"%s\": ib-sriov needs an SR-IOV "
-				  "virtual function, or a PF bound to vfio-pci (vfioPciMode)",
-				  c->device, *a->pci.driver ? a->pci.driver : "no driver");
+		return cni_errorf(
+		    &a->ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG, "deviceID is not a VF",
+		    "%s has no physfn link and is bound to \"%s\": ib-sriov needs an SR-IOV "
+		    "virtual function, or a PF bound to vfio-pci (vfioPciMode)",
+		    c->device, *a->pci.driver ? a->pci.driver : "no driver");
 	copy_str(a->pci.addr, sizeof(a->pci.addr), c->device);
 	a->pci.vf_index = -1;
 	a->vfio = a->pf_passthrough = true;
@@ -53,20 +55,23 @@ static int resolve_device(struct add *a)
 
 	if (ret == -ENODEV)
 		return cni_errorf(err, ret, CNI_ERR_DEVICE, "device not found",
-				  "deviceID %s is not under %s/devices; is it the VF the device plugin allocated?",
+				  "deviceID %s is not under %s/devices; is it the VF the device "
+				  "plugin allocated?",
 				  c->device, CNI_PCI_ROOT);
 	if (ret == -ENOTTY)
 		return resolve_pf(a);
 	if (ret)
-		return cni_errorf(err, ret, CNI_ERR_DEVICE, "cannot read the VF's topology", "%s: %s",
-				  c->device, strerror(-ret));
+		return cni_errorf(err, ret, CNI_ERR_DEVICE, "cannot read the VF's topology",
+				  "%s: %s", c->device, strerror(-ret));
 	a->vfio = !strcmp(a->pci.driver, "vfio-pci");
 	if (c->vfio && !a->vfio)
-		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG, "vfioPciMode is set but the VF is not bound to vfio-pci",
+		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG,
+				  "vfioPciMode is set but the VF is not bound to vfio-pci",
 				  "%s is bound to \"%s\"", c->device, a->pci.driver);
 	if (!*a->pci.pf_netdev)
 		return cni_errorf(err, -ENODEV, CNI_ERR_DEVICE, "the VF's PF has no netdev",
-				  "PF %s of %s: the PF driver must be loaded", a->pci.pf_addr, c->device);
+				  "PF %s of %s: the PF driver must be loaded", a->pci.pf_addr,
+				  c->device);
 	return 0;
 }
 
@@ -81,7 +86,8 @@ static int resolve_links(struct add *a, bool fresh)
 		return 0;
 	if (cni_link_get(a->pci.pf_netdev, 0, &a->pf))
 		return cni_errorf(err, -ENODEV, CNI_ERR_DEVICE, "the VF's PF has no netdev",
-				  "PF %s of %s: the PF driver must be loaded", a->pci.pf_addr, c->device);
+				  "PF %s of %s: the PF driver must be loaded", a->pci.pf_addr,
+				  c->device);
 	if (a->vfio) {
 		a->ib = a->pf.type == ARPHRD_INFINIBAND;
 		return 0;
@@ -89,9 +95,11 @@ static int resolve_links(struct add *a, bool fresh)
 	if (fresh)
 		cni_pci_netdev(CNI_PCI_ROOT, c->device, a->pci.netdev);
 	if (!*a->pci.netdev || cni_link_get(a->pci.netdev, 0, &a->vf))
-		return cni_errorf(err, -ENODEV, CNI_ERR_DEVICE, "the VF has no netdev",
-				  "%s (bound to \"%s\"): load its network driver (mlx5_core, ib_ipoib), or "
-				  "bind it to vfio-pci and set vfioPciMode", c->device, a->pci.driver);
+		return cni_errorf(
+		    err, -ENODEV, CNI_ERR_DEVICE, "the VF has no netdev",
+		    "%s (bound to \"%s\"): load its network driver (mlx5_core, ib_ipoib), or "
+		    "bind it to vfio-pci and set vfioPciMode",
+		    c->device, a->pci.driver);
 	a->ib = a->vf.type == ARPHRD_INFINIBAND;
 	return 0;
 }
@@ -104,19 +112,22 @@ static int check_fits(struct add *a)
 	char g[32];
 
 	if (a->ib && (c->vf.mask & eth_only))
-		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG,
-				  "Ethernet settings on an InfiniBand VF",
-				  "%s is InfiniBand: mac, vlan, spoofchk, trust and rates apply to RoCE VFs only",
-				  c->device);
-	if (a->pf_passthrough && (c->vf.mask || c->has_guid || c->pkey_enforce || c->rdma_isolation))
-		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG, "settings for a passed-through PF",
-				  "%s is a PF bound to vfio-pci: VF settings, a GUID, pkeyEnforce and "
-				  "rdmaIsolation apply to VFs only", c->device);
+		return cni_errorf(
+		    err, -EINVAL, CNI_ERR_INVALID_CONFIG, "Ethernet settings on an InfiniBand VF",
+		    "%s is InfiniBand: mac, vlan, spoofchk, trust and rates apply to RoCE VFs only",
+		    c->device);
+	if (a->pf_passthrough &&
+	    (c->vf.mask || c->has_guid || c->pkey_enforce || c->rdma_isolation))
+		return cni_errorf(
+		    err, -EINVAL, CNI_ERR_INVALID_CONFIG, "settings for a passed-through PF",
+		    "%s is a PF bound to vfio-pci: VF settings, a GUID, pkeyEnforce and "
+		    "rdmaIsolation apply to VFs only",
+		    c->device);
 	if (!a->ib && c->has_guid)
-		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG,
-				  "InfiniBand settings on an Ethernet VF",
-				  "%s is Ethernet (RoCE): the GUID from %s applies to InfiniBand VFs only",
-				  c->device, c->guid_from);
+		return cni_errorf(
+		    err, -EINVAL, CNI_ERR_INVALID_CONFIG, "InfiniBand settings on an Ethernet VF",
+		    "%s is Ethernet (RoCE): the GUID from %s applies to InfiniBand VFs only",
+		    c->device, c->guid_from);
 	if (!a->ib && c->has_pkey) {
 		/* ib-sriov-cni ignores a pkey on RoCE; so do we, saying so. */
 		log_info("%s is Ethernet (RoCE): pkey %#06x ignored", c->device, c->pkey);
@@ -128,18 +139,21 @@ static int check_fits(struct add *a)
 		if (ret)
 			return ret;
 		if (!a->pci.rdma_dev[0])
-			return cni_errorf(err, -ENODEV, CNI_ERR_DEVICE, "the VF has no RDMA device",
-					  "rdmaIsolation is set but %s has nothing under infiniband/ in sysfs",
-					  c->device);
+			return cni_errorf(
+			    err, -ENODEV, CNI_ERR_DEVICE, "the VF has no RDMA device",
+			    "rdmaIsolation is set but %s has nothing under infiniband/ in sysfs",
+			    c->device);
 	}
 	if (a->ib && !a->vfio && !c->has_guid &&
 	    ibsriov_guid_unset(ibsriov_guid_from_hwaddr(a->vf.mac, a->vf.mac_len)))
-		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG, "the VF has no valid GUID",
-				  "VF %s reports GUID %s and none was given: pass one as runtimeConfig."
-				  "infinibandGUID (capability infinibandGUID), as cni-args \"guid\", from "
-				  "ib-kubernetes, or have the SR-IOV operator assign VF GUIDs", a->vf.name,
-				  ibsriov_guid_str(ibsriov_guid_from_hwaddr(a->vf.mac, a->vf.mac_len), g,
-						   sizeof(g)));
+		return cni_errorf(
+		    err, -EINVAL, CNI_ERR_INVALID_CONFIG, "the VF has no valid GUID",
+		    "VF %s reports GUID %s and none was given: pass one as runtimeConfig."
+		    "infinibandGUID (capability infinibandGUID), as cni-args \"guid\", from "
+		    "ib-kubernetes, or have the SR-IOV operator assign VF GUIDs",
+		    a->vf.name,
+		    ibsriov_guid_str(ibsriov_guid_from_hwaddr(a->vf.mac, a->vf.mac_len), g,
+				     sizeof(g)));
 	if (c->has_pkey && c->pkey_enforce && a->pci.rdma_dev[0] == '\0')
 		return cni_errorf(err, -ENODEV, CNI_ERR_DEVICE, "the VF has no RDMA device",
 				  "pkey %#06x needs the pkey table under %s/infiniband/", c->pkey,
@@ -163,8 +177,8 @@ static int pod_ifname_free(struct add *a)
 	if (!ret)
 		return cni_errorf(&a->ctx->err, -EEXIST, CNI_ERR_INVALID_CONFIG,
 				  "the interface name is taken in the pod",
-				  "%s already exists in %s; choose another CNI_IFNAME", a->ctx->env.ifname,
-				  a->ctx->env.netns);
+				  "%s already exists in %s; choose another CNI_IFNAME",
+				  a->ctx->env.ifname, a->ctx->env.netns);
 	return 0;
 }
 
@@ -180,7 +194,8 @@ static int record_start(struct add *a)
 		return ret;
 	if (ret)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_INVALID_ENV, "invalid attachment name",
-				  "CNI_CONTAINERID and CNI_IFNAME together exceed %d bytes", IBSRIOV_RECORD_NAME_MAX);
+				  "CNI_CONTAINERID and CNI_IFNAME together exceed %d bytes",
+				  IBSRIOV_RECORD_NAME_MAX);
 	copy_str(r->device, sizeof(r->device), a->conf.device);
 	r->kind = a->vfio ? IBSRIOV_VFIO : a->ib ? IBSRIOV_IB : IBSRIOV_ETH;
 	copy_str(r->pf, sizeof(r->pf), a->pf.name);
@@ -231,7 +246,8 @@ static int read_vf(struct add *a, const struct cni_vf *want, struct cni_vf *cur)
 	int ret = cni_link_vfs_get(a->pf.ifindex, &vfs, &n);
 
 	if (ret)
-		return fail(a, ret, CNI_ERR_DEVICE, "cannot read the VF table of the PF", a->pf.name);
+		return fail(a, ret, CNI_ERR_DEVICE, "cannot read the VF table of the PF",
+			    a->pf.name);
 	ret = -ENOENT;
 	for (size_t i = 0; i < n; i++)
 		if (vfs[i].vf == want->vf) {
@@ -247,10 +263,14 @@ static int read_vf(struct add *a, const struct cni_vf *want, struct cni_vf *cur)
  * the rollback would then have to put back. */
 static int apply_vf(struct add *a)
 {
-	static const uint32_t order[] = { CNI_VF_NODE_GUID | CNI_VF_PORT_GUID, CNI_VF_MAC,
-					  CNI_VF_VLAN, CNI_VF_RATE, CNI_VF_SPOOFCHK,
-					  CNI_VF_TRUST, CNI_VF_LINK_STATE };
-	struct cni_vf want = a->conf.vf, cur = { 0 };
+	static const uint32_t order[] = {CNI_VF_NODE_GUID | CNI_VF_PORT_GUID,
+					 CNI_VF_MAC,
+					 CNI_VF_VLAN,
+					 CNI_VF_RATE,
+					 CNI_VF_SPOOFCHK,
+					 CNI_VF_TRUST,
+					 CNI_VF_LINK_STATE};
+	struct cni_vf want = a->conf.vf, cur = {0};
 	uint32_t missing;
 	char what[128];
 	int ret;
@@ -274,11 +294,12 @@ static int apply_vf(struct add *a)
 	}
 	missing = ret ? want.mask : want.mask & ~cur.mask;
 	if (missing)
-		return cni_errorf(&a->ctx->err, -EOPNOTSUPP, CNI_ERR_DEVICE,
-				  "the PF does not report a VF setting the network asks for",
-				  "PF %s does not report %s of VF %d: ib-sriov changes nothing it cannot "
-				  "read back and restore; remove the key or use a PF driver that reports it",
-				  a->pf.name, ibsriov_vf_setting_name(missing), a->pci.vf_index);
+		return cni_errorf(
+		    &a->ctx->err, -EOPNOTSUPP, CNI_ERR_DEVICE,
+		    "the PF does not report a VF setting the network asks for",
+		    "PF %s does not report %s of VF %d: ib-sriov changes nothing it cannot "
+		    "read back and restore; remove the key or use a PF driver that reports it",
+		    a->pf.name, ibsriov_vf_setting_name(missing), a->pci.vf_index);
 	a->rec.vf_orig = cur;
 	a->rec.vf_orig.mask = want.mask;
 	a->rec.vf_changed = want.mask;
@@ -300,7 +321,8 @@ static int apply_vf(struct add *a)
 			a->rec.vf_changed &= ~one.mask;
 			snprintf(what, sizeof(what), "PF %s refused %s of VF %d", a->pf.name,
 				 ibsriov_vf_setting_name(one.mask), a->pci.vf_index);
-			return fail(a, ret, CNI_ERR_DEVICE, "cannot configure the VF on its PF", what);
+			return fail(a, ret, CNI_ERR_DEVICE, "cannot configure the VF on its PF",
+				    what);
 		}
 	}
 	log_info("configured VF %d on PF %s", a->pci.vf_index, a->pf.name);
@@ -326,8 +348,8 @@ static int rebind_vf(struct add *a, const char *why)
 	if (!ret)
 		ret = cni_link_get(name, 0, &a->vf);
 	if (ret)
-		return fail(a, ret, CNI_ERR_DEVICE, "the VF's netdev did not come back after the rebind",
-			    what);
+		return fail(a, ret, CNI_ERR_DEVICE,
+			    "the VF's netdev did not come back after the rebind", what);
 	return 0;
 }
 
@@ -389,10 +411,11 @@ static int pkey_present(struct add *a)
 			break;
 		sleep_ms(100);
 	}
-	return cni_errorf(&a->ctx->err, -ENOENT, CNI_ERR_DEVICE, "pkey not in the VF's pkey table",
-			  "pkey %#06x is not in the table of %s port 1 (VF %s) after %u ms: the subnet "
-			  "manager must add the VF's GUID to the partition", a->conf.pkey,
-			  a->pci.rdma_dev, a->conf.device, a->conf.pkey_wait_ms);
+	return cni_errorf(
+	    &a->ctx->err, -ENOENT, CNI_ERR_DEVICE, "pkey not in the VF's pkey table",
+	    "pkey %#06x is not in the table of %s port 1 (VF %s) after %u ms: the subnet "
+	    "manager must add the VF's GUID to the partition",
+	    a->conf.pkey, a->pci.rdma_dev, a->conf.device, a->conf.pkey_wait_ms);
 }
 
 /* The pod joins partition pkey through an IPoIB child of the VF's netdev
@@ -435,14 +458,14 @@ static int earlier_attempt(struct add *a, bool *undone)
 {
 	struct cni_ctx *ctx = a->ctx;
 	struct ibsriov_record old;
-	int ret = ibsriov_record_find(ctx->env.containerid, ctx->env.ifname,
-				      ctx->env.netns, &old);
+	int ret = ibsriov_record_find(ctx->env.containerid, ctx->env.ifname, ctx->env.netns, &old);
 
 	if (ret == -ENOENT || ret == -ESTALE)
 		return 0;
 	if (ret)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_IO, "cannot read the attachment record",
-				  "%s:%s: %s", ctx->env.containerid, ctx->env.ifname, strerror(-ret));
+				  "%s:%s: %s", ctx->env.containerid, ctx->env.ifname,
+				  strerror(-ret));
 	if (old.flags & IBSRIOV_REC_COMPLETE) {
 		ret = cni_errorf(&ctx->err, -EEXIST, CNI_ERR_INVALID_CONFIG, "already attached",
 				 "%s of container %s holds VF %s: DEL it before adding it again",
@@ -452,8 +475,9 @@ static int earlier_attempt(struct add *a, bool *undone)
 		/* It may have got its addresses before it was killed: the
 		 * retry's own IPAM ADD would find them taken (host-local's
 		 * "duplicate allocation"). The IPAM releases by owner. */
-		ret = ctx->conf->ipam_type && *ctx->conf->ipam_type ?
-			      cni_ipam_run(&ctx->env, ctx->conf, CNI_CMD_DEL, &ctx->err) : 0;
+		ret = ctx->conf->ipam_type && *ctx->conf->ipam_type
+			  ? cni_ipam_run(&ctx->env, ctx->conf, CNI_CMD_DEL, &ctx->err)
+			  : 0;
 		ret = ret ?: ibsriov_release(&old, &ctx->err);
 		*undone = true;
 	}
@@ -480,10 +504,11 @@ static int device_free(struct add *a)
 			continue;
 		taken = !strcmp(r.device, a->conf.device);
 		if (taken)
-			cni_errorf(&a->ctx->err, -EBUSY, CNI_ERR_DEVICE, "the device is attached already",
-				   "%s is held by %s of container %s (network %s): DEL that attachment, "
-				   "or check the device plugin's allocation", a->conf.device, r.ifname,
-				   r.container_id, r.network);
+			cni_errorf(
+			    &a->ctx->err, -EBUSY, CNI_ERR_DEVICE, "the device is attached already",
+			    "%s is held by %s of container %s (network %s): DEL that attachment, "
+			    "or check the device plugin's allocation",
+			    a->conf.device, r.ifname, r.container_id, r.network);
 		ibsriov_record_clear(&r);
 		if (taken)
 			return -EBUSY;
@@ -526,10 +551,12 @@ static int attach(struct add *a)
 		/* The ULP netdev was re-created: find it by PCI address again. */
 		char name[IFNAMSIZ];
 
-		ret = cni_pci_wait_netdev(CNI_PCI_ROOT, a->conf.device, a->conf.netdev_wait_ms, name);
+		ret =
+		    cni_pci_wait_netdev(CNI_PCI_ROOT, a->conf.device, a->conf.netdev_wait_ms, name);
 		ret = ret ?: cni_link_get(name, 0, &a->vf);
 		if (ret)
-			return fail(a, ret, CNI_ERR_DEVICE, "the VF netdev did not come back after the RDMA move",
+			return fail(a, ret, CNI_ERR_DEVICE,
+				    "the VF netdev did not come back after the RDMA move",
 				    a->conf.device);
 	}
 	/* After the RDMA move: it re-creates the VF's IPoIB netdev, and with
@@ -576,8 +603,8 @@ static int finish(struct add *a)
 
 int ibsriov_add(struct cni_ctx *ctx)
 {
-	struct add a = { .ctx = ctx, .netns_fd = -1 };
-	struct cni_error undo = { 0 };
+	struct add a = {.ctx = ctx, .netns_fd = -1};
+	struct cni_error undo = {0};
 	bool ipam_done = false;
 	int lock = -1, ret;
 

@@ -20,8 +20,7 @@ struct add {
 /* Fill the CNI error for a failed step (kernel errno and extended ack in
  * the details) and return ret: always used as `return fail(...)` or
  * `ret = fail(...)`. */
-static inline int fail(struct add *a, int ret, int code, const char *msg,
-		       const char *what)
+static inline int fail(struct add *a, int ret, int code, const char *msg, const char *what)
 {
 	return cni_errorf(&a->ctx->err, ret, code, msg, "%s: %s%s%s", what, strerror(-ret),
 			  *cni_link_ext_ack() ? ": " : "", cni_link_ext_ack());

@@ -12,8 +12,8 @@
 
 static int mismatch(struct cni_ctx *ctx, const char *what, const char *want, const char *got)
 {
-	return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_DEVICE, "CHECK failed", "%s of %s: want %s, got %s",
-			  what, ctx->env.ifname, want, got);
+	return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_DEVICE, "CHECK failed",
+			  "%s of %s: want %s, got %s", what, ctx->env.ifname, want, got);
 }
 
 static int check_pod(struct cni_ctx *ctx)
@@ -67,7 +67,7 @@ static int check_pod(struct cni_ctx *ctx)
 static int check_rdma(struct cni_ctx *ctx, int pod, const struct ibsriov_conf *conf,
 		      const struct ibsriov_record *rec)
 {
-	struct cni_verbs_expect want = { 0 };
+	struct cni_verbs_expect want = {0};
 	int ret = 0;
 
 	if (!(rec->flags & IBSRIOV_REC_HAS_RDMA))
@@ -76,7 +76,8 @@ static int check_rdma(struct cni_ctx *ctx, int pod, const struct ibsriov_conf *c
 		want.has_guid = true;
 		want.port_guid = conf->guid;
 	} else if (rec->kind == IBSRIOV_IB && (rec->flags & IBSRIOV_REC_HAS_VF_ORIG) &&
-		   (rec->vf_orig.mask & CNI_VF_PORT_GUID) && !ibsriov_guid_unset(rec->vf_orig.port_guid)) {
+		   (rec->vf_orig.mask & CNI_VF_PORT_GUID) &&
+		   !ibsriov_guid_unset(rec->vf_orig.port_guid)) {
 		want.has_guid = true;
 		want.port_guid = rec->vf_orig.port_guid;
 	}
@@ -97,8 +98,7 @@ int ibsriov_check(struct cni_ctx *ctx)
 	ret = ibsriov_conf_load(ctx, &conf, false);
 	if (ret)
 		return ret;
-	ret = ibsriov_record_find(ctx->env.containerid, ctx->env.ifname,
-				  ctx->env.netns, &rec);
+	ret = ibsriov_record_find(ctx->env.containerid, ctx->env.ifname, ctx->env.netns, &rec);
 	if (ret)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_UNKNOWN_CONTAINER, "CHECK failed",
 				  "no attachment record for %s:%s (%s)", ctx->env.containerid,

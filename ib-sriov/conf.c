@@ -12,8 +12,9 @@
 #include "json.h"
 
 /* Code 7 with details naming the key and the fix (checked as printf). */
-#define bad(ctx, ...) \
-	cni_errorf(&(ctx)->err, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid configuration", __VA_ARGS__)
+#define bad(ctx, ...)                                                                              \
+	cni_errorf(&(ctx)->err, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid configuration",          \
+		   __VA_ARGS__)
 
 /* A string key that is absent (NULL), or present and a string. */
 static int str(struct cni_ctx *ctx, struct json_object *o, const char *key, const char *where,
@@ -28,8 +29,7 @@ static int str(struct cni_ctx *ctx, struct json_object *o, const char *key, cons
 	return ret;
 }
 
-static int on_off(struct cni_ctx *ctx, const char *key, uint32_t *out, uint32_t *mask,
-		  uint32_t bit)
+static int on_off(struct cni_ctx *ctx, const char *key, uint32_t *out, uint32_t *mask, uint32_t bit)
 {
 	const char *v;
 	int ret = str(ctx, ctx->conf->root, key, key, &v);
@@ -47,8 +47,8 @@ static int on_off(struct cni_ctx *ctx, const char *key, uint32_t *out, uint32_t 
 static int device(struct cni_ctx *ctx, struct ibsriov_conf *c, bool lenient)
 {
 	const char *dev, *bus;
-	int ret = str(ctx, ctx->conf->root, "deviceID", "deviceID", &dev) ?:
-		  str(ctx, ctx->conf->root, "pciBusID", "pciBusID", &bus);
+	int ret = str(ctx, ctx->conf->root, "deviceID", "deviceID", &dev)
+		      ?: str(ctx, ctx->conf->root, "pciBusID", "pciBusID", &bus);
 
 	if (ret)
 		return ret;
@@ -59,17 +59,19 @@ static int device(struct cni_ctx *ctx, struct ibsriov_conf *c, bool lenient)
 		return 0;
 	}
 	if (!dev || !*dev)
-		return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG, "deviceID is required",
+		return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG,
+				  "deviceID is required",
 				  "Multus sets \"deviceID\" to the VF the device plugin allocated; "
 				  "check the network's resourceName annotation");
 	if (!cni_pci_addr_parse(dev, c->device))
-		return bad(ctx, "\"deviceID\" is \"%s\"; it must be a PCI address like 0000:3b:00.2",
-			   dev);
+		return bad(
+		    ctx, "\"deviceID\" is \"%s\"; it must be a PCI address like 0000:3b:00.2", dev);
 	if (bus && *bus && dev != bus) {
 		char other[CNI_PCI_ADDR_LEN];
 
 		if (!cni_pci_addr_parse(bus, other) || strcmp(other, c->device))
-			return bad(ctx, "\"pciBusID\" (%s) and \"deviceID\" (%s) name different devices",
+			return bad(ctx,
+				   "\"pciBusID\" (%s) and \"deviceID\" (%s) name different devices",
 				   bus, dev);
 	}
 	return 0;
@@ -78,9 +80,10 @@ static int device(struct cni_ctx *ctx, struct ibsriov_conf *c, bool lenient)
 /* runtimeConfig.infinibandGUID, else args.cni.guid, else a top-level guid. */
 static int guid(struct cni_ctx *ctx, struct ibsriov_conf *c)
 {
-	static const char *const from[] = { "runtimeConfig.infinibandGUID", "args.cni.guid", "guid" };
-	struct json_object *obj[] = { ctx->conf->runtime_config, ctx->conf->args_cni, ctx->conf->root };
-	static const char *const keys[] = { "infinibandGUID", "guid", "guid" };
+	static const char *const from[] = {"runtimeConfig.infinibandGUID", "args.cni.guid", "guid"};
+	struct json_object *obj[] = {ctx->conf->runtime_config, ctx->conf->args_cni,
+				     ctx->conf->root};
+	static const char *const keys[] = {"infinibandGUID", "guid", "guid"};
 	const char *v = NULL;
 	int ret;
 
@@ -95,8 +98,10 @@ static int guid(struct cni_ctx *ctx, struct ibsriov_conf *c)
 	if (!v)
 		return 0;
 	if (!ibsriov_guid_parse(v, &c->guid) || c->guid == 0)
-		return bad(ctx, "%s is \"%s\"; a GUID is 8 hex bytes like 02:00:00:00:00:00:00:01, "
-			   "not all zeros", c->guid_from, v);
+		return bad(ctx,
+			   "%s is \"%s\"; a GUID is 8 hex bytes like 02:00:00:00:00:00:00:01, "
+			   "not all zeros",
+			   c->guid_from, v);
 	/* ib-sriov-cni accepts it; the driver takes it as "no GUID". */
 	if (ibsriov_guid_unset(c->guid))
 		log_warn("%s is all ones: the VF's GUID is cleared, not assigned", c->guid_from);
@@ -109,9 +114,9 @@ static int link_state(struct cni_ctx *ctx, struct ibsriov_conf *c)
 	static const struct {
 		const char *name;
 		uint32_t state;
-	} states[] = { { "auto", IFLA_VF_LINK_STATE_AUTO },
-		       { "enable", IFLA_VF_LINK_STATE_ENABLE },
-		       { "disable", IFLA_VF_LINK_STATE_DISABLE } };
+	} states[] = {{"auto", IFLA_VF_LINK_STATE_AUTO},
+		      {"enable", IFLA_VF_LINK_STATE_ENABLE},
+		      {"disable", IFLA_VF_LINK_STATE_DISABLE}};
 	const char *v;
 	int ret = str(ctx, ctx->conf->root, "link_state", "link_state", &v);
 
@@ -134,10 +139,10 @@ static int flags(struct cni_ctx *ctx, struct ibsriov_conf *c)
 		const char *key;
 		size_t off;
 	} keys[] = {
-		{ "ibKubernetesEnabled", offsetof(struct ibsriov_conf, ib_kubernetes) },
-		{ "rdmaIsolation", offsetof(struct ibsriov_conf, rdma_isolation) },
-		{ "vfioPciMode", offsetof(struct ibsriov_conf, vfio) },
-		{ "pkeyEnforce", offsetof(struct ibsriov_conf, pkey_enforce) },
+	    {"ibKubernetesEnabled", offsetof(struct ibsriov_conf, ib_kubernetes)},
+	    {"rdmaIsolation", offsetof(struct ibsriov_conf, rdma_isolation)},
+	    {"vfioPciMode", offsetof(struct ibsriov_conf, vfio)},
+	    {"pkeyEnforce", offsetof(struct ibsriov_conf, pkey_enforce)},
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
@@ -167,8 +172,10 @@ static int ethernet(struct cni_ctx *ctx, struct ibsriov_conf *c)
 		return ret;
 	if (mac && *mac) {
 		if (!ibsriov_mac_parse(mac, c->vf.mac))
-			return bad(ctx, "\"mac\" is \"%s\"; it must be a unicast MAC like 02:00:00:00:00:01",
-				   mac);
+			return bad(
+			    ctx,
+			    "\"mac\" is \"%s\"; it must be a unicast MAC like 02:00:00:00:00:01",
+			    mac);
 		c->vf.mask |= CNI_VF_MAC;
 		c->has_mac = true;
 	}
@@ -191,13 +198,14 @@ static int ethernet(struct cni_ctx *ctx, struct ibsriov_conf *c)
 		if (proto && !strcasecmp(proto, "802.1ad"))
 			c->vf.vlan_proto = ETH_P_8021AD;
 		else if (proto && strcasecmp(proto, "802.1q"))
-			return bad(ctx, "\"vlanProto\" is \"%s\"; it must be \"802.1q\" or \"802.1ad\"",
+			return bad(ctx,
+				   "\"vlanProto\" is \"%s\"; it must be \"802.1q\" or \"802.1ad\"",
 				   proto);
 		if (vlan == 0 && (qos > 0 || c->vf.vlan_proto != ETH_P_8021Q))
 			return bad(ctx, "\"vlan\" 0 takes no \"vlanQoS\" or \"vlanProto\"");
 	}
-	ret = on_off(ctx, "spoofchk", &c->vf.spoofchk, &c->vf.mask, CNI_VF_SPOOFCHK) ?:
-	      on_off(ctx, "trust", &c->vf.trust, &c->vf.mask, CNI_VF_TRUST);
+	ret = on_off(ctx, "spoofchk", &c->vf.spoofchk, &c->vf.mask, CNI_VF_SPOOFCHK)
+		  ?: on_off(ctx, "trust", &c->vf.trust, &c->vf.mask, CNI_VF_TRUST);
 	if (ret)
 		return ret;
 	ret = cni_json_int(root, "min_tx_rate", "min_tx_rate", 0, UINT32_MAX, &min, &ctx->err);
@@ -229,7 +237,8 @@ static int waits(struct cni_ctx *ctx, struct ibsriov_conf *c)
 
 	c->netdev_wait_ms = IBSRIOV_NETDEV_WAIT_MS;
 	c->pkey_wait_ms = IBSRIOV_PKEY_WAIT_MS;
-	ret = cni_json_int(ctx->conf->root, "netdevWaitMs", "netdevWaitMs", 0, 600000, &v, &ctx->err);
+	ret =
+	    cni_json_int(ctx->conf->root, "netdevWaitMs", "netdevWaitMs", 0, 600000, &v, &ctx->err);
 	if (!ret)
 		c->netdev_wait_ms = (unsigned int)v;
 	else if (ret != -ENOENT)
@@ -253,14 +262,18 @@ static int pkey(struct cni_ctx *ctx, struct ibsriov_conf *c)
 	 * subnet manager); only pkeyEnforce makes the plugin act on it. */
 	if (!c->pkey_enforce) {
 		if (!ibsriov_pkey_parse(v, &c->pkey))
-			log_info("\"pkey\" \"%s\" is not a partition key; ignored (pkeyEnforce is off)", v);
+			log_info(
+			    "\"pkey\" \"%s\" is not a partition key; ignored (pkeyEnforce is off)",
+			    v);
 		else
 			c->has_pkey = true;
 		return 0;
 	}
 	if (!ibsriov_pkey_parse(v, &c->pkey))
-		return bad(ctx, "\"pkey\" is \"%s\"; with pkeyEnforce it must be a partition key like "
-			   "\"0x8001\" (15-bit key, not 0)", v);
+		return bad(ctx,
+			   "\"pkey\" is \"%s\"; with pkeyEnforce it must be a partition key like "
+			   "\"0x8001\" (15-bit key, not 0)",
+			   v);
 	c->has_pkey = true;
 	return 0;
 }
@@ -309,7 +322,8 @@ int ibsriov_conf_load(struct cni_ctx *ctx, struct ibsriov_conf *c, bool lenient)
 	if (ret)
 		return ret;
 	if (ctx->conf->ipam_type && strchr(ctx->conf->ipam_type, '/'))
-		return bad(ctx, "\"ipam.type\" is \"%s\"; it must be a plugin name found on CNI_PATH",
+		return bad(ctx,
+			   "\"ipam.type\" is \"%s\"; it must be a plugin name found on CNI_PATH",
 			   ctx->conf->ipam_type);
 	if (c->ib_kubernetes) {
 		ret = str(ctx, ctx->conf->args_cni, "mellanox.infiniband.app",
@@ -317,15 +331,18 @@ int ibsriov_conf_load(struct cni_ctx *ctx, struct ibsriov_conf *c, bool lenient)
 		if (ret)
 			return ret;
 		if (!app || strcmp(app, "configured"))
-			return cni_errorf(&ctx->err, -EAGAIN, CNI_ERR_TRY_AGAIN,
-					  "InfiniBand status \"mellanox.infiniband.app\" is not \"configured\"",
-					  "ibKubernetesEnabled is set: ib-kubernetes must add the pod's GUID to the "
-					  "partition first; check that ib-kubernetes is running");
+			return cni_errorf(
+			    &ctx->err, -EAGAIN, CNI_ERR_TRY_AGAIN,
+			    "InfiniBand status \"mellanox.infiniband.app\" is not \"configured\"",
+			    "ibKubernetesEnabled is set: ib-kubernetes must add the pod's GUID to "
+			    "the "
+			    "partition first; check that ib-kubernetes is running");
 		if (!c->has_guid)
-			return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG,
-					  "GUID must be provided by ib-kubernetes",
-					  "ibKubernetesEnabled is set but neither runtimeConfig.infinibandGUID "
-					  "nor args.cni.guid carries a GUID");
+			return cni_errorf(
+			    &ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG,
+			    "GUID must be provided by ib-kubernetes",
+			    "ibKubernetesEnabled is set but neither runtimeConfig.infinibandGUID "
+			    "nor args.cni.guid carries a GUID");
 	}
 	return 0;
 }

@@ -19,10 +19,10 @@ int ibsriov_del(struct cni_ctx *ctx)
 	/* IPAM DEL always runs, netns or record or not. */
 	if (ctx->conf->ipam_type && *ctx->conf->ipam_type)
 		ipam_ret = cni_ipam_run(&ctx->env, ctx->conf, CNI_CMD_DEL, &ctx->err);
-	ret = ibsriov_record_find(ctx->env.containerid, ctx->env.ifname,
-				  ctx->env.netns, &rec);
+	ret = ibsriov_record_find(ctx->env.containerid, ctx->env.ifname, ctx->env.netns, &rec);
 	if (ret == -ENOENT || ret == -ESTALE) {
-		log_info("no record for %s:%s: nothing to undo", ctx->env.containerid, ctx->env.ifname);
+		log_info("no record for %s:%s: nothing to undo", ctx->env.containerid,
+			 ctx->env.ifname);
 		return ipam_ret;
 	}
 	if (ret == -EBADMSG || ret == -EINVAL || ret == -EFBIG || ret == -ELOOP) {
@@ -36,10 +36,10 @@ int ibsriov_del(struct cni_ctx *ctx)
 		ibsriov_record_clear(&rec);
 		return ipam_ret;
 	}
-	if (ret)	/* transient: the runtime retries, the record stays */
+	if (ret) /* transient: the runtime retries, the record stays */
 		return cni_errorf(&ctx->err, ret, CNI_ERR_IO, "cannot read the attachment record",
-				  "%s:%s: %s; nothing was undone, retry the DEL", ctx->env.containerid,
-				  ctx->env.ifname, strerror(-ret));
+				  "%s:%s: %s; nothing was undone, retry the DEL",
+				  ctx->env.containerid, ctx->env.ifname, strerror(-ret));
 	ret = ibsriov_release_locked(&rec, &ctx->err);
 	ibsriov_record_clear(&rec);
 	return ret ? ret : ipam_ret;

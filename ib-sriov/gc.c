@@ -67,13 +67,13 @@ static int gc_dir(struct cni_ctx *ctx, const char *dir, struct cni_error *err)
 	}
 	while ((e = readdir(d)) && seen++ < IBSRIOV_RECORDS_MAX) {
 		struct ibsriov_record r;
-		struct cni_error one = { 0 };
+		struct cni_error one = {0};
 		int got;
 
 		if (e->d_name[0] == '.')
 			continue;
-		got = strcmp(dir, IBSRIOV_STATE_DIR) ? load_go(e->d_name, &r) :
-						      ibsriov_record_load(e->d_name, &r);
+		got = strcmp(dir, IBSRIOV_STATE_DIR) ? load_go(e->d_name, &r)
+						     : ibsriov_record_load(e->d_name, &r);
 		/* Only a definite answer skips a record (gone, a twin of ours,
 		 * never readable); a transient error fails GC, which is retried. */
 		if (got == -ENOENT || got == -EEXIST || got == -ESTALE || got == -EBADMSG ||
@@ -96,7 +96,7 @@ static int gc_dir(struct cni_ctx *ctx, const char *dir, struct cni_error *err)
 
 int ibsriov_gc(struct cni_ctx *ctx)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	int ret = 0;
 
 	if (!ctx->conf->has_attachments) {
@@ -121,7 +121,8 @@ int ibsriov_gc(struct cni_ctx *ctx)
 int ibsriov_status(struct cni_ctx *ctx)
 {
 	bool rdma = false;
-	int ret = cni_json_bool(ctx->conf->root, "rdmaIsolation", "rdmaIsolation", &rdma, &ctx->err);
+	int ret =
+	    cni_json_bool(ctx->conf->root, "rdmaIsolation", "rdmaIsolation", &rdma, &ctx->err);
 
 	if (ret && ret != -ENOENT)
 		return ret;

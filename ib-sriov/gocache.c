@@ -161,8 +161,9 @@ static int add_obj(struct json_object *o, const char *key, struct json_object *v
 
 static const char *link_state_name(uint32_t s)
 {
-	return s == IFLA_VF_LINK_STATE_ENABLE ? "enable" :
-	       s == IFLA_VF_LINK_STATE_DISABLE ? "disable" : "auto";
+	return s == IFLA_VF_LINK_STATE_ENABLE	 ? "enable"
+	       : s == IFLA_VF_LINK_STATE_DISABLE ? "disable"
+						 : "auto";
 }
 
 /* The Go DEL restores HostIFGUID when present and resets link state to

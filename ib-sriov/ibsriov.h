@@ -18,22 +18,22 @@
 #define IBSRIOV_LOCK_DIR "/run/ibcni/ib-sriov"
 #endif
 #define IBSRIOV_NETDEV_WAIT_MS 10000
-#define IBSRIOV_PKEY_WAIT_MS 10000
-#define IBSRIOV_LOCK_WAIT_MS 30000
-#define IBSRIOV_RECORDS_MAX 4096	/* directory entries read by a scan */
+#define IBSRIOV_PKEY_WAIT_MS   10000
+#define IBSRIOV_LOCK_WAIT_MS   30000
+#define IBSRIOV_RECORDS_MAX    4096 /* directory entries read by a scan */
 
 struct ibsriov_conf {
 	char device[CNI_PCI_ADDR_LEN];
 	bool has_guid;
 	uint64_t guid;
-	const char *guid_from;		/* which key gave the GUID */
-	bool has_pkey;			/* "pkey" parsed (ib-kubernetes' key) */
+	const char *guid_from; /* which key gave the GUID */
+	bool has_pkey;	       /* "pkey" parsed (ib-kubernetes' key) */
 	uint16_t pkey;
 	bool ib_kubernetes, rdma_isolation, vfio;
-	bool pkey_enforce;		/* pkey table wait and IPoIB child (opt-in) */
-	struct cni_vf vf;		/* PF-side settings asked for (mask) */
-	bool has_mac;			/* vf.mac is also the netdev's MAC */
-	unsigned int mtu;		/* 0: leave it */
+	bool pkey_enforce; /* pkey table wait and IPoIB child (opt-in) */
+	struct cni_vf vf;  /* PF-side settings asked for (mask) */
+	bool has_mac;	   /* vf.mac is also the netdev's MAC */
+	unsigned int mtu;  /* 0: leave it */
 	unsigned int netdev_wait_ms, pkey_wait_ms;
 };
 

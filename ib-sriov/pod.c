@@ -23,11 +23,13 @@ int ibsriov_rdma_in(struct add *a)
 		return 0;
 	n = cni_pci_rdma_devs(CNI_PCI_ROOT, a->conf.device, r->rdma, IBSRIOV_RECORD_RDMA_MAX);
 	if (n < 0)
-		return fail(a, n, CNI_ERR_DEVICE, "cannot list the VF's RDMA devices", a->conf.device);
+		return fail(a, n, CNI_ERR_DEVICE, "cannot list the VF's RDMA devices",
+			    a->conf.device);
 	if (n == 0)
-		return cni_errorf(&a->ctx->err, -ENODEV, CNI_ERR_DEVICE, "the VF has no RDMA device",
-				  "rdmaIsolation is set but %s has nothing under infiniband/ in sysfs",
-				  a->conf.device);
+		return cni_errorf(
+		    &a->ctx->err, -ENODEV, CNI_ERR_DEVICE, "the VF has no RDMA device",
+		    "rdmaIsolation is set but %s has nothing under infiniband/ in sysfs",
+		    a->conf.device);
 	r->n_rdma = (unsigned int)n;
 	r->flags |= IBSRIOV_REC_HAS_RDMA;
 	ret = ibsriov_record_save(r);
@@ -64,7 +66,8 @@ int ibsriov_move_in(struct add *a)
 		return fail(a, ret, CNI_ERR_INTERNAL, "cannot prepare the VF netdev", a->vf.name);
 	ret = cni_link_move(idx, a->netns_fd);
 	if (ret)
-		return fail(a, ret, CNI_ERR_INTERNAL, "cannot move the VF netdev into the pod", tmp);
+		return fail(a, ret, CNI_ERR_INTERNAL, "cannot move the VF netdev into the pod",
+			    tmp);
 	ret = cni_netns_enter(a->netns_fd, &saved);
 	if (ret)
 		return fail(a, ret, CNI_ERR_INTERNAL, "cannot enter the pod network namespace",
@@ -175,7 +178,7 @@ int ibsriov_build_result(struct add *a)
 	if (!ctx->result->dns.n_nameservers && !ctx->result->dns.domain &&
 	    !ctx->result->dns.n_search) {
 		struct cni_result *tmp = NULL;
-		int ret = ibsriov_conf_dns(ctx, &tmp);	/* validated by conf_load */
+		int ret = ibsriov_conf_dns(ctx, &tmp); /* validated by conf_load */
 
 		if (ret)
 			return ret;

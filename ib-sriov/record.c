@@ -12,79 +12,79 @@
 #include "util.h"
 
 enum key_type {
-	K_STR,		/* char[size] */
-	K_PSTR,		/* char *, owned */
-	K_INT,		/* int */
-	K_U32,		/* uint32_t / unsigned int */
-	K_U16,		/* uint16_t */
-	K_BOOL,		/* bool */
-	K_FLAG,		/* a bit of flags, stored as true */
-	K_KIND,		/* enum ibsriov_kind as "eth" / "ib" / "vfio" */
-	K_GUID,		/* uint64_t as "xx:..:xx" (0.x wrote an integer) */
-	K_MAC6,		/* unsigned char[6] as "xx:..:xx" */
-	K_HWADDR,	/* orig_mac[] with orig_mac_len */
-	K_RDMA,		/* rdma[][] with n_rdma */
-	K_VF,		/* struct cni_vf, nested object of vf_keys */
+	K_STR,	  /* char[size] */
+	K_PSTR,	  /* char *, owned */
+	K_INT,	  /* int */
+	K_U32,	  /* uint32_t / unsigned int */
+	K_U16,	  /* uint16_t */
+	K_BOOL,	  /* bool */
+	K_FLAG,	  /* a bit of flags, stored as true */
+	K_KIND,	  /* enum ibsriov_kind as "eth" / "ib" / "vfio" */
+	K_GUID,	  /* uint64_t as "xx:..:xx" (0.x wrote an integer) */
+	K_MAC6,	  /* unsigned char[6] as "xx:..:xx" */
+	K_HWADDR, /* orig_mac[] with orig_mac_len */
+	K_RDMA,	  /* rdma[][] with n_rdma */
+	K_VF,	  /* struct cni_vf, nested object of vf_keys */
 };
 
 struct key {
 	const char *name;
 	enum key_type type;
 	size_t off, size;
-	uint32_t flag;		/* written only when set; set when read */
+	uint32_t flag; /* written only when set; set when read */
 	bool required;
 };
 
 #define REC(f) offsetof(struct ibsriov_record, f), sizeof(((struct ibsriov_record *)0)->f)
-#define VF(f) offsetof(struct cni_vf, f), sizeof(((struct cni_vf *)0)->f)
+#define VF(f)  offsetof(struct cni_vf, f), sizeof(((struct cni_vf *)0)->f)
 
 static const struct key vf_keys[] = {
-	{ "mask", K_U32, VF(mask), 0, true },
-	{ "vlan", K_U32, VF(vlan), 0, false },
-	{ "qos", K_U32, VF(qos), 0, false },
-	{ "proto", K_U16, VF(vlan_proto), 0, false },
-	{ "min_tx_rate", K_U32, VF(min_tx_rate), 0, false },
-	{ "max_tx_rate", K_U32, VF(max_tx_rate), 0, false },
-	{ "spoofchk", K_U32, VF(spoofchk), 0, false },
-	{ "trust", K_U32, VF(trust), 0, false },
-	{ "link_state", K_U32, VF(link_state), 0, false },
-	{ "node_guid", K_GUID, VF(node_guid), 0, false },
-	{ "port_guid", K_GUID, VF(port_guid), 0, false },
-	{ "mac", K_MAC6, VF(mac), 0, false },
-	{ NULL },
+    {"mask", K_U32, VF(mask), 0, true},
+    {"vlan", K_U32, VF(vlan), 0, false},
+    {"qos", K_U32, VF(qos), 0, false},
+    {"proto", K_U16, VF(vlan_proto), 0, false},
+    {"min_tx_rate", K_U32, VF(min_tx_rate), 0, false},
+    {"max_tx_rate", K_U32, VF(max_tx_rate), 0, false},
+    {"spoofchk", K_U32, VF(spoofchk), 0, false},
+    {"trust", K_U32, VF(trust), 0, false},
+    {"link_state", K_U32, VF(link_state), 0, false},
+    {"node_guid", K_GUID, VF(node_guid), 0, false},
+    {"port_guid", K_GUID, VF(port_guid), 0, false},
+    {"mac", K_MAC6, VF(mac), 0, false},
+    {NULL},
 };
 
 static const struct key rec_keys[] = {
-	{ "version", K_INT, REC(version), 0, false },
-	{ "network", K_PSTR, REC(network), 0, true },
-	{ "containerID", K_PSTR, REC(container_id), 0, true },
-	{ "ifname", K_STR, REC(ifname), 0, true },
-	{ "netns", K_PSTR, REC(netns), 0, false },
-	{ "device", K_STR, REC(device), 0, true },
-	{ "kind", K_KIND, REC(kind), 0, true },
-	{ "pf", K_STR, REC(pf), 0, false },
-	{ "pf_ifindex", K_INT, REC(pf_ifindex), 0, false },
-	{ "vf", K_INT, REC(vf), 0, false },
-	{ "orig_name", K_STR, REC(orig_name), IBSRIOV_REC_HAS_NETDEV, false },
-	{ "tmpname", K_STR, REC(tmpname), IBSRIOV_REC_HAS_NETDEV, false },
-	{ "link_kind", K_STR, REC(link_kind), IBSRIOV_REC_HAS_NETDEV, false },
-	{ "orig_mtu", K_U32, REC(orig_mtu), IBSRIOV_REC_HAS_NETDEV, false },
-	{ "orig_up", K_BOOL, REC(orig_up), IBSRIOV_REC_HAS_NETDEV, false },
-	{ "orig_mac", K_HWADDR, REC(orig_mac), IBSRIOV_REC_HAS_NETDEV, false },
-	{ "orig_ifindex", K_INT, REC(orig_ifindex), IBSRIOV_REC_HAS_NETDEV, false },
-	{ "pod_ifindex", K_INT, REC(pod_ifindex), IBSRIOV_REC_HAS_NETDEV, false },
-	{ "iflink", K_INT, REC(iflink), IBSRIOV_REC_HAS_NETDEV, false },
-	{ "vf_orig", K_VF, REC(vf_orig), IBSRIOV_REC_HAS_VF_ORIG, false },
-	{ "vf_changed", K_U32, REC(vf_changed), IBSRIOV_REC_HAS_VF_ORIG, false },
-	{ "mac_unset", K_FLAG, 0, 0, IBSRIOV_REC_MAC_UNSET, false },
-	{ "child", K_FLAG, 0, 0, IBSRIOV_REC_HAS_CHILD, false },
-	{ "rdma", K_RDMA, REC(rdma), IBSRIOV_REC_HAS_RDMA, false },
-	{ "pf_passthrough", K_FLAG, 0, 0, IBSRIOV_REC_PF_PASSTHROUGH, false },
-	{ "complete", K_FLAG, 0, 0, IBSRIOV_REC_COMPLETE, false },
-	{ NULL },
+    {"version", K_INT, REC(version), 0, false},
+    {"network", K_PSTR, REC(network), 0, true},
+    {"containerID", K_PSTR, REC(container_id), 0, true},
+    {"ifname", K_STR, REC(ifname), 0, true},
+    {"netns", K_PSTR, REC(netns), 0, false},
+    {"device", K_STR, REC(device), 0, true},
+    {"kind", K_KIND, REC(kind), 0, true},
+    {"pf", K_STR, REC(pf), 0, false},
+    {"pf_ifindex", K_INT, REC(pf_ifindex), 0, false},
+    {"vf", K_INT, REC(vf), 0, false},
+    {"orig_name", K_STR, REC(orig_name), IBSRIOV_REC_HAS_NETDEV, false},
+    {"tmpname", K_STR, REC(tmpname), IBSRIOV_REC_HAS_NETDEV, false},
+    {"link_kind", K_STR, REC(link_kind), IBSRIOV_REC_HAS_NETDEV, false},
+    {"orig_mtu", K_U32, REC(orig_mtu), IBSRIOV_REC_HAS_NETDEV, false},
+    {"orig_up", K_BOOL, REC(orig_up), IBSRIOV_REC_HAS_NETDEV, false},
+    {"orig_mac", K_HWADDR, REC(orig_mac), IBSRIOV_REC_HAS_NETDEV, false},
+    {"orig_ifindex", K_INT, REC(orig_ifindex), IBSRIOV_REC_HAS_NETDEV, false},
+    {"pod_ifindex", K_INT, REC(pod_ifindex), IBSRIOV_REC_HAS_NETDEV, false},
+    {"iflink", K_INT, REC(iflink), IBSRIOV_REC_HAS_NETDEV, false},
+    {"vf_orig", K_VF, REC(vf_orig), IBSRIOV_REC_HAS_VF_ORIG, false},
+    {"vf_changed", K_U32, REC(vf_changed), IBSRIOV_REC_HAS_VF_ORIG, false},
+    {"mac_unset", K_FLAG, 0, 0, IBSRIOV_REC_MAC_UNSET, false},
+    {"child", K_FLAG, 0, 0, IBSRIOV_REC_HAS_CHILD, false},
+    {"rdma", K_RDMA, REC(rdma), IBSRIOV_REC_HAS_RDMA, false},
+    {"pf_passthrough", K_FLAG, 0, 0, IBSRIOV_REC_PF_PASSTHROUGH, false},
+    {"complete", K_FLAG, 0, 0, IBSRIOV_REC_COMPLETE, false},
+    {NULL},
 };
 
-static const char *const kind_names[] = { "eth", "ib", "vfio" };
+static const char *const kind_names[] = {"eth", "ib", "vfio"};
 
 int ibsriov_record_name(const char *id, const char *ifname, char *buf, size_t len)
 {
@@ -167,16 +167,17 @@ static struct json_object *encode_one(const struct key *k, const void *base)
 	case K_BOOL:
 		return json_object_new_boolean(*(const bool *)(const void *)p);
 	case K_KIND:
-		return json_object_new_string(kind_names[*(const enum ibsriov_kind *)(const void *)p]);
+		return json_object_new_string(
+		    kind_names[*(const enum ibsriov_kind *)(const void *)p]);
 	case K_GUID:
 		return json_object_new_string(
-			ibsriov_guid_str(*(const uint64_t *)(const void *)p, buf, sizeof(buf)));
+		    ibsriov_guid_str(*(const uint64_t *)(const void *)p, buf, sizeof(buf)));
 	case K_MAC6:
-		return json_object_new_string(ibsriov_hw_str((const unsigned char *)p, 6, buf,
-							     sizeof(buf)));
+		return json_object_new_string(
+		    ibsriov_hw_str((const unsigned char *)p, 6, buf, sizeof(buf)));
 	case K_HWADDR:
 		return json_object_new_string(
-			ibsriov_hw_str(r->orig_mac, r->orig_mac_len, buf, sizeof(buf)) ?: "");
+		    ibsriov_hw_str(r->orig_mac, r->orig_mac_len, buf, sizeof(buf)) ?: "");
 	case K_RDMA: {
 		_cleanup_json_ struct json_object *a = json_object_new_array();
 
@@ -235,8 +236,7 @@ static int decode_guid(struct json_object *v, uint64_t *g)
 	return ibsriov_guid_parse(s, g) ? 0 : -EBADMSG;
 }
 
-static int decode_obj(const struct key *keys, void *base, uint32_t *flags,
-		      struct json_object *o);
+static int decode_obj(const struct key *keys, void *base, uint32_t *flags, struct json_object *o);
 
 static int decode_rdma(struct json_object *v, struct ibsriov_record *r)
 {
@@ -277,12 +277,15 @@ static int decode_one(const struct key *k, void *base, struct json_object *v)
 	case K_INT:
 		return decode_int(v, INT32_MIN, INT32_MAX, &n) ?: (*(int *)(void *)p = (int)n, 0);
 	case K_U32:
-		return decode_int(v, 0, UINT32_MAX, &n) ?: (*(uint32_t *)(void *)p = (uint32_t)n, 0);
+		return decode_int(v, 0, UINT32_MAX, &n)
+			   ?: (*(uint32_t *)(void *)p = (uint32_t)n, 0);
 	case K_U16:
-		return decode_int(v, 0, UINT16_MAX, &n) ?: (*(uint16_t *)(void *)p = (uint16_t)n, 0);
+		return decode_int(v, 0, UINT16_MAX, &n)
+			   ?: (*(uint16_t *)(void *)p = (uint16_t)n, 0);
 	case K_BOOL:
 		/* 0.x records wrote 0/1. */
-		if (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_boolean)) {
+		if (json_object_is_type(v, json_type_int) ||
+		    json_object_is_type(v, json_type_boolean)) {
 			*(bool *)(void *)p = json_object_get_int64(v) != 0;
 			return 0;
 		}
@@ -299,7 +302,9 @@ static int decode_one(const struct key *k, void *base, struct json_object *v)
 	case K_GUID:
 		return decode_guid(v, (uint64_t *)(void *)p);
 	case K_MAC6:
-		return decode_str(v, &s) ?: ibsriov_hw_parse(s, (unsigned char *)p, 6) ? 0 : -EBADMSG;
+		return decode_str(v, &s)
+			   ?: ibsriov_hw_parse(s, (unsigned char *)p, 6) ? 0
+									 : -EBADMSG;
 	case K_HWADDR: {
 		size_t len;
 
@@ -357,7 +362,7 @@ int ibsriov_record_from_json(struct json_object *o, struct ibsriov_record *r)
 	bool changed_known;
 	int ret;
 
-	r->version = 1;		/* 0.x records carry no version */
+	r->version = 1; /* 0.x records carry no version */
 	ret = decode_obj(rec_keys, r, &r->flags, o);
 	if (ret)
 		return ret;
@@ -446,7 +451,7 @@ int ibsriov_record_find(const char *id, const char *ifname, const char *netns,
 	int ret = ibsriov_record_name(id, ifname, name, sizeof(name));
 
 	if (ret)
-		return -ENOENT;	/* a name no ADD could have recorded */
+		return -ENOENT; /* a name no ADD could have recorded */
 	ret = ibsriov_record_load(name, r);
 	if (ret == -ENOENT) {
 		ret = find_legacy(id, ifname, netns, r);
@@ -468,8 +473,8 @@ static int remove_go_twin(const struct ibsriov_record *r)
 	char file[NAME_MAX + 1];
 	int ret;
 
-	if (!r->container_id || check_snprintf(file, sizeof(file), "%s-%s", r->container_id,
-					       r->ifname))
+	if (!r->container_id ||
+	    check_snprintf(file, sizeof(file), "%s-%s", r->container_id, r->ifname))
 		return 0;
 	ret = find_legacy(r->container_id, r->ifname, r->netns, &other);
 	/* Absent: an ADD killed while writing the twin may have left its

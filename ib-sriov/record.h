@@ -32,21 +32,21 @@
 enum ibsriov_kind { IBSRIOV_ETH, IBSRIOV_IB, IBSRIOV_VFIO };
 
 enum {
-	IBSRIOV_REC_HAS_NETDEV = 1 << 0,	/* orig_* describe the VF netdev */
-	IBSRIOV_REC_HAS_VF_ORIG = 1 << 1,	/* vf_orig holds PF-side originals */
-	IBSRIOV_REC_HAS_CHILD = 1 << 2,		/* the pod got an IPoIB child */
-	IBSRIOV_REC_HAS_RDMA = 1 << 3,		/* rdma[] moved with rdmaIsolation */
-	IBSRIOV_REC_COMPLETE = 1 << 4,		/* ADD finished */
-	IBSRIOV_REC_GO_CACHE = 1 << 5,		/* read from a Go ib-sriov-cni cache */
-	IBSRIOV_REC_MAC_UNSET = 1 << 6,		/* the VF had no admin MAC */
-	IBSRIOV_REC_PF_PASSTHROUGH = 1 << 7,	/* deviceID is a PF (vfio-pci) */
+	IBSRIOV_REC_HAS_NETDEV = 1 << 0,     /* orig_* describe the VF netdev */
+	IBSRIOV_REC_HAS_VF_ORIG = 1 << 1,    /* vf_orig holds PF-side originals */
+	IBSRIOV_REC_HAS_CHILD = 1 << 2,	     /* the pod got an IPoIB child */
+	IBSRIOV_REC_HAS_RDMA = 1 << 3,	     /* rdma[] moved with rdmaIsolation */
+	IBSRIOV_REC_COMPLETE = 1 << 4,	     /* ADD finished */
+	IBSRIOV_REC_GO_CACHE = 1 << 5,	     /* read from a Go ib-sriov-cni cache */
+	IBSRIOV_REC_MAC_UNSET = 1 << 6,	     /* the VF had no admin MAC */
+	IBSRIOV_REC_PF_PASSTHROUGH = 1 << 7, /* deviceID is a PF (vfio-pci) */
 };
 
 struct ibsriov_record {
-	char name[NAME_MAX + 1];	/* file name under IBSRIOV_STATE_DIR */
-	uint32_t flags;			/* IBSRIOV_REC_* */
+	char name[NAME_MAX + 1]; /* file name under IBSRIOV_STATE_DIR */
+	uint32_t flags;		 /* IBSRIOV_REC_* */
 	int version;
-	char *network, *container_id, *netns;	/* owned */
+	char *network, *container_id, *netns; /* owned */
 	char ifname[IFNAMSIZ];
 	char device[CNI_PCI_ADDR_LEN];
 	enum ibsriov_kind kind;
@@ -54,13 +54,13 @@ struct ibsriov_record {
 	int pf_ifindex, vf;
 	/* The VF netdev as found (IBSRIOV_REC_HAS_NETDEV). */
 	char orig_name[IFNAMSIZ], tmpname[IFNAMSIZ];
-	char link_kind[32];		/* IFLA_INFO_KIND at ADD, "" for hardware */
+	char link_kind[32]; /* IFLA_INFO_KIND at ADD, "" for hardware */
 	unsigned int orig_mtu;
 	bool orig_up;
 	unsigned char orig_mac[CNI_MAC_MAX];
 	unsigned int orig_mac_len;
-	int orig_ifindex, pod_ifindex;	/* identity checks besides the PCI parent */
-	int iflink;			/* IFLA_LINK at ADD (a simulated VF's peer) */
+	int orig_ifindex, pod_ifindex; /* identity checks besides the PCI parent */
+	int iflink;		       /* IFLA_LINK at ADD (a simulated VF's peer) */
 	/* PF-side originals (IBSRIOV_REC_HAS_VF_ORIG); vf_orig.mask says which
 	 * settings ADD may have changed, vf_changed which it did change. */
 	struct cni_vf vf_orig;

@@ -24,13 +24,13 @@ static const struct {
 	uint32_t bits;
 	const char *name;
 } vf_settings[] = {
-	{ CNI_VF_LINK_STATE, "link_state" },
-	{ CNI_VF_TRUST, "trust" },
-	{ CNI_VF_SPOOFCHK, "spoofchk" },
-	{ CNI_VF_RATE, "min_tx_rate/max_tx_rate" },
-	{ CNI_VF_VLAN, "vlan/vlanQoS/vlanProto" },
-	{ CNI_VF_MAC, "mac" },
-	{ CNI_VF_NODE_GUID | CNI_VF_PORT_GUID, "guid" },
+    {CNI_VF_LINK_STATE, "link_state"},
+    {CNI_VF_TRUST, "trust"},
+    {CNI_VF_SPOOFCHK, "spoofchk"},
+    {CNI_VF_RATE, "min_tx_rate/max_tx_rate"},
+    {CNI_VF_VLAN, "vlan/vlanQoS/vlanProto"},
+    {CNI_VF_MAC, "mac"},
+    {CNI_VF_NODE_GUID | CNI_VF_PORT_GUID, "guid"},
 };
 
 const char *ibsriov_vf_setting_name(uint32_t bits)
@@ -54,7 +54,8 @@ static bool vf_same(const struct cni_vf *cur, const struct cni_vf *want, uint32_
 	case CNI_VF_SPOOFCHK:
 		return cur->spoofchk == want->spoofchk;
 	case CNI_VF_RATE:
-		return cur->min_tx_rate == want->min_tx_rate && cur->max_tx_rate == want->max_tx_rate;
+		return cur->min_tx_rate == want->min_tx_rate &&
+		       cur->max_tx_rate == want->max_tx_rate;
 	case CNI_VF_VLAN:
 		return cur->vlan == want->vlan && cur->qos == want->qos &&
 		       (!want->vlan || cur->vlan_proto == want->vlan_proto);
@@ -109,8 +110,8 @@ int ibsriov_vf_restore(const struct ibsriov_record *r, const char **what)
 
 			ret = cni_pci_rebind(CNI_PCI_ROOT, r->device);
 			if (!ret)
-				ret = cni_pci_wait_netdev(CNI_PCI_ROOT, r->device, IBSRIOV_NETDEV_WAIT_MS,
-							  name);
+				ret = cni_pci_wait_netdev(CNI_PCI_ROOT, r->device,
+							  IBSRIOV_NETDEV_WAIT_MS, name);
 			if (ret)
 				*what = "rebind after the GUID";
 		}
@@ -147,8 +148,8 @@ bool ibsriov_vf_is_ours(const struct ibsriov_record *r, const struct cni_link *l
 /* Find the VF netdev in the current namespace: by recorded ifindex, then
  * by name; only a verified link counts. -ENODEV when none; any other error
  * of the lookup is returned as it is (not "gone"). */
-static int find_here(const struct ibsriov_record *r, const char *const *names, size_t n,
-		     bool pod, struct cni_link *l)
+static int find_here(const struct ibsriov_record *r, const char *const *names, size_t n, bool pod,
+		     struct cni_link *l)
 {
 	int idx = pod ? r->pod_ifindex : 0, ret;
 
@@ -178,7 +179,7 @@ static int find_here(const struct ibsriov_record *r, const char *const *names, s
 /* Open the pod's netns; 0 with *fd -1 when it is gone (ENOENT). */
 static int open_pod(const struct ibsriov_record *r, int *fd, struct cni_error *err)
 {
-	struct cni_error scratch = { 0 };
+	struct cni_error scratch = {0};
 
 	*fd = -1;
 	if (!r->netns || !*r->netns)
@@ -188,7 +189,7 @@ static int open_pod(const struct ibsriov_record *r, int *fd, struct cni_error *e
 		return 0;
 	if (*fd == -ENOENT) {
 		*fd = -1;
-		return 0;	/* the pod is gone: the kernel took the VF back */
+		return 0; /* the pod is gone: the kernel took the VF back */
 	}
 	return cni_error_adopt(err, &scratch, *fd);
 }
@@ -196,7 +197,7 @@ static int open_pod(const struct ibsriov_record *r, int *fd, struct cni_error *e
 /* In the pod: down, temporary name, back to the host namespace. */
 static int leave_pod(const struct ibsriov_record *r, int host_fd, struct cni_error *err)
 {
-	const char *names[] = { r->ifname, r->tmpname };
+	const char *names[] = {r->ifname, r->tmpname};
 	_cleanup_close_ int pod = -1;
 	struct cni_link l;
 	int saved = -1, ret;
@@ -206,16 +207,17 @@ static int leave_pod(const struct ibsriov_record *r, int host_fd, struct cni_err
 		return ret;
 	ret = cni_netns_enter(pod, &saved);
 	if (ret)
-		return cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot enter the pod network namespace",
-				  "%s: %s", r->netns, strerror(-ret));
+		return cni_errorf(err, ret, CNI_ERR_INTERNAL,
+				  "cannot enter the pod network namespace", "%s: %s", r->netns,
+				  strerror(-ret));
 	ret = find_here(r, names, ARRAY_SIZE(names), true, &l);
 	if (ret == -ENODEV) {
-		ret = 0;	/* not in the pod (never moved, or already back) */
+		ret = 0; /* not in the pod (never moved, or already back) */
 		goto out;
 	}
 	if (ret) {
-		cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot look for the VF in the pod", "%s: %s",
-			   r->netns, strerror(-ret));
+		cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot look for the VF in the pod",
+			   "%s: %s", r->netns, strerror(-ret));
 		goto out;
 	}
 	if (r->flags & IBSRIOV_REC_HAS_CHILD) {
@@ -318,7 +320,7 @@ static int netdev_leave(const struct ibsriov_record *r, struct cni_error *err)
  * the host's namespace; other names must prove they are the VF. */
 static int find_on_host(const struct ibsriov_record *r, struct cni_link *l)
 {
-	const char *names[] = { r->tmpname, r->orig_name };
+	const char *names[] = {r->tmpname, r->orig_name};
 	char pci_name[IFNAMSIZ] = "";
 	int ret;
 
@@ -342,7 +344,7 @@ static int netdev_restore(const struct ibsriov_record *r, struct cni_error *err)
 		return child_release(r, err);
 	ret = find_on_host(r, &l);
 	if (ret == -ENODEV)
-		return 0;	/* gone with its pod (a virtual VF) or never had one */
+		return 0; /* gone with its pod (a virtual VF) or never had one */
 	if (ret)
 		return cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot look for the VF netdev",
 				  "%s: %s", r->device, strerror(-ret));
@@ -370,8 +372,9 @@ static int rdma_release(const struct ibsriov_record *r, struct cni_error *err)
 		names[i] = r->rdma[i];
 	ret = cni_rdma_return(pod, names, r->n_rdma, &failed);
 	if (ret)
-		return cni_errorf(err, ret, CNI_ERR_DEVICE, "cannot move the RDMA device back to the host",
-				  "%s: %s %s", failed ? failed : "(entering the pod)", cni_rdma_strerror(ret),
+		return cni_errorf(err, ret, CNI_ERR_DEVICE,
+				  "cannot move the RDMA device back to the host", "%s: %s %s",
+				  failed ? failed : "(entering the pod)", cni_rdma_strerror(ret),
 				  cni_rdma_ext_ack());
 	return 0;
 }
@@ -382,8 +385,8 @@ int ibsriov_lock(const char *kind, const char *pci, struct cni_error *err)
 	int ret = cni_state_mkdir(IBSRIOV_LOCK_DIR);
 
 	if (ret)
-		return cni_errorf(err, ret, CNI_ERR_IO, "cannot create the lock directory", "%s: %s",
-				  IBSRIOV_LOCK_DIR, strerror(-ret));
+		return cni_errorf(err, ret, CNI_ERR_IO, "cannot create the lock directory",
+				  "%s: %s", IBSRIOV_LOCK_DIR, strerror(-ret));
 	if (check_snprintf(path, sizeof(path), "%s/%s-%s.lock", IBSRIOV_LOCK_DIR, kind, pci))
 		return -ENAMETOOLONG;
 	return cni_lock_acquire(path, IBSRIOV_LOCK_WAIT_MS, err);
@@ -409,7 +412,8 @@ int ibsriov_release(struct ibsriov_record *r, struct cni_error *err)
 		return ret;
 	ret = ibsriov_vf_restore(r, &what);
 	if (ret)
-		return cni_errorf(err, ret, CNI_ERR_DEVICE, "cannot restore the VF's settings on its PF",
+		return cni_errorf(err, ret, CNI_ERR_DEVICE,
+				  "cannot restore the VF's settings on its PF",
 				  "PF %s VF %d refused %s: %s %s", r->pf, r->vf, what ?: "?",
 				  strerror(-ret), cni_link_ext_ack());
 	ret = netdev_restore(r, err);
@@ -417,7 +421,7 @@ int ibsriov_release(struct ibsriov_record *r, struct cni_error *err)
 		return ret;
 	ret = ibsriov_record_remove(r);
 	if (ret)
-		return cni_errorf(err, ret, CNI_ERR_IO, "cannot remove the attachment record", "%s/%s: %s",
-				  IBSRIOV_STATE_DIR, r->name, strerror(-ret));
+		return cni_errorf(err, ret, CNI_ERR_IO, "cannot remove the attachment record",
+				  "%s/%s: %s", IBSRIOV_STATE_DIR, r->name, strerror(-ret));
 	return 0;
 }

@@ -41,8 +41,7 @@ static int match_requested(struct cni_ctx *ctx, const struct ipam_conf *c,
 }
 
 /* host-local refuses a second lease for one attachment in the same set. */
-static int check_duplicate(struct cni_ctx *ctx, struct ipam_store *st,
-			   const struct ipam_conf *c)
+static int check_duplicate(struct cni_ctx *ctx, struct ipam_store *st, const struct ipam_conf *c)
 {
 	char ip[INET6_ADDRSTRLEN], msg[sizeof(ctx->err.msg)];
 	struct cni_addr *owned;
@@ -57,7 +56,8 @@ static int check_duplicate(struct cni_ctx *ctx, struct ipam_store *st,
 			if (ipam_rangeset_find(&c->sets[s], &owned[i]) < 0)
 				continue;
 			snprintf(msg, sizeof(msg),
-				 "failed to allocate for range %zu: %s has been allocated to %s, duplicate allocation is not allowed",
+				 "failed to allocate for range %zu: %s has been allocated to %s, "
+				 "duplicate allocation is not allowed",
 				 s, cni_addr_str(&owned[i], ip, sizeof(ip)), ctx->env.containerid);
 			ret = cni_errorf(&ctx->err, -EEXIST, CNI_ERR_ADDRESS_TAKEN, msg,
 					 "DEL the attachment before adding it again");
@@ -98,7 +98,8 @@ int ipam_add(struct cni_ctx *ctx)
 			/* host-local's prefix, on the message the allocator wrote. */
 			char prefix[64];
 
-			snprintf(prefix, sizeof(prefix), "failed to allocate for range %zu", leased);
+			snprintf(prefix, sizeof(prefix), "failed to allocate for range %zu",
+				 leased);
 			cni_error_prefix(&ctx->err, prefix);
 			goto rollback;
 		}
@@ -122,7 +123,7 @@ int ipam_add(struct cni_ctx *ctx)
 rollback:
 	/* Only what this call leased: the attachment's older leases stay. */
 	while (leased-- > 0) {
-		struct cni_addr ip = { .family = got[leased].address.family };
+		struct cni_addr ip = {.family = got[leased].address.family};
 
 		memcpy(ip.a, got[leased].address.a, sizeof(ip.a));
 		ipam_store_release(&st, &ip);

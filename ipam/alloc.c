@@ -8,7 +8,7 @@
 
 struct iter {
 	const struct ipam_rangeset *set;
-	size_t ri;			/* current range */
+	size_t ri; /* current range */
 	struct cni_addr cur, start;
 	bool has_cur, has_start;
 };
@@ -77,14 +77,15 @@ static int alloc_requested(struct ipam_store *s, const struct ipam_rangeset *set
 		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG, msg, NULL);
 	}
 	if (ipam_range_reserved(r, want)) {
-		snprintf(msg, sizeof(msg), "requested ip %s is the network or broadcast address", ip);
+		snprintf(msg, sizeof(msg), "requested ip %s is the network or broadcast address",
+			 ip);
 		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG, msg,
 				  "IPv4 network and broadcast addresses are never leased");
 	}
 	ret = ipam_store_reserve(s, want, id, ifname, idx);
 	if (ret == -EEXIST) {
-		snprintf(msg, sizeof(msg), "requested IP address %s is not available in range set %.160s",
-			 ip, desc);
+		snprintf(msg, sizeof(msg),
+			 "requested IP address %s is not available in range set %.160s", ip, desc);
 		return cni_errorf(err, ret, CNI_ERR_ADDRESS_TAKEN, msg, NULL);
 	}
 	if (ret)
@@ -94,11 +95,11 @@ static int alloc_requested(struct ipam_store *s, const struct ipam_rangeset *set
 	return 0;
 }
 
-int ipam_alloc(struct ipam_store *s, const struct ipam_rangeset *set, size_t idx,
-	       const char *id, const char *ifname, const struct cni_addr *want,
-	       struct cni_ip *out, struct cni_error *err)
+int ipam_alloc(struct ipam_store *s, const struct ipam_rangeset *set, size_t idx, const char *id,
+	       const char *ifname, const struct cni_addr *want, struct cni_ip *out,
+	       struct cni_error *err)
 {
-	struct iter it = { .set = set };
+	struct iter it = {.set = set};
 	struct cni_addr last;
 	char desc[1024], msg[sizeof(err->msg)];
 	size_t ri;

@@ -12,8 +12,8 @@
  * skipped). Fills out (address with the subnet's prefix, gateway). Errors
  * use host-local's messages: code 110 when exhausted, 111 when taken,
  * 7 when want cannot be leased from this set. */
-int ipam_alloc(struct ipam_store *s, const struct ipam_rangeset *set, size_t idx,
-	       const char *id, const char *ifname, const struct cni_addr *want,
-	       struct cni_ip *out, struct cni_error *err);
+int ipam_alloc(struct ipam_store *s, const struct ipam_rangeset *set, size_t idx, const char *id,
+	       const char *ifname, const struct cni_addr *want, struct cni_ip *out,
+	       struct cni_error *err);
 
 #endif

@@ -21,13 +21,15 @@ static int check_one(struct cni_ctx *ctx, struct ipam_store *st, const struct cn
 	snprintf(msg, sizeof(msg), "ib-host-local: %s is not leased to %s/%s", text,
 		 ctx->env.containerid, ctx->env.ifname);
 	if (ret == -ENOENT)
-		ret = cni_errorf(&ctx->err, -ENOENT, CNI_ERR_NOT_LEASED, msg, "the address is free");
+		ret =
+		    cni_errorf(&ctx->err, -ENOENT, CNI_ERR_NOT_LEASED, msg, "the address is free");
 	else if (ret)
 		ret = cni_errorf(&ctx->err, ret, CNI_ERR_NOT_LEASED, msg,
 				 "its lease file cannot be read: %s", strerror(-ret));
 	else if (!ours)
-		ret = cni_errorf(&ctx->err, -EEXIST, CNI_ERR_NOT_LEASED, msg, "it is leased to %s/%s",
-				 l.id, l.ifname ? l.ifname : "(legacy lease)");
+		ret =
+		    cni_errorf(&ctx->err, -EEXIST, CNI_ERR_NOT_LEASED, msg, "it is leased to %s/%s",
+			       l.id, l.ifname ? l.ifname : "(legacy lease)");
 	ipam_lease_clear(&l);
 	return ret;
 }
@@ -42,23 +44,24 @@ int ipam_check(struct cni_ctx *ctx)
 	bool legacy;
 	int ret;
 
-	ret = ipam_conf_load(ctx, false, &c) ?:
-	      ipam_store_open(&st, c.data_dir, c.name, false, &ctx->err);
+	ret = ipam_conf_load(ctx, false, &c)
+		  ?: ipam_store_open(&st, c.data_dir, c.name, false, &ctx->err);
 	for (size_t i = 0; !ret && prev && i < prev->n_ips; i++) {
-		struct cni_addr ip = { .family = prev->ips[i].address.family };
+		struct cni_addr ip = {.family = prev->ips[i].address.family};
 		bool ours = false;
 
 		memcpy(ip.a, prev->ips[i].address.a, sizeof(ip.a));
 		for (size_t s = 0; s < c.n_sets && !ours; s++)
 			ours = ipam_rangeset_find(&c.sets[s], &ip) >= 0;
 		if (!ours)
-			continue;	/* another plugin's address */
+			continue; /* another plugin's address */
 		ret = check_one(ctx, &st, &ip);
 		checked++;
 	}
 	if (!ret && !checked) {
 		/* Nothing to compare with: as host-local, any lease will do. */
-		ret = ipam_store_owned(&st, ctx->env.containerid, ctx->env.ifname, &ips, &n, &legacy);
+		ret =
+		    ipam_store_owned(&st, ctx->env.containerid, ctx->env.ifname, &ips, &n, &legacy);
 		if (!ret && !n) {
 			char msg[sizeof(ctx->err.msg)];
 

@@ -16,9 +16,9 @@ struct ipam_conf {
 	char data_dir[PATH_MAX];
 	struct ipam_rangeset *sets;
 	size_t n_sets;
-	struct cni_addr *requested;	/* in order: CNI_ARGS IP, args.cni.ips, runtimeConfig.ips */
+	struct cni_addr *requested; /* in order: CNI_ARGS IP, args.cni.ips, runtimeConfig.ips */
 	size_t n_requested;
-	struct cni_result *tmpl;	/* routes and dns for the result */
+	struct cni_result *tmpl; /* routes and dns for the result */
 };
 
 /* Parse the request as host-local does (same keys, same order, same

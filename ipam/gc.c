@@ -35,12 +35,12 @@ int ipam_gc(struct cni_ctx *ctx)
 		log_info("no cni.dev/valid-attachments list: nothing to release");
 		goto out;
 	}
-	ret = ipam_store_open(&st, c.data_dir, c.name, false, &ctx->err) ?:
-	      ipam_store_list(&st, &leases, &n);
+	ret = ipam_store_open(&st, c.data_dir, c.name, false, &ctx->err)
+		  ?: ipam_store_list(&st, &leases, &n);
 	for (size_t i = 0; !ret && i < n; i++) {
 		if (!leases[i].id) {
-			log_warn("lease file %s/%s is empty or unreadable; left in place",
-				 st.dir, leases[i].name);
+			log_warn("lease file %s/%s is empty or unreadable; left in place", st.dir,
+				 leases[i].name);
 			continue;
 		}
 		if (still_valid(ctx->conf, &leases[i]))
@@ -93,10 +93,10 @@ int ipam_status(struct cni_ctx *ctx)
 				used++;
 		}
 		if (used < size)
-			goto out;	/* one set with room is enough */
+			goto out; /* one set with room is enough */
 	}
-	ret = cni_errorf(&ctx->err, -ENOSPC, CNI_ERR_NOT_AVAILABLE,
-			 "no free addresses", "every range set of network %s is exhausted", c.name);
+	ret = cni_errorf(&ctx->err, -ENOSPC, CNI_ERR_NOT_AVAILABLE, "no free addresses",
+			 "every range set of network %s is exhausted", c.name);
 out:
 	ipam_store_close(&st);
 	ipam_leases_free(leases, n);

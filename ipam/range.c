@@ -57,7 +57,7 @@ void ipam_prefix_last(const struct cni_prefix *p, struct cni_addr *out)
 
 bool ipam_prefix_contains(const struct cni_prefix *p, const struct cni_addr *addr)
 {
-	struct cni_prefix q = { .family = addr->family, .len = p->len };
+	struct cni_prefix q = {.family = addr->family, .len = p->len};
 	struct cni_addr a, b;
 
 	if (addr->family != p->family)
@@ -118,8 +118,7 @@ const char *ipam_rangeset_str(const struct ipam_rangeset *s, char *buf, size_t l
 }
 
 /* Explain a refusal in why (truncated if need be) and return -EINVAL. */
-__attribute__((format(printf, 3, 4)))
-static int bad(char *why, size_t len, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int bad(char *why, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -141,8 +140,8 @@ static int parse_in_subnet(const struct ipam_range *r, const char *s, const char
 	return 0;
 }
 
-int ipam_range_parse(struct ipam_range *r, const char *subnet, const char *start,
-		     const char *end, const char *gateway, char *why, size_t len)
+int ipam_range_parse(struct ipam_range *r, const char *subnet, const char *start, const char *end,
+		     const char *gateway, char *why, size_t len)
 {
 	char net[INET6_ADDRSTRLEN + 8], a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
 	struct cni_addr first, last;
@@ -162,7 +161,8 @@ int ipam_range_parse(struct ipam_range *r, const char *subnet, const char *start
 	ipam_prefix_last(&r->subnet, &last);
 	if (memcmp(first.a, r->subnet.a, sizeof(first.a))) {
 		snprintf(why, len,
-			 "Network has host bits set. For a subnet mask of length %u the network address is %s",
+			 "Network has host bits set. For a subnet mask of length %u the network "
+			 "address is %s",
 			 r->subnet.len, cni_addr_str(&first, a, sizeof(a)));
 		return -EINVAL;
 	}
@@ -190,14 +190,18 @@ int ipam_range_parse(struct ipam_range *r, const char *subnet, const char *start
 	} else {
 		r->end = last;
 		if (r->subnet.family == AF_INET)
-			r->end.a[3]--;	/* the broadcast address; never .0 after a /30 at most */
+			r->end.a[3]--; /* the broadcast address; never .0 after a /30 at most */
 	}
 	if (ipam_addr_cmp(&r->start, &r->end) > 0)
 		return bad(why, len, "rangeStart %s is after rangeEnd %s",
-			   cni_addr_str(&r->start, a, sizeof(a)), cni_addr_str(&r->end, b, sizeof(b)));
+			   cni_addr_str(&r->start, a, sizeof(a)),
+			   cni_addr_str(&r->end, b, sizeof(b)));
 	if (!ipam_range_size(r))
-		return bad(why, len, "range %s-%s has no address that can be leased (network, broadcast and gateway are never leased)",
-			   cni_addr_str(&r->start, a, sizeof(a)), cni_addr_str(&r->end, b, sizeof(b)));
+		return bad(why, len,
+			   "range %s-%s has no address that can be leased (network, broadcast and "
+			   "gateway are never leased)",
+			   cni_addr_str(&r->start, a, sizeof(a)),
+			   cni_addr_str(&r->end, b, sizeof(b)));
 	return 0;
 }
 

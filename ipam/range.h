@@ -10,9 +10,9 @@
 #include "result.h"
 
 struct ipam_range {
-	struct cni_prefix subnet;	/* network address, host bits zero */
-	struct cni_addr start, end;	/* inclusive */
-	struct cni_addr gateway;	/* family 0 when none */
+	struct cni_prefix subnet;   /* network address, host bits zero */
+	struct cni_addr start, end; /* inclusive */
+	struct cni_addr gateway;    /* family 0 when none */
 };
 
 /* A pool of disjoint, same-family ranges; one address is leased per set. */
@@ -52,8 +52,8 @@ const char *ipam_rangeset_str(const struct ipam_rangeset *s, char *buf, size_t l
  * after rangeEnd, a gateway outside the subnet and a range with no leasable
  * address are errors. subnet/start/end/gateway are the config's strings
  * (NULL when absent). -EINVAL with host-local's wording in why. */
-int ipam_range_parse(struct ipam_range *r, const char *subnet, const char *start,
-		     const char *end, const char *gateway, char *why, size_t len);
+int ipam_range_parse(struct ipam_range *r, const char *subnet, const char *start, const char *end,
+		     const char *gateway, char *why, size_t len);
 
 /* Validate a set: one family, no overlaps inside it; -EINVAL with why. */
 int ipam_rangeset_check(const struct ipam_rangeset *s, char *why, size_t len);

@@ -16,11 +16,12 @@ static int move_all(struct cni_ctx *ctx, int pod, const struct rdmans_record *re
 		int ret = cni_rdma_dev_get(name, 0, &d) ?: cni_rdma_move(d.index, pod);
 
 		if (ret == -EOPNOTSUPP)
-			return cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE,
-					  "the RDMA device cannot change network namespace",
-					  "%s: its driver does not support moving between network namespaces "
-					  "(soft RDMA drivers such as rxe and siw never do) %s",
-					  name, cni_rdma_ext_ack());
+			return cni_errorf(
+			    &ctx->err, ret, CNI_ERR_DEVICE,
+			    "the RDMA device cannot change network namespace",
+			    "%s: its driver does not support moving between network namespaces "
+			    "(soft RDMA drivers such as rxe and siw never do) %s",
+			    name, cni_rdma_ext_ack());
 		if (ret)
 			return cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE,
 					  "cannot move the RDMA device into the pod", "%s: %s %s",
@@ -39,9 +40,10 @@ static int validate(struct cni_ctx *ctx, int *pod, char name[RDMANS_NAME_MAX + 1
 	if (ret)
 		return ret;
 	if (!ctx->conf->prev_result)
-		return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG,
-				  "rdma-ns must be chained after the plugin that creates the interface",
-				  "no prevResult: list rdma-ns after ib-sriov (or sriov) in the conflist");
+		return cni_errorf(
+		    &ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG,
+		    "rdma-ns must be chained after the plugin that creates the interface",
+		    "no prevResult: list rdma-ns after ib-sriov (or sriov) in the conflist");
 	ret = rdmans_ctx_record_name(ctx, name);
 	if (ret)
 		return ret;
@@ -69,7 +71,7 @@ int rdmans_add(struct cni_ctx *ctx)
 					   RDMANS_REC_HAS_DEVICEID | RDMANS_REC_HAS_RDMA};
 	char name[RDMANS_NAME_MAX + 1];
 	_cleanup_close_ int pod = -1;
-	struct cni_error undo = { 0 };
+	struct cni_error undo = {0};
 	int ret;
 
 	ret = validate(ctx, &pod, name, &rec) ?: rdmans_require_exclusive(ctx, false);

@@ -20,7 +20,7 @@ int rdmans_require_exclusive(struct cni_ctx *ctx, bool for_status)
 
 int rdmans_args(struct cni_ctx *ctx, bool strict)
 {
-	struct cni_error bad = { 0 };
+	struct cni_error bad = {0};
 	bool debug = false;
 	int ret;
 
@@ -51,7 +51,7 @@ int rdmans_ctx_record_name(struct cni_ctx *ctx, char buf[RDMANS_NAME_MAX + 1])
 
 int rdmans_open_pod(const char *path, int *fd)
 {
-	struct cni_error ignored = { 0 };
+	struct cni_error ignored = {0};
 	int ret;
 
 	*fd = -1;

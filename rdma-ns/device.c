@@ -31,7 +31,7 @@ static bool device_parse(const char *v, char dev[RDMANS_DEV_MAX])
 int rdmans_configured_device(struct cni_conf *conf, char dev[RDMANS_DEV_MAX], const char **key,
 			     struct cni_error *err)
 {
-	static const char *const keys[] = { "deviceID", "pciBusID" };
+	static const char *const keys[] = {"deviceID", "pciBusID"};
 	const char *v = NULL;
 
 	dev[0] = '\0';
@@ -39,10 +39,11 @@ int rdmans_configured_device(struct cni_conf *conf, char dev[RDMANS_DEV_MAX], co
 		if (cni_json_string(conf->root, keys[i], keys[i], &v, err) == -EINVAL)
 			return -EINVAL;
 		if (v && *v && !device_parse(v, dev))
-			return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG,
-					  "invalid configuration",
-					  "\"%s\" is \"%s\"; it must be a PCI address (0000:3b:00.2) or "
-					  "an auxiliary device name (mlx5_core.sf.4)", keys[i], v);
+			return cni_errorf(
+			    err, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid configuration",
+			    "\"%s\" is \"%s\"; it must be a PCI address (0000:3b:00.2) or "
+			    "an auxiliary device name (mlx5_core.sf.4)",
+			    keys[i], v);
 		if (*dev && key)
 			*key = keys[i];
 	}
@@ -136,7 +137,7 @@ static int netdev_by_mac(const unsigned char *mac, unsigned int len, const char 
 static int netdev_bus_info(const char *name, struct ethtool_drvinfo *info)
 {
 	_cleanup_close_ int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	struct ifreq ifr = { 0 };
+	struct ifreq ifr = {0};
 
 	memset(info, 0, sizeof(*info));
 	info->cmd = ETHTOOL_GDRVINFO;
@@ -164,11 +165,12 @@ static int device_from_mac(struct cni_ctx *ctx, int pod, char dev[RDMANS_DEV_MAX
 		    in_pod(&prev->ifaces[i], ctx->env.netns, pod))
 			f = &prev->ifaces[i];
 	if (!f)
-		return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG, "deviceID is required",
-				  "rdma-ns takes the device from \"deviceID\" (Multus sets it), "
-				  "\"pciBusID\", the pciID of the previous plugin's interface, or the "
-				  "MAC of its interface whose sandbox is %s; none is set",
-				  ctx->env.netns);
+		return cni_errorf(
+		    &ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG, "deviceID is required",
+		    "rdma-ns takes the device from \"deviceID\" (Multus sets it), "
+		    "\"pciBusID\", the pciID of the previous plugin's interface, or the "
+		    "MAC of its interface whose sandbox is %s; none is set",
+		    ctx->env.netns);
 	if (mac_parse(f->mac, mac, &len))
 		return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid prevResult",
 				  "interface %s has mac \"%s\"", f->name ? f->name : "", f->mac);
@@ -261,11 +263,12 @@ int rdmans_device(struct cni_ctx *ctx, int pod, char dev[RDMANS_DEV_MAX])
 	if (ret || !prev || !*prev)
 		return ret;
 	if (!cni_pci_addr_parse(prev, want) || strcmp(want, vf))
-		return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG,
-				  "deviceID does not match the previous plugin's interface",
-				  "\"%s\" is %s (VF %s), but the interface the previous plugin moved "
-				  "into the pod is on %s",
-				  src, dev, *vf ? vf : "none", prev);
+		return cni_errorf(
+		    &ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG,
+		    "deviceID does not match the previous plugin's interface",
+		    "\"%s\" is %s (VF %s), but the interface the previous plugin moved "
+		    "into the pod is on %s",
+		    src, dev, *vf ? vf : "none", prev);
 	return 0;
 }
 

@@ -22,7 +22,7 @@ int rdmans_gc(struct cni_ctx *ctx)
 	}
 	d = opendir(RDMANS_STATE_DIR);
 	while (d && (e = readdir(d)) && seen++ < MAX_ENTRIES) {
-		struct cni_error err = { 0 };
+		struct cni_error err = {0};
 		struct rdmans_record rec;
 
 		/* Other networks' records are theirs to collect; unreadable ones

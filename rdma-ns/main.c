@@ -7,27 +7,27 @@
 
 /* --help; the README's "rdma-ns" section has the full story of each key. */
 static const struct cni_plugin_key keys[] = {
-	{ "deviceID, pciBusID", "the VF's PCI address or auxiliary device (Multus sets it)" },
-	{ "(neither)", "the pciID of the prevResult interface, else its netdev's device" },
-	{ "args.cni.debug", "true: debug logging (rdma-cni's key)" },
-	{ "logLevel, logFile", "panic..debug (default info); a file in /var/log/ibcni/" },
-	{ NULL, NULL },
+    {"deviceID, pciBusID", "the VF's PCI address or auxiliary device (Multus sets it)"},
+    {"(neither)", "the pciID of the prevResult interface, else its netdev's device"},
+    {"args.cni.debug", "true: debug logging (rdma-cni's key)"},
+    {"logLevel, logFile", "panic..debug (default info); a file in /var/log/ibcni/"},
+    {NULL, NULL},
 };
 
 static struct cni_plugin plugin = {
-	.name = "rdma-ns",
-	.about = "rdma-ns (also installed as rdma): moves a VF's RDMA devices into the pod network "
-		 "namespace",
-	.keys = keys,
-	.admin = "  rdma-ns netns-mode [show]             the RDMA subsystem's netns mode\n"
-		 "  rdma-ns netns-mode exclusive|shared   switch it (EBUSY: what is in the way)\n"
-		 "  rdma-ns devices                       the RDMA devices visible here",
-	.add = rdmans_add,
-	.del = rdmans_del,
-	.check = rdmans_check,
-	.gc = rdmans_gc,
-	.status = rdmans_status,
-	.caps = CNI_CAP(CAP_NET_ADMIN) | CNI_CAP(CAP_SYS_ADMIN),
+    .name = "rdma-ns",
+    .about = "rdma-ns (also installed as rdma): moves a VF's RDMA devices into the pod network "
+	     "namespace",
+    .keys = keys,
+    .admin = "  rdma-ns netns-mode [show]             the RDMA subsystem's netns mode\n"
+	     "  rdma-ns netns-mode exclusive|shared   switch it (EBUSY: what is in the way)\n"
+	     "  rdma-ns devices                       the RDMA devices visible here",
+    .add = rdmans_add,
+    .del = rdmans_del,
+    .check = rdmans_check,
+    .gc = rdmans_gc,
+    .status = rdmans_status,
+    .caps = CNI_CAP(CAP_NET_ADMIN) | CNI_CAP(CAP_SYS_ADMIN),
 };
 
 int main(int argc, char **argv)

@@ -56,7 +56,8 @@ int rdmans_mode_main(int argc, char **argv)
 	}
 	ret = cni_rdma_get_netns_mode(&exclusive);
 	if (ret) {
-		fprintf(stderr, "rdma-ns: cannot read the RDMA netns mode: %s\n", cni_rdma_strerror(ret));
+		fprintf(stderr, "rdma-ns: cannot read the RDMA netns mode: %s\n",
+			cni_rdma_strerror(ret));
 		return 1;
 	}
 	if (!strcmp(want, "show")) {
@@ -70,20 +71,24 @@ int rdmans_mode_main(int argc, char **argv)
 	ret = cni_rdma_set_netns_mode(!strcmp(want, "exclusive"));
 	if (ret == -EBUSY) {
 		fprintf(stderr,
-			"rdma-ns: the kernel refused to switch to %s (EBUSY): the RDMA netns mode can only\n"
-			"change while the host's is the only network namespace. These keep others alive:\n",
+			"rdma-ns: the kernel refused to switch to %s (EBUSY): the RDMA netns mode "
+			"can only\n"
+			"change while the host's is the only network namespace. These keep others "
+			"alive:\n",
 			want);
 		list_blockers();
-		fprintf(stderr,
-			"Set the mode at boot instead: enable the rdma-ns-netns-mode.service unit from\n"
-			"conf-examples (it runs before the container runtime), or put\n"
-			"`options ib_core netns_mode=%d` in /etc/modprobe.d/ib_core.conf and reboot.\n",
-			!strcmp(want, "exclusive") ? 0 : 1);
+		fprintf(
+		    stderr,
+		    "Set the mode at boot instead: enable the rdma-ns-netns-mode.service unit "
+		    "from\n"
+		    "conf-examples (it runs before the container runtime), or put\n"
+		    "`options ib_core netns_mode=%d` in /etc/modprobe.d/ib_core.conf and reboot.\n",
+		    !strcmp(want, "exclusive") ? 0 : 1);
 		return 1;
 	}
 	if (ret) {
-		fprintf(stderr, "rdma-ns: cannot set the RDMA netns mode: %s %s\n", cni_rdma_strerror(ret),
-			cni_rdma_ext_ack());
+		fprintf(stderr, "rdma-ns: cannot set the RDMA netns mode: %s %s\n",
+			cni_rdma_strerror(ret), cni_rdma_ext_ack());
 		return 1;
 	}
 	printf("%s (was %s)\n", want, exclusive ? "exclusive" : "shared");

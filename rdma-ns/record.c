@@ -33,14 +33,17 @@ struct field {
 	}
 
 static const struct field record_fields[] = {
-	REC_STR("network", network, RDMANS_REC_HAS_NETWORK),
-	REC_STR("containerID", containerid, RDMANS_REC_HAS_CONTAINERID),
-	REC_STR("ifname", ifname, RDMANS_REC_HAS_IFNAME),
-	REC_STR("netns", netns, RDMANS_REC_HAS_NETNS),
-	REC_STR("deviceID", deviceid, RDMANS_REC_HAS_DEVICEID),
-	{ .key = "rdma", .type = FIELD_STRS, .has = RDMANS_REC_HAS_RDMA,
-	  .off = offsetof(struct rdmans_record, rdma), .size = CNI_RDMA_NAME_MAX,
-	  .count_off = offsetof(struct rdmans_record, n_rdma) },
+    REC_STR("network", network, RDMANS_REC_HAS_NETWORK),
+    REC_STR("containerID", containerid, RDMANS_REC_HAS_CONTAINERID),
+    REC_STR("ifname", ifname, RDMANS_REC_HAS_IFNAME),
+    REC_STR("netns", netns, RDMANS_REC_HAS_NETNS),
+    REC_STR("deviceID", deviceid, RDMANS_REC_HAS_DEVICEID),
+    {.key = "rdma",
+     .type = FIELD_STRS,
+     .has = RDMANS_REC_HAS_RDMA,
+     .off = offsetof(struct rdmans_record, rdma),
+     .size = CNI_RDMA_NAME_MAX,
+     .count_off = offsetof(struct rdmans_record, n_rdma)},
 };
 
 #define CACHE_STR(k, member, flag)                                                                 \
@@ -52,10 +55,10 @@ static const struct field record_fields[] = {
 
 /* rdma-cni pkg/types RdmaNetState, state version "1.0". */
 static const struct field rdmacni_fields[] = {
-	CACHE_STR("version", version, RDMACNI_HAS_VERSION),
-	CACHE_STR("deviceID", deviceid, RDMACNI_HAS_DEVICEID),
-	CACHE_STR("sandboxRdmaDevName", sandbox_dev, RDMACNI_HAS_SANDBOX_DEV),
-	CACHE_STR("containerRdmaDevName", container_dev, RDMACNI_HAS_CONTAINER_DEV),
+    CACHE_STR("version", version, RDMACNI_HAS_VERSION),
+    CACHE_STR("deviceID", deviceid, RDMACNI_HAS_DEVICEID),
+    CACHE_STR("sandboxRdmaDevName", sandbox_dev, RDMACNI_HAS_SANDBOX_DEV),
+    CACHE_STR("containerRdmaDevName", container_dev, RDMACNI_HAS_CONTAINER_DEV),
 };
 
 /* A string that fits dst[size] whole: no truncation, no embedded NUL. */

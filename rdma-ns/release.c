@@ -69,7 +69,7 @@ int rdmans_find_record(struct cni_ctx *ctx, struct rdmans_record *rec, char name
  * attachment's), or -errno with err filled. */
 static int find_rdmacni(struct cni_ctx *ctx, struct rdmacni_cache *c, char name[NAME_MAX + 1])
 {
-	struct cni_error ignored = { 0 };
+	struct cni_error ignored = {0};
 	char dev[RDMANS_DEV_MAX], cached[CNI_PCI_ADDR_LEN];
 	int ret;
 

@@ -4,7 +4,7 @@
 set -eu
 pkgs=(gcc make pkg-config libc6-dev libnl-3-dev libjson-c-dev
       libcap-dev libibverbs-dev ibverbs-providers libcriterion-dev iproute2 jq file util-linux procps strace
-      containernetworking-plugins)
+      containernetworking-plugins clang-format)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

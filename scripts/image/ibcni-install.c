@@ -29,10 +29,10 @@
 #define IBCNI_GIT "unknown"
 #endif
 
-#define MAX_BINARY (64u << 20)
+#define MAX_BINARY    (64u << 20)
 #define MODPROBE_FILE "ibcni-rdma.conf"
 
-static const char *const plugins[] = { "ib-sriov", "rdma-ns", "ib-host-local" };
+static const char *const plugins[] = {"ib-sriov", "rdma-ns", "ib-host-local"};
 
 struct opts {
 	const char *src;
@@ -44,15 +44,21 @@ struct opts {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: ibcni-install [--src DIR] [--cni-bin-dir DIR]\n"
-		   "                     [--netns-mode exclusive|shared [--modprobe-dir DIR]] [--wait]\n"
-		   "  --src DIR           the plugins to install (default /ibcni/bin)\n"
-		   "  --cni-bin-dir DIR   the host's CNI directory as mounted (default /host/opt/cni/bin)\n"
-		   "  --netns-mode MODE   record the RDMA netns mode for the next boot in\n"
-		   "                      DIR/" MODPROBE_FILE " and try to set it now (rdma-ns netns-mode)\n"
-		   "  --modprobe-dir DIR  the host's /etc/modprobe.d as mounted (default /host/etc/modprobe.d)\n"
-		   "  --wait              then sleep until SIGTERM (a DaemonSet's container must stay up)\n"
-		   "  --version           print the version\n");
+	fprintf(
+	    f,
+	    "usage: ibcni-install [--src DIR] [--cni-bin-dir DIR]\n"
+	    "                     [--netns-mode exclusive|shared [--modprobe-dir DIR]] [--wait]\n"
+	    "  --src DIR           the plugins to install (default /ibcni/bin)\n"
+	    "  --cni-bin-dir DIR   the host's CNI directory as mounted (default "
+	    "/host/opt/cni/bin)\n"
+	    "  --netns-mode MODE   record the RDMA netns mode for the next boot in\n"
+	    "                      DIR/" MODPROBE_FILE
+	    " and try to set it now (rdma-ns netns-mode)\n"
+	    "  --modprobe-dir DIR  the host's /etc/modprobe.d as mounted (default "
+	    "/host/etc/modprobe.d)\n"
+	    "  --wait              then sleep until SIGTERM (a DaemonSet's container must stay "
+	    "up)\n"
+	    "  --version           print the version\n");
 }
 
 /* Write buf as dfd/name: temp name, fsync, rename. The old file's inode is
@@ -215,7 +221,8 @@ static int set_netns_mode(const struct opts *o)
 	_cleanup_close_ int dfd = -1;
 	int ret;
 
-	ret = check_snprintf(line, sizeof(line), "# written by ibcni-install\noptions ib_core netns_mode=%d\n",
+	ret = check_snprintf(line, sizeof(line),
+			     "# written by ibcni-install\noptions ib_core netns_mode=%d\n",
 			     strcmp(o->netns_mode, "exclusive") ? 1 : 0);
 	if (ret)
 		return ret;
@@ -232,7 +239,8 @@ static int set_netns_mode(const struct opts *o)
 	       o->modprobe_dir, o->netns_mode);
 	ret = run_rdmans(o->src, o->netns_mode);
 	if (ret)
-		printf("ibcni-install: the mode could not be set now (status %d); it applies at the next boot\n",
+		printf("ibcni-install: the mode could not be set now (status %d); it applies at "
+		       "the next boot\n",
 		       ret);
 	return 0;
 }
@@ -254,27 +262,42 @@ static int wait_for_stop(void)
 static int parse(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
-		{ "src", required_argument, NULL, 's' },
-		{ "cni-bin-dir", required_argument, NULL, 'd' },
-		{ "modprobe-dir", required_argument, NULL, 'm' },
-		{ "netns-mode", required_argument, NULL, 'n' },
-		{ "wait", no_argument, NULL, 'w' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+	    {"src", required_argument, NULL, 's'},
+	    {"cni-bin-dir", required_argument, NULL, 'd'},
+	    {"modprobe-dir", required_argument, NULL, 'm'},
+	    {"netns-mode", required_argument, NULL, 'n'},
+	    {"wait", no_argument, NULL, 'w'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c;
 
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 's': o->src = optarg; break;
-		case 'd': o->dst = optarg; break;
-		case 'm': o->modprobe_dir = optarg; break;
-		case 'n': o->netns_mode = optarg; break;
-		case 'w': o->wait = true; break;
-		case 'h': usage(stdout); exit(0);
-		case 'V': printf("ibcni-install " IBCNI_VERSION " (git " IBCNI_GIT ")\n"); exit(0);
-		default: return -EINVAL;
+		case 's':
+			o->src = optarg;
+			break;
+		case 'd':
+			o->dst = optarg;
+			break;
+		case 'm':
+			o->modprobe_dir = optarg;
+			break;
+		case 'n':
+			o->netns_mode = optarg;
+			break;
+		case 'w':
+			o->wait = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("ibcni-install " IBCNI_VERSION " (git " IBCNI_GIT ")\n");
+			exit(0);
+		default:
+			return -EINVAL;
 		}
 	}
 	if (optind != argc || (o->netns_mode && strcmp(o->netns_mode, "exclusive") &&
@@ -287,9 +310,9 @@ static int parse(int argc, char **argv, struct opts *o)
 int main(int argc, char **argv)
 {
 	struct opts o = {
-		.src = "/ibcni/bin",
-		.dst = "/host/opt/cni/bin",
-		.modprobe_dir = "/host/etc/modprobe.d",
+	    .src = "/ibcni/bin",
+	    .dst = "/host/opt/cni/bin",
+	    .modprobe_dir = "/host/etc/modprobe.d",
 	};
 
 	if (parse(argc, argv, &o)) {

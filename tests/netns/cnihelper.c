@@ -65,8 +65,8 @@ static int pci(const char *addr)
 	if (ret)
 		return fail(ret);
 	printf("{\"pf\":\"%s\",\"vf\":%d,\"pf_netdev\":\"%s\",\"netdev\":\"%s\",\"driver\":\"%s\","
-	       "\"rdma\":\"%s\"}\n", vf.pf_addr, vf.vf_index, vf.pf_netdev, vf.netdev, vf.driver,
-	       vf.rdma_dev);
+	       "\"rdma\":\"%s\"}\n",
+	       vf.pf_addr, vf.vf_index, vf.pf_netdev, vf.netdev, vf.driver, vf.rdma_dev);
 	return 0;
 }
 
@@ -93,7 +93,7 @@ static int vf_attrs(struct nl_msg *msg, struct nlattr *tb[IFLA_VF_MAX + 1], int 
 	    !top[IFLA_VFINFO_LIST])
 		return -EPROTO;
 	*ifindex = ((struct ifinfomsg *)nlmsg_data(h))->ifi_index;
-	nla_for_each_nested(info, top[IFLA_VFINFO_LIST], rem) {
+	nla_for_each_nested (info, top[IFLA_VFINFO_LIST], rem) {
 		if (nla_parse_nested(tb, IFLA_VF_MAX, info, NULL) < 0)
 			return -EPROTO;
 		n++;
@@ -106,7 +106,7 @@ static int vf_attrs(struct nl_msg *msg, struct nlattr *tb[IFLA_VF_MAX + 1], int 
 static int vf_compare(int argc, char **argv)
 {
 	struct nlattr *theirs[IFLA_VF_MAX + 1], *ours[IFLA_VF_MAX + 1];
-	struct cni_vf vf = { 0 };
+	struct cni_vf vf = {0};
 	struct nl_msg *a, *b = NULL;
 	const char *hex = argv[2];
 	size_t len = strlen(hex) / 2;
@@ -209,15 +209,15 @@ static int ipoib_compare(int argc, char **argv)
 	    nlmsg_parse(nlmsg_hdr(b), sizeof(struct ifinfomsg), tb, IFLA_MAX, NULL) ||
 	    !ta[IFLA_LINKINFO] || !tb[IFLA_LINKINFO] ||
 	    nla_parse_nested(la, IFLA_INFO_MAX, ta[IFLA_LINKINFO], NULL) ||
-	    nla_parse_nested(lb, IFLA_INFO_MAX, tb[IFLA_LINKINFO], NULL) ||
-	    !la[IFLA_INFO_DATA] || !lb[IFLA_INFO_DATA] ||
-	    nla_parse_nested(da, IFLA_IPOIB_MAX, la[IFLA_INFO_DATA], NULL) ||
+	    nla_parse_nested(lb, IFLA_INFO_MAX, tb[IFLA_LINKINFO], NULL) || !la[IFLA_INFO_DATA] ||
+	    !lb[IFLA_INFO_DATA] || nla_parse_nested(da, IFLA_IPOIB_MAX, la[IFLA_INFO_DATA], NULL) ||
 	    nla_parse_nested(db, IFLA_IPOIB_MAX, lb[IFLA_INFO_DATA], NULL))
 		return -EPROTO;
 	for (int t = 1; t <= IFLA_MAX; t++)
-		if (!ta[t] != !tb[t] || (t != IFLA_LINKINFO && ta[t] &&
-					 (nla_len(ta[t]) != nla_len(tb[t]) ||
-					  memcmp(nla_data(ta[t]), nla_data(tb[t]), (size_t)nla_len(ta[t]))))) {
+		if (!ta[t] != !tb[t] ||
+		    (t != IFLA_LINKINFO && ta[t] &&
+		     (nla_len(ta[t]) != nla_len(tb[t]) ||
+		      memcmp(nla_data(ta[t]), nla_data(tb[t]), (size_t)nla_len(ta[t]))))) {
 			printf("attribute %d differs\n", t);
 			diffs++;
 		}
@@ -228,7 +228,8 @@ static int ipoib_compare(int argc, char **argv)
 			printf("ipoib attribute %d differs\n", t), diffs++;
 	if (nlmsg_hdr(a)->nlmsg_flags != nlmsg_hdr(b)->nlmsg_flags)
 		printf("flags differ: iproute2 %#x, ours %#x\n", nlmsg_hdr(a)->nlmsg_flags,
-		       nlmsg_hdr(b)->nlmsg_flags), diffs++;
+		       nlmsg_hdr(b)->nlmsg_flags),
+		    diffs++;
 	if (!diffs)
 		printf("same\n");
 	nlmsg_free(a);
@@ -241,7 +242,7 @@ static int ipoib_compare(int argc, char **argv)
 static int listen_announce(const char *name, const char *ms)
 {
 	uint64_t wait, deadline;
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(0x0003) };
+	struct sockaddr_ll sll = {.sll_family = AF_PACKET, .sll_protocol = htons(0x0003)};
 	int fd, idx = ifindex_of(name);
 
 	if (idx < 0 || parse_u64(ms, 10, 60000, &wait))
@@ -254,7 +255,7 @@ static int listen_announce(const char *name, const char *ms)
 	fflush(stdout);
 	deadline = now_ms() + wait;
 	while (now_ms() < deadline) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct pollfd p = {.fd = fd, .events = POLLIN};
 		unsigned char f[2048];
 		char ip[64];
 		ssize_t n;
@@ -267,7 +268,8 @@ static int listen_announce(const char *name, const char *ms)
 			inet_ntop(AF_INET, f + 28, ip, sizeof(ip));
 			printf("garp %s %02x:%02x:%02x:%02x:%02x:%02x\n", ip, f[22], f[23], f[24],
 			       f[25], f[26], f[27]);
-		} else if (n >= 78 && f[12] == 0x86 && f[13] == 0xdd && f[20] == 58 && f[54] == 136) {
+		} else if (n >= 78 && f[12] == 0x86 && f[13] == 0xdd && f[20] == 58 &&
+			   f[54] == 136) {
 			inet_ntop(AF_INET6, f + 62, ip, sizeof(ip));
 			printf("na %s override=%d hops=%d\n", ip, !!(f[58] & 0x20), f[21]);
 		}
@@ -297,7 +299,7 @@ static int run(int argc, char **argv)
 		return listen_announce(argv[2], argv[3]);
 	if (!strcmp(op, "in-netns") && argc > 3) {
 		/* Look a link up from inside another namespace, then come back. */
-		struct cni_error err = { 0 };
+		struct cni_error err = {0};
 		_cleanup_close_ int fd = cni_netns_open(argv[2], &err);
 		int saved = -1;
 
@@ -321,14 +323,15 @@ static int run(int argc, char **argv)
 	if (!strcmp(op, "rename"))
 		return cni_link_rename(idx, argv[3]);
 	if (!strcmp(op, "mtu"))
-		return parse_u64(argv[3], 10, UINT32_MAX, &n) ?: cni_link_set_mtu(idx, (unsigned int)n);
+		return parse_u64(argv[3], 10, UINT32_MAX, &n)
+			   ?: cni_link_set_mtu(idx, (unsigned int)n);
 	if (!strcmp(op, "mac")) {
 		unsigned char mac[6];
 
 		return parse_mac(argv[3], mac) ?: cni_link_set_mac(idx, mac, 6);
 	}
 	if (!strcmp(op, "move")) {
-		struct cni_error err = { 0 };
+		struct cni_error err = {0};
 		_cleanup_close_ int fd = cni_netns_open(argv[3], &err);
 
 		return fd < 0 ? fd : cni_link_move(idx, fd);
@@ -344,10 +347,11 @@ static int run(int argc, char **argv)
 				printf("%s\n", ret ? "yes" : "no");
 			return ret < 0 ? ret : 0;
 		}
-		return !strcmp(op, "addr") ? cni_link_addr_add(idx, &p) : cni_link_addr_del(idx, &p);
+		return !strcmp(op, "addr") ? cni_link_addr_add(idx, &p)
+					   : cni_link_addr_del(idx, &p);
 	}
 	if (!strcmp(op, "route") || !strcmp(op, "hasroute")) {
-		struct cni_route rt = { 0 };
+		struct cni_route rt = {0};
 
 		if (!cni_prefix_parse(argv[3], &rt.dst) ||
 		    (argc > 4 && strcmp(argv[4], "-") && !cni_addr_parse(argv[4], &rt.gw)))
@@ -367,7 +371,7 @@ static int run(int argc, char **argv)
 		return cni_link_route_add(idx, &rt);
 	}
 	if (!strcmp(op, "vf-trust")) {
-		struct cni_vf vf = { .vf = 0, .mask = CNI_VF_TRUST, .trust = 1 };
+		struct cni_vf vf = {.vf = 0, .mask = CNI_VF_TRUST, .trust = 1};
 
 		return cni_link_vf_set(idx, &vf);
 	}

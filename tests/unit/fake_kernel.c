@@ -176,7 +176,7 @@ int cni_link_vfs_get(int pf_ifindex, struct cni_vf **vfs, size_t *n)
 		return -ENOMEM;
 	memcpy(*vfs, fk.vfs, sizeof(fk.vfs));
 	for (size_t i = 0; i < FAKE_VFS; i++)
-		(*vfs)[i].mask = 0xff;	/* the PF reports everything */
+		(*vfs)[i].mask = 0xff; /* the PF reports everything */
 	*n = FAKE_VFS;
 	return 0;
 }
@@ -217,7 +217,8 @@ int cni_announce(int ifindex)
 int cni_netns_open(const char *path, struct cni_error *err)
 {
 	if (strcmp(path, "/pod"))
-		return cni_errorf(err, -ENOENT, CNI_ERR_INVALID_ENV, "cannot open CNI_NETNS", "%s", path);
+		return cni_errorf(err, -ENOENT, CNI_ERR_INVALID_ENV, "cannot open CNI_NETNS", "%s",
+				  path);
 	fk.pod_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	return fk.pod_fd;
 }

@@ -10,11 +10,11 @@
 #include "link.h"
 
 #define FAKE_MAX_LINKS 8
-#define FAKE_VFS 2
+#define FAKE_VFS       2
 
 struct fake_link {
 	bool exists, up, child;
-	int ifindex, ns;	/* ns 0 is the host, 1 the pod */
+	int ifindex, ns; /* ns 0 is the host, 1 the pod */
 	char name[IFNAMSIZ];
 	unsigned int type, mtu, mac_len;
 	unsigned char mac[CNI_MAC_MAX];
@@ -28,9 +28,9 @@ struct fake_kernel {
 	struct cni_vf vfs[FAKE_VFS];
 	int ns, pod_fd;
 	bool rdma_in_pod;
-	int changes, fail_at;	/* the change numbered fail_at fails with EIO */
-	uint32_t refuse;	/* CNI_VF_* bits the PF always refuses (EOPNOTSUPP), as igb
-				 * refuses link state: a request holding one changes nothing */
+	int changes, fail_at; /* the change numbered fail_at fails with EIO */
+	uint32_t refuse;      /* CNI_VF_* bits the PF always refuses (EOPNOTSUPP), as igb
+			       * refuses link state: a request holding one changes nothing */
 };
 
 extern struct fake_kernel fk;

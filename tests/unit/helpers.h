@@ -13,11 +13,11 @@
 #include "error.h"
 
 /* An error with the exact code and message. */
-#define assert_cni_error(e, c, m)                                                  \
-	do {                                                                       \
-		cr_assert_eq((e)->code, (c), "code %d, want %d (msg \"%s\": %s)",  \
-			     (e)->code, (c), (e)->msg, (e)->details);              \
-		cr_assert_str_eq((e)->msg, (m));                                   \
+#define assert_cni_error(e, c, m)                                                                  \
+	do {                                                                                       \
+		cr_assert_eq((e)->code, (c), "code %d, want %d (msg \"%s\": %s)", (e)->code, (c),  \
+			     (e)->msg, (e)->details);                                              \
+		cr_assert_str_eq((e)->msg, (m));                                                   \
 	} while (0)
 
 /* Where tests/fixtures lives (run.sh exports it). */

@@ -20,7 +20,7 @@ static struct ipam_store st;
 
 static void setup(void)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 
 	make_tmpdir(data, sizeof(data));
 	cr_assert_eq(ipam_store_open(&st, data, "net", true, &err), 0, "%s", err.details);
@@ -53,7 +53,7 @@ static struct ipam_rangeset set_of(const char *subnets)
 	for (char *s = strtok_r(buf, ",", &save); s; s = strtok_r(NULL, ",", &save))
 		cr_assert_eq(ipam_range_parse(&r[n++], s, NULL, NULL, NULL, why, sizeof(why)), 0,
 			     "%s", why);
-	return (struct ipam_rangeset){ r, n };
+	return (struct ipam_rangeset){r, n};
 }
 
 static void write_file(const char *name, const char *content)
@@ -94,18 +94,18 @@ struct rr_case {
 ParameterizedTestParameters(alloc, round_robin_table)
 {
 	static struct rr_case cases[] = {
-		{ "192.168.1.0/29", "", "", "192.168.1.2/29" },
-		{ "2001:db8:1::/64", "", "", "2001:db8:1::2/64" },
-		{ "10.0.0.0/30", "", "", "10.0.0.2/30" },
-		{ "10.0.0.0/29", "", "10.0.0.2", "10.0.0.3/29" },
-		{ "10.0.0.0/29", "10.0.0.5", "", "10.0.0.6/29" },
-		{ "10.0.0.0/29", "10.0.0.3", "10.0.0.4,10.0.0.5", "10.0.0.6/29" },
-		{ "10.0.0.0/29", "10.0.0.5", "10.0.0.6", "10.0.0.2/29" },
-		{ "10.0.0.0/29", "10.0.0.128", "10.0.0.2", "10.0.0.3/29" },
-		{ "10.0.0.0/29", "10.0.0.3", "10.0.0.2,10.0.0.4,10.0.0.5,10.0.0.6", "10.0.0.3/29" },
-		{ "10.0.0.0/30,10.0.1.0/30", "", "", "10.0.0.2/30" },
-		{ "10.0.0.0/30,10.0.1.0/30", "10.0.0.2", "", "10.0.1.2/30" },
-		{ "10.0.0.0/30,10.0.1.0/30,10.0.2.0/30", "10.0.2.2", "", "10.0.0.2/30" },
+	    {"192.168.1.0/29", "", "", "192.168.1.2/29"},
+	    {"2001:db8:1::/64", "", "", "2001:db8:1::2/64"},
+	    {"10.0.0.0/30", "", "", "10.0.0.2/30"},
+	    {"10.0.0.0/29", "", "10.0.0.2", "10.0.0.3/29"},
+	    {"10.0.0.0/29", "10.0.0.5", "", "10.0.0.6/29"},
+	    {"10.0.0.0/29", "10.0.0.3", "10.0.0.4,10.0.0.5", "10.0.0.6/29"},
+	    {"10.0.0.0/29", "10.0.0.5", "10.0.0.6", "10.0.0.2/29"},
+	    {"10.0.0.0/29", "10.0.0.128", "10.0.0.2", "10.0.0.3/29"},
+	    {"10.0.0.0/29", "10.0.0.3", "10.0.0.2,10.0.0.4,10.0.0.5,10.0.0.6", "10.0.0.3/29"},
+	    {"10.0.0.0/30,10.0.1.0/30", "", "", "10.0.0.2/30"},
+	    {"10.0.0.0/30,10.0.1.0/30", "10.0.0.2", "", "10.0.1.2/30"},
+	    {"10.0.0.0/30,10.0.1.0/30,10.0.2.0/30", "10.0.2.2", "", "10.0.0.2/30"},
 	};
 
 	return cr_make_param_array(struct rr_case, cases, sizeof(cases) / sizeof(cases[0]));
@@ -145,7 +145,8 @@ Test(alloc, never_the_broadcast_then_exhausted)
 		cr_assert_str_eq(alloc_str(&s, id, NULL, &err), want);
 	}
 	cr_assert_null(alloc_str(&s, "c7", NULL, &err));
-	assert_cni_error(&err, 110, "no IP addresses available in range set: 192.168.1.1-192.168.1.6");
+	assert_cni_error(&err, 110,
+			 "no IP addresses available in range set: 192.168.1.1-192.168.1.6");
 }
 
 Test(alloc, released_address_is_not_reused_at_once)
@@ -167,7 +168,8 @@ Test(alloc, requested_addresses)
 	cr_assert_str_eq(alloc_str(&s, "a", "192.168.1.5", &err), "192.168.1.5/29");
 	cr_assert_null(alloc_str(&s, "b", "192.168.1.5", &err));
 	assert_cni_error(&err, 111,
-			 "requested IP address 192.168.1.5 is not available in range set 192.168.1.1-192.168.1.6");
+			 "requested IP address 192.168.1.5 is not available in range set "
+			 "192.168.1.1-192.168.1.6");
 	cr_assert_null(alloc_str(&s, "b", "192.168.1.7", &err));
 	assert_cni_error(&err, 7, "192.168.1.7 not in range set 192.168.1.1-192.168.1.6");
 	cr_assert_null(alloc_str(&s, "b", "192.168.1.1", &err));
@@ -177,14 +179,16 @@ Test(alloc, requested_addresses)
 Test(alloc, explicit_bounds_never_lease_network_or_broadcast)
 {
 	static struct ipam_range r[2];
-	struct ipam_rangeset s = { r, 2 };
+	struct ipam_rangeset s = {r, 2};
 	struct cni_error err;
 	char why[256];
 
-	cr_assert_eq(ipam_range_parse(&r[0], "192.168.1.0/24", "192.168.1.0", "192.168.1.255",
-				      NULL, why, sizeof(why)), 0);
-	cr_assert_eq(ipam_range_parse(&r[1], "192.168.2.0/24", "192.168.2.0", NULL, NULL, why,
-				      sizeof(why)), 0);
+	cr_assert_eq(ipam_range_parse(&r[0], "192.168.1.0/24", "192.168.1.0", "192.168.1.255", NULL,
+				      why, sizeof(why)),
+		     0);
+	cr_assert_eq(
+	    ipam_range_parse(&r[1], "192.168.2.0/24", "192.168.2.0", NULL, NULL, why, sizeof(why)),
+	    0);
 	write_file("last_reserved_ip.0", "192.168.1.254");
 	/* host-local would hand out .255, then 192.168.2.0. */
 	cr_assert_str_eq(alloc_str(&s, "a", NULL, &err), "192.168.2.2/24");
@@ -230,7 +234,7 @@ Test(alloc, legacy_files_and_pointer_are_not_owners)
 	size_t n;
 	bool legacy;
 
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 
 	/* Files written behind the index's back (by host-local, which takes the
 	 * same lock): the next open rebuilds the index. */
@@ -270,7 +274,7 @@ Test(alloc, crash_leftovers)
 	/* An empty lease (a host-local crash between create and write), our
 	 * lease temp file (a kill before link() or before its unlink) and the
 	 * tmp/ directory of older builds. */
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 
 	ipam_store_close(&st);
 	write_file("10.1.2.3", "");
@@ -387,8 +391,8 @@ Test(alloc, a_directory_that_is_not_a_lease_directory_is_left_alone)
 
 Test(alloc, links_under_data_dir_are_never_followed)
 {
-	static const char *const planted[] = { ".ib-host-local", ".ib-host-local/net",
-					       ".ib-host-local/net/owners", "net" };
+	static const char *const planted[] = {".ib-host-local", ".ib-host-local/net",
+					      ".ib-host-local/net/owners", "net"};
 	struct cni_error err;
 
 	ipam_store_close(&st);
@@ -496,7 +500,7 @@ Test(alloc, pointer_and_token_are_replaced_not_written_through)
 	ipam_store_close(&st);
 	cr_assert_eq(link(path_in("net/last_reserved_ip.0"), path_in("ptr-link")), 0);
 	cr_assert_eq(link(path_in(".ib-host-local/net/token"), path_in("token-link")), 0);
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 
 	cr_assert_eq(ipam_store_open(&st, data, "net", true, &err), 0);
 	cr_assert_eq(ipam_store_reserve(&st, &b, "c2", "eth0", 0), 0);
@@ -513,7 +517,7 @@ Test(alloc, pointer_and_token_are_replaced_not_written_through)
 Test(alloc, a_lease_rewritten_in_place_wins_over_the_index)
 {
 	struct cni_addr a = ip("10.1.2.20"), *ips;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	size_t n;
 	bool legacy;
 	int fd;
@@ -578,7 +582,7 @@ Test(alloc, a_transient_error_fails_and_deletes_nothing)
 	struct cni_addr a = ip("10.1.2.2"), b = ip("10.1.2.3"), *ips = NULL;
 	struct ipam_rangeset s = set_of("10.1.2.0/29");
 	struct ipam_lease *leases = NULL;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	size_t n = 0;
 	bool legacy;
 
@@ -591,7 +595,7 @@ Test(alloc, a_transient_error_fails_and_deletes_nothing)
 	cr_assert_eq(ipam_store_release(&st, &b), -EIO);
 	cr_assert_eq(ipam_store_list(&st, &leases, &n), -EIO);
 	cr_assert(exists("net/10.1.2.2") && exists("net/10.1.2.3"));
-	eio_name = "ctr@65746830";	/* the owner file */
+	eio_name = "ctr@65746830"; /* the owner file */
 	cr_assert_eq(ipam_store_owned(&st, "ctr", "eth0", &ips, &n, &legacy), -EIO);
 	free(ips);
 	eio_name = "last_reserved_ip.0";

@@ -5,11 +5,11 @@
 #include "args.h"
 #include "helpers.h"
 
-static const char *const known[] = { "IP", "MAC" };
+static const char *const known[] = {"IP", "MAC"};
 
 Test(args, pairs_and_lookup)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct cni_args a;
 
 	cr_assert_eq(cni_args_parse("IP=10.1.2.3;MAC=aa:bb:cc:dd:ee:ff", &a, &err), 0);
@@ -23,7 +23,7 @@ Test(args, pairs_and_lookup)
 
 Test(args, empty_and_trailing_separator)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct cni_args a;
 
 	cr_assert_eq(cni_args_parse("", &a, &err), 0);
@@ -36,7 +36,7 @@ Test(args, empty_and_trailing_separator)
 
 Test(args, invalid_pair_is_code_4)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct cni_args a;
 
 	cr_assert_lt(cni_args_parse("FOO;IP=1", &a, &err), 0);
@@ -47,7 +47,7 @@ Test(args, invalid_pair_is_code_4)
 /* Multus passes a value holding '=' on (BLAH=foo=bar): split at the first. */
 Test(args, value_may_hold_equals)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct cni_args a;
 
 	cr_assert_eq(cni_args_parse("BLAH=foo=bar;IgnoreUnknown=1", &a, &err), 0);
@@ -57,7 +57,7 @@ Test(args, value_may_hold_equals)
 
 Test(args, unknown_keys)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct cni_args a;
 
 	cr_assert_eq(cni_args_parse("K8S_POD_NAME=foo;IP=10.0.0.1", &a, &err), 0);
@@ -69,11 +69,10 @@ Test(args, unknown_keys)
 
 Test(args, ignore_unknown_values)
 {
-	static const char *const yes[] = { "IgnoreUnknown=1", "IgnoreUnknown=true",
-					   "IgnoreUnknown=TRUE" };
-	static const char *const no[] = { "IgnoreUnknown=0", "ignoreunknown=1",
-					  "IgnoreUnknown=yes" };
-	struct cni_error err = { 0 };
+	static const char *const yes[] = {"IgnoreUnknown=1", "IgnoreUnknown=true",
+					  "IgnoreUnknown=TRUE"};
+	static const char *const no[] = {"IgnoreUnknown=0", "ignoreunknown=1", "IgnoreUnknown=yes"};
+	struct cni_error err = {0};
 	struct cni_args a;
 	char buf[64];
 

@@ -21,55 +21,56 @@ struct conf_case {
 ParameterizedTestParameters(conf, rules)
 {
 	static struct conf_case cases[] = {
-		{ "not json", CNI_CMD_ADD, 6, "error unmarshall network config", "" },
-		{ "[1]", CNI_CMD_ADD, 6, "error unmarshall network config",
-		  "the network configuration must be a JSON object" },
-		{ "{\"name\": 5}", CNI_CMD_ADD, 6, "error unmarshall network config",
-		  "\"name\" must be a string" },
-		{ "{\"cniVersion\": \"1.0.0\"}", CNI_CMD_ADD, 7, "missing network name", "" },
-		{ "{\"name\": \"\"}", CNI_CMD_DEL, 7, "missing network name", "" },
-		{ "{\"name\": \"../evil\"}", CNI_CMD_ADD, 7,
-		  "invalid characters found in network name", "../evil" },
-		{ "{\"name\": \".hidden\"}", CNI_CMD_ADD, 7,
-		  "invalid characters found in network name", ".hidden" },
-		{ "{\"name\": \"n\", \"cniVersion\": \"9.9.9\"}", CNI_CMD_ADD, 1,
-		  "incompatible CNI versions",
-		  "config is \"9.9.9\", plugin supports [\"0.1.0\" \"0.2.0\" \"0.3.0\" \"0.3.1\" "
-		  "\"0.4.0\" \"1.0.0\" \"1.1.0\"]" },
-		{ "{\"name\": \"n\", \"cniVersion\": 1}", CNI_CMD_ADD, 6,
-		  "error unmarshall network config", "\"cniVersion\" must be a string" },
-		{ "{\"name\": \"n\", \"cniVersion\": \"1.0.0\", \"prevResult\": "
-		  "{\"ips\": [{\"address\": \"10.0.0.300/24\"}]}}",
-		  CNI_CMD_ADD, 6, "failed to decode result", "ips[].address: 10.0.0.300/24" },
-		{ "{\"name\": \"n\", \"cniVersion\": \"1.1.0\", \"cni.dev/valid-attachments\": 5}",
-		  CNI_CMD_GC, 6, "error unmarshall network config", "" },
-		{ "{\"name\": \"n\", \"cniVersion\": \"1.1.0\", \"ipam\": []}", CNI_CMD_ADD, 6,
-		  "error unmarshall network config", "\"ipam\" must be an object" },
-		/* An escaped NUL would be truncated by every C reader: refused
-		 * once, here, naming the key. */
-		{ "{\"name\": \"n\", \"cniVersion\": \"1.0.0\\u0000\"}", CNI_CMD_ADD, 7,
-		  "invalid configuration", "\"cniVersion\" contains a NUL character (\\u0000)" },
-		{ "{\"name\": \"n\\u0000x\", \"cniVersion\": \"1.0.0\"}", CNI_CMD_ADD, 7,
-		  "invalid configuration", "\"name\" contains a NUL character (\\u0000)" },
-		{ "{\"name\": \"n\", \"cniVersion\": \"1.0.0\", \"spoofchk\": \"on\\u0000\"}",
-		  CNI_CMD_ADD, 7, "invalid configuration",
-		  "\"spoofchk\" contains a NUL character (\\u0000)" },
-		{ "{\"name\": \"n\", \"cniVersion\": \"1.0.0\", \"ipam\": {\"type\": \"host-local\\u0000\"}}",
-		  CNI_CMD_ADD, 7, "invalid configuration",
-		  "\"ipam.type\" contains a NUL character (\\u0000)" },
-		{ "{\"name\": \"n\", \"cniVersion\": \"1.0.0\", \"ipam\": {\"ranges\": "
-		  "[[{\"subnet\": \"10.0.0.0/8\\u0000\"}]]}}",
-		  CNI_CMD_ADD, 7, "invalid configuration",
-		  "\"ipam.ranges[0][0].subnet\" contains a NUL character (\\u0000)" },
-		{ "{\"name\": \"n\", \"cniVersion\": \"1.0.0\", \"na\\u0000me\": \"x\"}",
-		  CNI_CMD_ADD, 7, "invalid configuration",
-		  "a key contains a NUL character (\\u0000)" },
-		/* Invalid UTF-8 would be echoed into the error JSON. */
-		{ "{\"name\": \"n\", \"cniVersion\": \"1.0.0\", \"mac\": \"\xff\xfe\"}",
-		  CNI_CMD_ADD, 6, "error unmarshall network config", "invalid UTF-8 at byte 45" },
-		{ "{\"name\": \"n\", \"cniVersion\": \"1.0.0\", \"prevResult\": {\"routes\": "
-		  "[{\"dst\": \"0.0.0.0/0\", \"table\": -1}]}}", CNI_CMD_ADD, 7,
-		  "invalid configuration", "\"routes[0].table\" is -1; it must be from 0 to 2147483647" },
+	    {"not json", CNI_CMD_ADD, 6, "error unmarshall network config", ""},
+	    {"[1]", CNI_CMD_ADD, 6, "error unmarshall network config",
+	     "the network configuration must be a JSON object"},
+	    {"{\"name\": 5}", CNI_CMD_ADD, 6, "error unmarshall network config",
+	     "\"name\" must be a string"},
+	    {"{\"cniVersion\": \"1.0.0\"}", CNI_CMD_ADD, 7, "missing network name", ""},
+	    {"{\"name\": \"\"}", CNI_CMD_DEL, 7, "missing network name", ""},
+	    {"{\"name\": \"../evil\"}", CNI_CMD_ADD, 7, "invalid characters found in network name",
+	     "../evil"},
+	    {"{\"name\": \".hidden\"}", CNI_CMD_ADD, 7, "invalid characters found in network name",
+	     ".hidden"},
+	    {"{\"name\": \"n\", \"cniVersion\": \"9.9.9\"}", CNI_CMD_ADD, 1,
+	     "incompatible CNI versions",
+	     "config is \"9.9.9\", plugin supports [\"0.1.0\" \"0.2.0\" \"0.3.0\" \"0.3.1\" "
+	     "\"0.4.0\" \"1.0.0\" \"1.1.0\"]"},
+	    {"{\"name\": \"n\", \"cniVersion\": 1}", CNI_CMD_ADD, 6,
+	     "error unmarshall network config", "\"cniVersion\" must be a string"},
+	    {"{\"name\": \"n\", \"cniVersion\": \"1.0.0\", \"prevResult\": "
+	     "{\"ips\": [{\"address\": \"10.0.0.300/24\"}]}}",
+	     CNI_CMD_ADD, 6, "failed to decode result", "ips[].address: 10.0.0.300/24"},
+	    {"{\"name\": \"n\", \"cniVersion\": \"1.1.0\", \"cni.dev/valid-attachments\": 5}",
+	     CNI_CMD_GC, 6, "error unmarshall network config", ""},
+	    {"{\"name\": \"n\", \"cniVersion\": \"1.1.0\", \"ipam\": []}", CNI_CMD_ADD, 6,
+	     "error unmarshall network config", "\"ipam\" must be an object"},
+	    /* An escaped NUL would be truncated by every C reader: refused
+	     * once, here, naming the key. */
+	    {"{\"name\": \"n\", \"cniVersion\": \"1.0.0\\u0000\"}", CNI_CMD_ADD, 7,
+	     "invalid configuration", "\"cniVersion\" contains a NUL character (\\u0000)"},
+	    {"{\"name\": \"n\\u0000x\", \"cniVersion\": \"1.0.0\"}", CNI_CMD_ADD, 7,
+	     "invalid configuration", "\"name\" contains a NUL character (\\u0000)"},
+	    {"{\"name\": \"n\", \"cniVersion\": \"1.0.0\", \"spoofchk\": \"on\\u0000\"}",
+	     CNI_CMD_ADD, 7, "invalid configuration",
+	     "\"spoofchk\" contains a NUL character (\\u0000)"},
+	    {"{\"name\": \"n\", \"cniVersion\": \"1.0.0\", \"ipam\": {\"type\": "
+	     "\"host-local\\u0000\"}}",
+	     CNI_CMD_ADD, 7, "invalid configuration",
+	     "\"ipam.type\" contains a NUL character (\\u0000)"},
+	    {"{\"name\": \"n\", \"cniVersion\": \"1.0.0\", \"ipam\": {\"ranges\": "
+	     "[[{\"subnet\": \"10.0.0.0/8\\u0000\"}]]}}",
+	     CNI_CMD_ADD, 7, "invalid configuration",
+	     "\"ipam.ranges[0][0].subnet\" contains a NUL character (\\u0000)"},
+	    {"{\"name\": \"n\", \"cniVersion\": \"1.0.0\", \"na\\u0000me\": \"x\"}", CNI_CMD_ADD, 7,
+	     "invalid configuration", "a key contains a NUL character (\\u0000)"},
+	    /* Invalid UTF-8 would be echoed into the error JSON. */
+	    {"{\"name\": \"n\", \"cniVersion\": \"1.0.0\", \"mac\": \"\xff\xfe\"}", CNI_CMD_ADD, 6,
+	     "error unmarshall network config", "invalid UTF-8 at byte 45"},
+	    {"{\"name\": \"n\", \"cniVersion\": \"1.0.0\", \"prevResult\": {\"routes\": "
+	     "[{\"dst\": \"0.0.0.0/0\", \"table\": -1}]}}",
+	     CNI_CMD_ADD, 7, "invalid configuration",
+	     "\"routes[0].table\" is -1; it must be from 0 to 2147483647"},
 	};
 
 	return cr_make_param_array(struct conf_case, cases, sizeof(cases) / sizeof(cases[0]));
@@ -77,7 +78,7 @@ ParameterizedTestParameters(conf, rules)
 
 ParameterizedTest(struct conf_case *c, conf, rules)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct cni_conf *conf;
 	char *raw = strdup(c->input);
 
@@ -90,22 +91,23 @@ ParameterizedTest(struct conf_case *c, conf, rules)
 
 static struct cni_conf *parse_ok(const char *s, enum cni_command cmd)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct cni_conf *conf;
 	char *raw = strdup(s);
 
-	cr_assert_eq(cni_conf_parse(raw, strlen(raw), cmd, &conf, &err), 0, "%s: %s",
-		     err.msg, err.details);
+	cr_assert_eq(cni_conf_parse(raw, strlen(raw), cmd, &conf, &err), 0, "%s: %s", err.msg,
+		     err.details);
 	return conf;
 }
 
 Test(conf, missing_version_means_010_and_keys_match_like_go)
 {
-	struct cni_conf *c = parse_ok("{\"Name\": \"net1\", \"TYPE\": \"ib-sriov\", "
-				      "\"capabilities\": {\"ips\": true}, "
-				      "\"RuntimeConfig\": {\"HostPort\": 1}, "
-				      "\"ipam\": {\"Type\": \"host-local\"}, \"logLevel\": \"debug\"}",
-				      CNI_CMD_ADD);
+	struct cni_conf *c =
+	    parse_ok("{\"Name\": \"net1\", \"TYPE\": \"ib-sriov\", "
+		     "\"capabilities\": {\"ips\": true}, "
+		     "\"RuntimeConfig\": {\"HostPort\": 1}, "
+		     "\"ipam\": {\"Type\": \"host-local\"}, \"logLevel\": \"debug\"}",
+		     CNI_CMD_ADD);
 
 	cr_assert_eq(c->version, CNI_V010);
 	cr_assert_str_eq(c->name, "net1");
@@ -119,10 +121,10 @@ Test(conf, missing_version_means_010_and_keys_match_like_go)
 Test(conf, prev_result_parsed_in_its_own_version)
 {
 	struct cni_conf *c = parse_ok(
-		"{\"name\": \"n\", \"cniVersion\": \"1.0.0\", \"args\": {\"cni\": {\"ips\": []}}, "
-		"\"prevResult\": {\"cniVersion\": \"0.2.0\", \"ip4\": {\"ip\": \"10.1.0.5/16\", "
-		"\"gateway\": \"10.1.0.1\", \"routes\": [{\"dst\": \"0.0.0.0/0\"}]}}}",
-		CNI_CMD_ADD);
+	    "{\"name\": \"n\", \"cniVersion\": \"1.0.0\", \"args\": {\"cni\": {\"ips\": []}}, "
+	    "\"prevResult\": {\"cniVersion\": \"0.2.0\", \"ip4\": {\"ip\": \"10.1.0.5/16\", "
+	    "\"gateway\": \"10.1.0.1\", \"routes\": [{\"dst\": \"0.0.0.0/0\"}]}}}",
+	    CNI_CMD_ADD);
 
 	cr_assert_not_null(c->prev_result);
 	cr_assert_eq(c->prev_result->n_ips, 1);
@@ -135,7 +137,8 @@ Test(conf, prev_result_parsed_in_its_own_version)
 Test(conf, escaped_backslash_is_not_a_nul)
 {
 	struct cni_conf *c = parse_ok("{\"name\": \"n\", \"cniVersion\": \"1.0.0\", "
-				      "\"a\\\\u0000\": \"\\\\u0000\"}", CNI_CMD_ADD);
+				      "\"a\\\\u0000\": \"\\\\u0000\"}",
+				      CNI_CMD_ADD);
 
 	cr_assert_str_eq(json_object_get_string(cni_json_get(c->root, "a\\u0000")), "\\u0000");
 	cni_conf_free(c);
@@ -143,9 +146,10 @@ Test(conf, escaped_backslash_is_not_a_nul)
 
 Test(conf, gc_attachments_both_keys)
 {
-	struct cni_conf *c = parse_ok(
-		"{\"name\": \"n\", \"cniVersion\": \"1.1.0\", \"cni.dev/valid-attachments\": "
-		"[{\"containerID\": \"a\", \"ifname\": \"eth0\"}]}", CNI_CMD_GC);
+	struct cni_conf *c =
+	    parse_ok("{\"name\": \"n\", \"cniVersion\": \"1.1.0\", \"cni.dev/valid-attachments\": "
+		     "[{\"containerID\": \"a\", \"ifname\": \"eth0\"}]}",
+		     CNI_CMD_GC);
 
 	cr_assert(c->has_attachments);
 	cr_assert(cni_conf_attachment_valid(c, "a", "eth0"));
@@ -180,7 +184,7 @@ static int file_with(size_t size)
 
 Test(conf, one_mebibyte_accepted_more_refused)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	char *buf;
 	size_t len;
 	int fd = file_with(CNI_CONF_MAX);
@@ -198,7 +202,7 @@ Test(conf, one_mebibyte_accepted_more_refused)
 
 Test(conf, read_error_is_code_5)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	char *buf;
 	size_t len;
 	int fd = open("/", O_RDONLY | O_DIRECTORY);

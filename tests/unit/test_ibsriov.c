@@ -11,22 +11,22 @@
 #include "ibsriov.h"
 
 struct conf_case {
-	char keys[200];		/* spliced into a valid config */
+	char keys[200]; /* spliced into a valid config */
 	char cni_args[64];
-	int code;		/* 0: accepted */
-	char details[200];	/* expected details (exact), or "" */
+	int code;	   /* 0: accepted */
+	char details[200]; /* expected details (exact), or "" */
 };
 
-static int load(const char *keys, const char *cni_args, struct ibsriov_conf *c,
-		struct cni_ctx *ctx)
+static int load(const char *keys, const char *cni_args, struct ibsriov_conf *c, struct cni_ctx *ctx)
 {
 	char *raw;
 
 	memset(ctx, 0, sizeof(*ctx));
-	cr_assert(asprintf(&raw, "{\"cniVersion\":\"1.0.0\",\"name\":\"n\",\"type\":\"ib-sriov\"%s%s}",
+	cr_assert(asprintf(&raw,
+			   "{\"cniVersion\":\"1.0.0\",\"name\":\"n\",\"type\":\"ib-sriov\"%s%s}",
 			   *keys ? "," : "", keys) > 0);
-	cr_assert_eq(cni_conf_parse(raw, strlen(raw), CNI_CMD_ADD, &ctx->conf, &ctx->err), 0,
-		     "%s", ctx->err.details);
+	cr_assert_eq(cni_conf_parse(raw, strlen(raw), CNI_CMD_ADD, &ctx->conf, &ctx->err), 0, "%s",
+		     ctx->err.details);
 	cr_assert_eq(cni_args_parse(cni_args, &ctx->args, &ctx->err), 0);
 	return ibsriov_conf_load(ctx, c, false);
 }
@@ -34,62 +34,87 @@ static int load(const char *keys, const char *cni_args, struct ibsriov_conf *c,
 ParameterizedTestParameters(ibsriov, config_table)
 {
 	static struct conf_case cases[] = {
-		{ "\"deviceID\":\"0000:3b:00.2\"", "", 0, "" },
-		{ "\"pciBusID\":\"3b:00.2\"", "", 0, "" },
-		{ "", "", 7, "Multus sets \"deviceID\" to the VF the device plugin allocated; check the network's resourceName annotation" },
-		{ "\"deviceID\":\"3b:00\"", "", 7, "\"deviceID\" is \"3b:00\"; it must be a PCI address like 0000:3b:00.2" },
-		{ "\"deviceID\":5", "", 7, "\"deviceID\" must be a string" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"pciBusID\":\"0000:3b:00.3\"", "", 7,
-		  "\"pciBusID\" (0000:3b:00.3) and \"deviceID\" (0000:3b:00.2) name different devices" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"guid\":\"02:00:00:00:00:00:00:01\"", "", 0, "" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"guid\":\"00:00:00:00:00:00:00:00\"", "", 7,
-		  "guid is \"00:00:00:00:00:00:00:00\"; a GUID is 8 hex bytes like 02:00:00:00:00:00:00:01, not all zeros" },
-		/* ib-sriov-cni accepts all ones (the driver's "no GUID"). */
-		{ "\"deviceID\":\"0000:3b:00.2\",\"args\":{\"cni\":{\"guid\":\"ff:ff:ff:ff:ff:ff:ff:ff\"}}", "", 0, "" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"runtimeConfig\":{\"infinibandGUID\":\"02:00:00:00:00:00:00\"}", "", 7,
-		  "runtimeConfig.infinibandGUID is \"02:00:00:00:00:00:00\"; a GUID is 8 hex bytes like 02:00:00:00:00:00:00:01, not all zeros" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"pkey\":\"0x8001\"", "", 0, "" },
-		/* Upstream never reads pkey; only pkeyEnforce makes it ours to check. */
-		{ "\"deviceID\":\"0000:3b:00.2\",\"pkey\":\"0x10000\"", "", 0, "" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"pkey\":\"partition-5\"", "", 0, "" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"pkey\":\"0x10000\",\"pkeyEnforce\":true", "", 7,
-		  "\"pkey\" is \"0x10000\"; with pkeyEnforce it must be a partition key like \"0x8001\" (15-bit key, not 0)" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"pkeyEnforce\":\"yes\"", "", 7, "\"pkeyEnforce\" must be true or false" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"dns\":{\"nameservers\":\"1.1.1.1\"}", "", 7, "" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"dns\":{\"nameservers\":[\"1.1.1.1\"]}", "", 0, "" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"link_state\":\"enable\"", "", 0, "" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"link_state\":\"on\"", "", 7,
-		  "\"link_state\" is \"on\"; it must be \"auto\", \"enable\" or \"disable\"" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"vlan\":4094,\"vlanQoS\":7,\"vlanProto\":\"802.1ad\"", "", 0, "" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"vlan\":4095", "", 7, "\"vlan\" is 4095; it must be from 0 to 4094" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"vlan\":\"5\"", "", 7, "\"vlan\" must be an integer from 0 to 4094" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"vlan\":1,\"vlanQoS\":8", "", 7, "\"vlanQoS\" is 8; it must be from 0 to 7" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"vlanQoS\":1", "", 7, "\"vlanQoS\" and \"vlanProto\" need \"vlan\"" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"vlan\":1,\"vlanProto\":\"qinq\"", "", 7,
-		  "\"vlanProto\" is \"qinq\"; it must be \"802.1q\" or \"802.1ad\"" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"vlan\":0,\"vlanQoS\":3", "", 7, "\"vlan\" 0 takes no \"vlanQoS\" or \"vlanProto\"" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"spoofchk\":\"on\",\"trust\":\"off\"", "", 0, "" },
-		/* sriov-cni: anything but "on" is off (logged). */
-		{ "\"deviceID\":\"0000:3b:00.2\",\"spoofchk\":\"yes\"", "", 0, "" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"trust\":true", "", 7, "\"trust\" must be a string" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"min_tx_rate\":200,\"max_tx_rate\":100", "", 7,
-		  "\"min_tx_rate\" (200) is above \"max_tx_rate\" (100)" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"max_tx_rate\":-1", "", 7, "\"max_tx_rate\" is -1; it must be from 0 to 4294967295" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"mac\":\"02:00:00:00:00:01\"", "", 0, "" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"mac\":\"03:00:00:00:00:01\"", "", 7,
-		  "\"mac\" is \"03:00:00:00:00:01\"; it must be a unicast MAC like 02:00:00:00:00:01" },
-		{ "\"deviceID\":\"0000:3b:00.2\"", "IgnoreUnknown=1;MAC=00:00:00:00:00:00", 7,
-		  "\"mac\" is \"00:00:00:00:00:00\"; it must be a unicast MAC like 02:00:00:00:00:01" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"mtu\":9000", "", 0, "" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"mtu\":67", "", 7, "\"mtu\" is 67; it must be from 68 to 65535" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"rdmaIsolation\":\"yes\"", "", 7, "\"rdmaIsolation\" must be true or false" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"ibKubernetesEnabled\":true", "", 11, "" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"ibKubernetesEnabled\":true,\"args\":{\"cni\":{\"mellanox.infiniband.app\":\"configured\"}}", "", 7, "" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"ibKubernetesEnabled\":true,\"args\":{\"cni\":{\"mellanox.infiniband.app\":\"configured\",\"guid\":\"02:00:00:00:00:00:00:09\"}}", "", 0, "" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"netdevWaitMs\":700000", "", 7, "\"netdevWaitMs\" is 700000; it must be from 0 to 600000" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"unknownKey\":{\"x\":1}", "", 0, "" },
-		{ "\"deviceID\":\"0000:3b:00.2\",\"ipam\":{\"type\":\"../host-local\"}", "", 7,
-		  "\"ipam.type\" is \"../host-local\"; it must be a plugin name found on CNI_PATH" },
+	    {"\"deviceID\":\"0000:3b:00.2\"", "", 0, ""},
+	    {"\"pciBusID\":\"3b:00.2\"", "", 0, ""},
+	    {"", "", 7,
+	     "Multus sets \"deviceID\" to the VF the device plugin allocated; check the network's "
+	     "resourceName annotation"},
+	    {"\"deviceID\":\"3b:00\"", "", 7,
+	     "\"deviceID\" is \"3b:00\"; it must be a PCI address like 0000:3b:00.2"},
+	    {"\"deviceID\":5", "", 7, "\"deviceID\" must be a string"},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"pciBusID\":\"0000:3b:00.3\"", "", 7,
+	     "\"pciBusID\" (0000:3b:00.3) and \"deviceID\" (0000:3b:00.2) name different devices"},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"guid\":\"02:00:00:00:00:00:00:01\"", "", 0, ""},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"guid\":\"00:00:00:00:00:00:00:00\"", "", 7,
+	     "guid is \"00:00:00:00:00:00:00:00\"; a GUID is 8 hex bytes like "
+	     "02:00:00:00:00:00:00:01, not all zeros"},
+	    /* ib-sriov-cni accepts all ones (the driver's "no GUID"). */
+	    {"\"deviceID\":\"0000:3b:00.2\",\"args\":{\"cni\":{\"guid\":\"ff:ff:ff:ff:ff:ff:ff:"
+	     "ff\"}}",
+	     "", 0, ""},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"runtimeConfig\":{\"infinibandGUID\":\"02:00:00:00:00:"
+	     "00:00\"}",
+	     "", 7,
+	     "runtimeConfig.infinibandGUID is \"02:00:00:00:00:00:00\"; a GUID is 8 hex bytes like "
+	     "02:00:00:00:00:00:00:01, not all zeros"},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"pkey\":\"0x8001\"", "", 0, ""},
+	    /* Upstream never reads pkey; only pkeyEnforce makes it ours to check. */
+	    {"\"deviceID\":\"0000:3b:00.2\",\"pkey\":\"0x10000\"", "", 0, ""},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"pkey\":\"partition-5\"", "", 0, ""},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"pkey\":\"0x10000\",\"pkeyEnforce\":true", "", 7,
+	     "\"pkey\" is \"0x10000\"; with pkeyEnforce it must be a partition key like \"0x8001\" "
+	     "(15-bit key, not 0)"},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"pkeyEnforce\":\"yes\"", "", 7,
+	     "\"pkeyEnforce\" must be true or false"},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"dns\":{\"nameservers\":\"1.1.1.1\"}", "", 7, ""},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"dns\":{\"nameservers\":[\"1.1.1.1\"]}", "", 0, ""},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"link_state\":\"enable\"", "", 0, ""},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"link_state\":\"on\"", "", 7,
+	     "\"link_state\" is \"on\"; it must be \"auto\", \"enable\" or \"disable\""},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"vlan\":4094,\"vlanQoS\":7,\"vlanProto\":\"802.1ad\"",
+	     "", 0, ""},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"vlan\":4095", "", 7,
+	     "\"vlan\" is 4095; it must be from 0 to 4094"},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"vlan\":\"5\"", "", 7,
+	     "\"vlan\" must be an integer from 0 to 4094"},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"vlan\":1,\"vlanQoS\":8", "", 7,
+	     "\"vlanQoS\" is 8; it must be from 0 to 7"},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"vlanQoS\":1", "", 7,
+	     "\"vlanQoS\" and \"vlanProto\" need \"vlan\""},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"vlan\":1,\"vlanProto\":\"qinq\"", "", 7,
+	     "\"vlanProto\" is \"qinq\"; it must be \"802.1q\" or \"802.1ad\""},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"vlan\":0,\"vlanQoS\":3", "", 7,
+	     "\"vlan\" 0 takes no \"vlanQoS\" or \"vlanProto\""},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"spoofchk\":\"on\",\"trust\":\"off\"", "", 0, ""},
+	    /* sriov-cni: anything but "on" is off (logged). */
+	    {"\"deviceID\":\"0000:3b:00.2\",\"spoofchk\":\"yes\"", "", 0, ""},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"trust\":true", "", 7, "\"trust\" must be a string"},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"min_tx_rate\":200,\"max_tx_rate\":100", "", 7,
+	     "\"min_tx_rate\" (200) is above \"max_tx_rate\" (100)"},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"max_tx_rate\":-1", "", 7,
+	     "\"max_tx_rate\" is -1; it must be from 0 to 4294967295"},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"mac\":\"02:00:00:00:00:01\"", "", 0, ""},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"mac\":\"03:00:00:00:00:01\"", "", 7,
+	     "\"mac\" is \"03:00:00:00:00:01\"; it must be a unicast MAC like 02:00:00:00:00:01"},
+	    {"\"deviceID\":\"0000:3b:00.2\"", "IgnoreUnknown=1;MAC=00:00:00:00:00:00", 7,
+	     "\"mac\" is \"00:00:00:00:00:00\"; it must be a unicast MAC like 02:00:00:00:00:01"},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"mtu\":9000", "", 0, ""},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"mtu\":67", "", 7,
+	     "\"mtu\" is 67; it must be from 68 to 65535"},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"rdmaIsolation\":\"yes\"", "", 7,
+	     "\"rdmaIsolation\" must be true or false"},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"ibKubernetesEnabled\":true", "", 11, ""},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"ibKubernetesEnabled\":true,\"args\":{\"cni\":{"
+	     "\"mellanox.infiniband.app\":\"configured\"}}",
+	     "", 7, ""},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"ibKubernetesEnabled\":true,\"args\":{\"cni\":{"
+	     "\"mellanox.infiniband.app\":\"configured\",\"guid\":\"02:00:00:00:00:00:00:09\"}}",
+	     "", 0, ""},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"netdevWaitMs\":700000", "", 7,
+	     "\"netdevWaitMs\" is 700000; it must be from 0 to 600000"},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"unknownKey\":{\"x\":1}", "", 0, ""},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"ipam\":{\"type\":\"../host-local\"}", "", 7,
+	     "\"ipam.type\" is \"../host-local\"; it must be a plugin name found on CNI_PATH"},
 	};
 
 	return cr_make_param_array(struct conf_case, cases, sizeof(cases) / sizeof(cases[0]));
@@ -119,10 +144,14 @@ Test(ibsriov, values_land_where_they_belong)
 	struct ibsriov_conf c;
 	struct cni_ctx ctx;
 
-	cr_assert_eq(load("\"deviceID\":\"3B:00.2\",\"runtimeConfig\":{\"infinibandGUID\":\"00:11:22:33:44:55:66:77\"},"
-			  "\"args\":{\"cni\":{\"guid\":\"02:00:00:00:00:00:00:01\"}},\"guid\":\"02:00:00:00:00:00:00:02\","
-			  "\"vlan\":100,\"vlanQoS\":2,\"vlanProto\":\"802.1AD\",\"min_tx_rate\":5,\"link_state\":\"disable\"",
-			  "", &c, &ctx), 0, "%s", ctx.err.details);
+	cr_assert_eq(load("\"deviceID\":\"3B:00.2\",\"runtimeConfig\":{\"infinibandGUID\":\"00:11:"
+			  "22:33:44:55:66:77\"},"
+			  "\"args\":{\"cni\":{\"guid\":\"02:00:00:00:00:00:00:01\"}},\"guid\":\"02:"
+			  "00:00:00:00:00:00:02\","
+			  "\"vlan\":100,\"vlanQoS\":2,\"vlanProto\":\"802.1AD\",\"min_tx_rate\":5,"
+			  "\"link_state\":\"disable\"",
+			  "", &c, &ctx),
+		     0, "%s", ctx.err.details);
 	cr_assert_str_eq(c.device, "0000:3b:00.2");
 	cr_assert(c.has_guid);
 	cr_assert_eq(c.guid, 0x0011223344556677ULL, "runtimeConfig wins");
@@ -136,7 +165,8 @@ Test(ibsriov, values_land_where_they_belong)
 	cni_conf_free(ctx.conf);
 	/* The MAC: runtimeConfig, then CNI_ARGS, then the key. */
 	cr_assert_eq(load("\"deviceID\":\"0000:3b:00.2\",\"mac\":\"02:00:00:00:00:03\"",
-			  "IgnoreUnknown=1;MAC=02:00:00:00:00:02", &c, &ctx), 0);
+			  "IgnoreUnknown=1;MAC=02:00:00:00:00:02", &c, &ctx),
+		     0);
 	cr_assert_eq(c.vf.mac[5], 2);
 	cr_assert(c.has_mac && (c.vf.mask & CNI_VF_MAC));
 	cni_args_free(&ctx.args);
@@ -163,8 +193,8 @@ Test(ibsriov, guid_parser)
 
 Test(ibsriov, guid_from_ipoib_address)
 {
-	unsigned char hw[20] = { 0x00, 0x00, 0x01, 0x07, 0xfe, 0x80, 0, 0, 0, 0, 0, 0,
-				 0x02, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77 };
+	unsigned char hw[20] = {0x00, 0x00, 0x01, 0x07, 0xfe, 0x80, 0,	  0,	0,    0,
+				0,    0,    0x02, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77};
 
 	cr_assert_eq(ibsriov_guid_from_hwaddr(hw, 20), 0x0211223344556677ULL);
 	cr_assert_eq(ibsriov_guid_from_hwaddr(hw, 6), 0, "not IPoIB");

@@ -44,8 +44,10 @@ static void sysfs(void)
 	tree_mkdir(base, "sys/bus/pci/drivers/mlx5_core");
 	tree_put(base, "sys/bus/pci/drivers/mlx5_core/bind", "");
 	tree_put(base, "sys/bus/pci/drivers/mlx5_core/unbind", "");
-	tree_put(base, "sys/bus/pci/devices/0000:03:00.2/infiniband/mlx5_1/ports/1/pkeys/0", "0xffff\n");
-	tree_put(base, "sys/bus/pci/devices/0000:03:00.2/infiniband/mlx5_1/ports/1/pkeys/1", "0x8001\n");
+	tree_put(base, "sys/bus/pci/devices/0000:03:00.2/infiniband/mlx5_1/ports/1/pkeys/0",
+		 "0xffff\n");
+	tree_put(base, "sys/bus/pci/devices/0000:03:00.2/infiniband/mlx5_1/ports/1/pkeys/1",
+		 "0x8001\n");
 	tree_link(base, "../0000:03:00.0", "sys/bus/pci/devices/0000:03:00.2/physfn");
 	tree_link(base, "../0000:03:00.1", "sys/bus/pci/devices/0000:03:00.0/virtfn0");
 	tree_link(base, "../0000:03:00.2", "sys/bus/pci/devices/0000:03:00.0/virtfn1");
@@ -59,18 +61,25 @@ static void teardown(void)
 
 static void kernel(bool ib)
 {
-	static const unsigned char eth[6] = { 0x02, 0, 0, 0, 0, 0x42 };
+	static const unsigned char eth[6] = {0x02, 0, 0, 0, 0, 0x42};
 	/* IPoIB: flags+QPN, the fe80:: subnet prefix, GUID 00..00 (unassigned). */
-	static const unsigned char ipoib[20] = { 0, 0, 1, 7, 0xfe, 0x80 };
+	static const unsigned char ipoib[20] = {0, 0, 1, 7, 0xfe, 0x80};
 	struct fake_link *pf = &fk.links[0], *vf = &fk.links[1];
 
 	memset(&fk, 0, sizeof(fk));
 	fk.pod_fd = -1;
 	fk.n = 2;
-	*pf = (struct fake_link){ .exists = true, .ifindex = 2, .name = "pf0", .mtu = 1500,
-				  .type = ib ? ARPHRD_INFINIBAND : ARPHRD_ETHER };
-	*vf = (struct fake_link){ .exists = true, .ifindex = 7, .name = "vf0", .mtu = 1500,
-				  .type = pf->type, .pkey = 0xffff };
+	*pf = (struct fake_link){.exists = true,
+				 .ifindex = 2,
+				 .name = "pf0",
+				 .mtu = 1500,
+				 .type = ib ? ARPHRD_INFINIBAND : ARPHRD_ETHER};
+	*vf = (struct fake_link){.exists = true,
+				 .ifindex = 7,
+				 .name = "vf0",
+				 .mtu = 1500,
+				 .type = pf->type,
+				 .pkey = 0xffff};
 	vf->mac_len = ib ? 20 : 6;
 	memcpy(vf->mac, ib ? ipoib : eth, vf->mac_len);
 	fk.vfs[1].vf = 1;
@@ -86,11 +95,17 @@ static struct cni_ctx *ctx_for(const char *keys)
 	cni_conf_free(ctx.conf);
 	cni_result_free(ctx.result);
 	memset(&ctx, 0, sizeof(ctx));
-	ctx.env = (struct cni_env){ .command = CNI_CMD_ADD, .command_str = "ADD",
-				    .containerid = "c1", .netns = "/pod", .ifname = "net1",
-				    .args = "", .path = "/nonexistent" };
-	cr_assert(asprintf(&raw, "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"type\":\"ib-sriov\","
-				 "\"deviceID\":\"0000:03:00.2\",%s}", keys) > 0);
+	ctx.env = (struct cni_env){.command = CNI_CMD_ADD,
+				   .command_str = "ADD",
+				   .containerid = "c1",
+				   .netns = "/pod",
+				   .ifname = "net1",
+				   .args = "",
+				   .path = "/nonexistent"};
+	cr_assert(asprintf(&raw,
+			   "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"type\":\"ib-sriov\","
+			   "\"deviceID\":\"0000:03:00.2\",%s}",
+			   keys) > 0);
 	cr_assert_eq(cni_conf_parse(raw, strlen(raw), CNI_CMD_ADD, &ctx.conf, &ctx.err), 0);
 	return &ctx;
 }
@@ -125,15 +140,17 @@ static void assert_as_found(const struct fake_kernel *before, const char *when)
 		}
 		const struct fake_link *b = &before->links[i];
 
-		cr_assert(l->exists == b->exists && l->up == b->up && l->ifindex == b->ifindex &&
-			  l->ns == b->ns && !strcmp(l->name, b->name) && l->mtu == b->mtu &&
-			  l->mac_len == b->mac_len && !memcmp(l->mac, b->mac, l->mac_len) &&
-			  l->pkey == b->pkey,
-			     "%s: link %s (ns %d, up %d, mtu %u) is not as found (%s, ns %d, up %d, mtu %u)",
-			     when, l->name, l->ns, l->up, l->mtu, before->links[i].name,
-			     before->links[i].ns, before->links[i].up, before->links[i].mtu);
+		cr_assert(
+		    l->exists == b->exists && l->up == b->up && l->ifindex == b->ifindex &&
+			l->ns == b->ns && !strcmp(l->name, b->name) && l->mtu == b->mtu &&
+			l->mac_len == b->mac_len && !memcmp(l->mac, b->mac, l->mac_len) &&
+			l->pkey == b->pkey,
+		    "%s: link %s (ns %d, up %d, mtu %u) is not as found (%s, ns %d, up %d, mtu %u)",
+		    when, l->name, l->ns, l->up, l->mtu, before->links[i].name, before->links[i].ns,
+		    before->links[i].up, before->links[i].mtu);
 	}
-	cr_assert_eq(memcmp(fk.vfs, before->vfs, sizeof(fk.vfs)), 0, "%s: VF settings changed", when);
+	cr_assert_eq(memcmp(fk.vfs, before->vfs, sizeof(fk.vfs)), 0, "%s: VF settings changed",
+		     when);
 	cr_assert_not(fk.rdma_in_pod, "%s: the RDMA device stayed in the pod", when);
 	cr_assert_not(records_left(), "%s: a record was left", when);
 }
@@ -171,15 +188,21 @@ static int fail_everywhere(bool ib, const char *keys, int min_steps)
 
 Test(ibsriov_add, rollback_at_every_step_ethernet, .init = sysfs, .fini = teardown)
 {
-	fail_everywhere(false, "\"mtu\":1400,\"mac\":\"02:11:22:33:44:55\",\"vlan\":10,\"spoofchk\":\"off\","
-			       "\"trust\":\"on\",\"link_state\":\"enable\",\"max_tx_rate\":100", 8);
+	fail_everywhere(
+	    false,
+	    "\"mtu\":1400,\"mac\":\"02:11:22:33:44:55\",\"vlan\":10,\"spoofchk\":\"off\","
+	    "\"trust\":\"on\",\"link_state\":\"enable\",\"max_tx_rate\":100",
+	    8);
 }
 
 Test(ibsriov_add, rollback_at_every_step_infiniband, .init = sysfs, .fini = teardown)
 {
 	/* GUID (with rebind), a pkey needing an IPoIB child, RDMA isolation. */
-	fail_everywhere(true, "\"guid\":\"02:00:00:00:00:00:00:09\",\"pkey\":\"0x8001\",\"pkeyEnforce\":true,"
-			      "\"link_state\":\"enable\",\"rdmaIsolation\":true,\"mtu\":2044", 9);
+	fail_everywhere(
+	    true,
+	    "\"guid\":\"02:00:00:00:00:00:00:09\",\"pkey\":\"0x8001\",\"pkeyEnforce\":true,"
+	    "\"link_state\":\"enable\",\"rdmaIsolation\":true,\"mtu\":2044",
+	    9);
 }
 
 /* A PF that refuses one setting for good (igb: link state, or max_tx_rate
@@ -191,9 +214,9 @@ Test(ibsriov_add, refused_setting_leaves_nothing, .init = sysfs, .fini = teardow
 		uint32_t bit;
 		const char *keys, *name;
 	} cases[] = {
-		{ CNI_VF_LINK_STATE, "\"mac\":\"02:11:22:33:44:55\",\"vlan\":10,\"link_state\":\"enable\"",
-		  "link_state" },
-		{ CNI_VF_RATE, "\"trust\":\"on\",\"max_tx_rate\":100", "min_tx_rate/max_tx_rate" },
+	    {CNI_VF_LINK_STATE,
+	     "\"mac\":\"02:11:22:33:44:55\",\"vlan\":10,\"link_state\":\"enable\"", "link_state"},
+	    {CNI_VF_RATE, "\"trust\":\"on\",\"max_tx_rate\":100", "min_tx_rate/max_tx_rate"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -226,8 +249,10 @@ Test(ibsriov_add, pkey_table_through_verbs_then_sysfs, .init = sysfs, .fini = te
 		const char *pkey;
 		bool found;
 	} cases[] = {
-		{ true, "0x8002", true }, { true, "0x8001", false },
-		{ false, "0x8001", true }, { false, "0x8002", false },
+	    {true, "0x8002", true},
+	    {true, "0x8001", false},
+	    {false, "0x8001", true},
+	    {false, "0x8002", false},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -241,13 +266,16 @@ Test(ibsriov_add, pkey_table_through_verbs_then_sysfs, .init = sysfs, .fini = te
 		d = fake_verbs_add("mlx5_1", true);
 		d->ports[0].pkeys[1] = 0x8002;
 		d->open_errno = cases[i].opens ? 0 : EPERM;
-		snprintf(keys, sizeof(keys), "\"guid\":\"02:00:00:00:00:00:00:09\",\"pkey\":\"%s\","
-			 "\"pkeyEnforce\":true,\"pkeyWaitMs\":0", cases[i].pkey);
+		snprintf(keys, sizeof(keys),
+			 "\"guid\":\"02:00:00:00:00:00:00:09\",\"pkey\":\"%s\","
+			 "\"pkeyEnforce\":true,\"pkeyWaitMs\":0",
+			 cases[i].pkey);
 		ctx = ctx_for(keys);
 		ret = ibsriov_add(ctx);
 		if (!cases[i].found) {
 			cr_assert_neq(ret, 0, "case %zu: %s accepted", i, cases[i].pkey);
-			assert_cni_error(&ctx->err, CNI_ERR_DEVICE, "pkey not in the VF's pkey table");
+			assert_cni_error(&ctx->err, CNI_ERR_DEVICE,
+					 "pkey not in the VF's pkey table");
 			continue;
 		}
 		cr_assert_eq(ret, 0, "case %zu: %s %s", i, ctx->err.msg, ctx->err.details);

@@ -33,7 +33,7 @@ static struct ibsriov_record full(void)
 	r.orig_ifindex = 9;
 	r.pod_ifindex = 9;
 	r.vf_orig.mask = CNI_VF_NODE_GUID | CNI_VF_PORT_GUID | CNI_VF_LINK_STATE;
-	r.vf_orig.node_guid = 0xfedcba9876543210ULL;	/* top bit set */
+	r.vf_orig.node_guid = 0xfedcba9876543210ULL; /* top bit set */
 	r.vf_orig.port_guid = 0x8000000000000001ULL;
 	r.vf_orig.link_state = IFLA_VF_LINK_STATE_AUTO;
 	r.vf_changed = CNI_VF_NODE_GUID | CNI_VF_PORT_GUID;
@@ -44,7 +44,7 @@ static struct ibsriov_record full(void)
 
 Test(ibsriov_record, round_trip_is_exact)
 {
-	struct ibsriov_record r = full(), back = { 0 };
+	struct ibsriov_record r = full(), back = {0};
 	struct json_object *o = ibsriov_record_to_json(&r);
 
 	cr_assert_not_null(o);
@@ -62,8 +62,9 @@ Test(ibsriov_record, round_trip_is_exact)
 	cr_assert_str_eq(back.rdma[0], "mlx5_4");
 	cr_assert_eq(back.version, IBSRIOV_RECORD_VERSION);
 	/* GUIDs are strings, never negative integers. */
-	cr_assert_str_eq(json_object_get_string(cni_json_get(cni_json_get(o, "vf_orig"), "node_guid")),
-			 "fe:dc:ba:98:76:54:32:10");
+	cr_assert_str_eq(
+	    json_object_get_string(cni_json_get(cni_json_get(o, "vf_orig"), "node_guid")),
+	    "fe:dc:ba:98:76:54:32:10");
 	json_object_put(o);
 	ibsriov_record_clear(&r);
 	ibsriov_record_clear(&back);
@@ -73,13 +74,16 @@ Test(ibsriov_record, previous_release_is_read)
 {
 	/* 0.x: no version, flags as 0/1, GUIDs as signed integers, no
 	 * vf_changed (everything recorded was changed), no pod index. */
-	const char *old = "{\"network\":\"n\",\"containerID\":\"c\",\"ifname\":\"net1\",\"netns\":\"/x\","
-			  "\"device\":\"0000:03:01.1\",\"kind\":\"ib\",\"pf\":\"p\",\"pf_ifindex\":4,\"vf\":1,"
-			  "\"orig_name\":\"v\",\"orig_mtu\":2044,\"orig_up\":1,\"orig_mac\":\"\",\"tmpname\":\"ibcni9\","
-			  "\"orig_ifindex\":9,\"vf_orig\":{\"mask\":192,\"node_guid\":-81985529216486896,"
-			  "\"port_guid\":-81985529216486896,\"mac\":\"00:00:00:00:00:00\"},\"child\":1,\"complete\":1}";
+	const char *old =
+	    "{\"network\":\"n\",\"containerID\":\"c\",\"ifname\":\"net1\",\"netns\":\"/x\","
+	    "\"device\":\"0000:03:01.1\",\"kind\":\"ib\",\"pf\":\"p\",\"pf_ifindex\":4,\"vf\":1,"
+	    "\"orig_name\":\"v\",\"orig_mtu\":2044,\"orig_up\":1,\"orig_mac\":\"\",\"tmpname\":"
+	    "\"ibcni9\","
+	    "\"orig_ifindex\":9,\"vf_orig\":{\"mask\":192,\"node_guid\":-81985529216486896,"
+	    "\"port_guid\":-81985529216486896,\"mac\":\"00:00:00:00:00:00\"},\"child\":1,"
+	    "\"complete\":1}";
 	struct json_object *o = json_tokener_parse(old);
-	struct ibsriov_record r = { 0 };
+	struct ibsriov_record r = {0};
 
 	cr_assert_eq(ibsriov_record_from_json(o, &r), 0);
 	cr_assert_eq(r.version, 1);
@@ -96,18 +100,24 @@ Test(ibsriov_record, previous_release_is_read)
 Test(ibsriov_record, mistyped_or_missing_keys_refused)
 {
 	static const char *const bad[] = {
-		"{\"containerID\":\"c\",\"ifname\":\"i\",\"device\":\"d\",\"kind\":\"ib\"}",
-		"{\"network\":\"n\",\"containerID\":\"c\",\"ifname\":\"i\",\"device\":\"d\",\"kind\":\"x\"}",
-		"{\"network\":\"n\",\"containerID\":\"c\",\"ifname\":\"i\",\"device\":\"d\",\"kind\":\"ib\",\"vf\":\"1\"}",
-		"{\"network\":\"n\",\"containerID\":\"c\\u0000x\",\"ifname\":\"i\",\"device\":\"d\",\"kind\":\"ib\"}",
-		"{\"network\":\"n\",\"containerID\":\"c\",\"ifname\":\"i\",\"device\":\"d\",\"kind\":\"ib\",\"orig_mtu\":-1}",
-		"{\"network\":\"n\",\"containerID\":\"c\",\"ifname\":\"i\",\"device\":\"d\",\"kind\":\"ib\",\"rdma\":[1]}",
-		"{\"network\":\"n\",\"containerID\":\"c\",\"ifname\":\"0123456789abcdefX\",\"device\":\"d\",\"kind\":\"ib\"}",
+	    "{\"containerID\":\"c\",\"ifname\":\"i\",\"device\":\"d\",\"kind\":\"ib\"}",
+	    "{\"network\":\"n\",\"containerID\":\"c\",\"ifname\":\"i\",\"device\":\"d\",\"kind\":"
+	    "\"x\"}",
+	    "{\"network\":\"n\",\"containerID\":\"c\",\"ifname\":\"i\",\"device\":\"d\",\"kind\":"
+	    "\"ib\",\"vf\":\"1\"}",
+	    "{\"network\":\"n\",\"containerID\":\"c\\u0000x\",\"ifname\":\"i\",\"device\":\"d\","
+	    "\"kind\":\"ib\"}",
+	    "{\"network\":\"n\",\"containerID\":\"c\",\"ifname\":\"i\",\"device\":\"d\",\"kind\":"
+	    "\"ib\",\"orig_mtu\":-1}",
+	    "{\"network\":\"n\",\"containerID\":\"c\",\"ifname\":\"i\",\"device\":\"d\",\"kind\":"
+	    "\"ib\",\"rdma\":[1]}",
+	    "{\"network\":\"n\",\"containerID\":\"c\",\"ifname\":\"0123456789abcdefX\",\"device\":"
+	    "\"d\",\"kind\":\"ib\"}",
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct json_object *o = json_tokener_parse(bad[i]);
-		struct ibsriov_record r = { 0 };
+		struct ibsriov_record r = {0};
 
 		cr_assert_not_null(o, "%s", bad[i]);
 		cr_assert_eq(ibsriov_record_from_json(o, &r), -EBADMSG, "%s", bad[i]);
@@ -135,12 +145,16 @@ Test(ibsriov_record, names_are_unambiguous)
 Test(ibsriov_record, go_cache_is_read_as_the_go_del_would_undo_it)
 {
 	/* As ib-sriov-cni's SaveNetConf writes it (pkg/utils). */
-	const char *go = "{\"cniVersion\":\"1.0.0\",\"name\":\"ib-net\",\"type\":\"ib-sriov\","
-			 "\"ipam\":{\"type\":\"host-local\"},\"Master\":\"ibp4s0f0\",\"deviceID\":\"0000:04:00.7\","
-			 "\"VFID\":5,\"HostIFNames\":\"ibp4s0f0v5\",\"HostIFGUID\":\"11:22:33:00:00:aa:bb:cc\","
-			 "\"ContIFNames\":\"net1\",\"pkey\":\"0x5\",\"link_state\":\"enable\",\"rdmaIsolation\":true,"
-			 "\"RdmaNetState\":{\"version\":\"\",\"deviceID\":\"0000:04:00.7\",\"sandboxRdmaDevName\":\"mlx5_7\","
-			 "\"containerRdmaDevName\":\"mlx5_7\"}}";
+	const char *go =
+	    "{\"cniVersion\":\"1.0.0\",\"name\":\"ib-net\",\"type\":\"ib-sriov\","
+	    "\"ipam\":{\"type\":\"host-local\"},\"Master\":\"ibp4s0f0\",\"deviceID\":\"0000:04:00."
+	    "7\","
+	    "\"VFID\":5,\"HostIFNames\":\"ibp4s0f0v5\",\"HostIFGUID\":\"11:22:33:00:00:aa:bb:cc\","
+	    "\"ContIFNames\":\"net1\",\"pkey\":\"0x5\",\"link_state\":\"enable\",\"rdmaIsolation\":"
+	    "true,"
+	    "\"RdmaNetState\":{\"version\":\"\",\"deviceID\":\"0000:04:00.7\","
+	    "\"sandboxRdmaDevName\":\"mlx5_7\","
+	    "\"containerRdmaDevName\":\"mlx5_7\"}}";
 	struct json_object *o = json_tokener_parse(go);
 	struct ibsriov_record r;
 

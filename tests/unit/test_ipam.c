@@ -14,12 +14,13 @@
 
 static struct cni_conf *conf_for(const char *ipam_type, const char *version)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct cni_conf *conf;
 	char *raw;
 
-	cr_assert(asprintf(&raw, "{\"cniVersion\": \"%s\", \"name\": \"net\", \"type\": \"x\", "
-				 "\"ipam\": {\"type\": \"%s\"}, \"custom\": [1, 2]}",
+	cr_assert(asprintf(&raw,
+			   "{\"cniVersion\": \"%s\", \"name\": \"net\", \"type\": \"x\", "
+			   "\"ipam\": {\"type\": \"%s\"}, \"custom\": [1, 2]}",
 			   version, ipam_type) > 0);
 	cr_assert_eq(cni_conf_parse(raw, strlen(raw), CNI_CMD_ADD, &conf, &err), 0);
 	return conf;
@@ -28,8 +29,12 @@ static struct cni_conf *conf_for(const char *ipam_type, const char *version)
 static struct cni_env env_for(void)
 {
 	struct cni_env env = {
-		.command = CNI_CMD_ADD, .command_str = "ADD", .containerid = "ctr1",
-		.netns = "/proc/self/ns/net", .ifname = "net1", .path = fixtures_dir(),
+	    .command = CNI_CMD_ADD,
+	    .command_str = "ADD",
+	    .containerid = "ctr1",
+	    .netns = "/proc/self/ns/net",
+	    .ifname = "net1",
+	    .path = fixtures_dir(),
 	};
 
 	setenv("CNI_COMMAND", "ADD", 1);
@@ -40,7 +45,7 @@ static struct cni_env env_for(void)
 
 Test(ipam, find_in_path)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	char path[4096], dirs[4096];
 
 	snprintf(dirs, sizeof(dirs), "/nonexistent:%s", fixtures_dir());
@@ -61,7 +66,7 @@ Test(ipam, add_success_gets_env_and_whole_stdin)
 {
 	struct cni_conf *conf = conf_for("ipam-ok", "0.4.0");
 	struct cni_env env = env_for();
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct cni_result *res;
 	char log[] = "/tmp/ibcni-ipam-log.XXXXXX";
 	_cleanup_free_ char *seen = NULL;
@@ -72,14 +77,14 @@ Test(ipam, add_success_gets_env_and_whole_stdin)
 	close(fd);
 	setenv("FAKE_IPAM_LOG", log, 1);
 	setenv("FAKE_IPAM_EXTRA", "kept", 1);
-	setenv("CNI_COMMAND", "DEL", 1);	/* must be overridden for the delegate */
+	setenv("CNI_COMMAND", "DEL", 1); /* must be overridden for the delegate */
 	cr_assert_eq(cni_ipam_add(&env, conf, &res, &err), 0, "%s: %s", err.msg, err.details);
 	cr_assert_eq(res->n_ips, 1);
 	cr_assert_eq(res->n_routes, 1);
 	cr_assert_eq(res->dns.n_nameservers, 1);
 	cr_assert_eq(read_file(log, 65536, &seen, NULL), 0);
-	snprintf(want, sizeof(want), "command=ADD\ncontainerid=ctr1\nifname=net1\nextra=kept\nstdin=%s\n",
-		 conf->raw);
+	snprintf(want, sizeof(want),
+		 "command=ADD\ncontainerid=ctr1\nifname=net1\nextra=kept\nstdin=%s\n", conf->raw);
 	cr_assert_str_eq(seen, want);
 	unlink(log);
 	cni_result_free(res);
@@ -88,12 +93,12 @@ Test(ipam, add_success_gets_env_and_whole_stdin)
 
 Test(ipam, delegate_error_reaches_caller_intact)
 {
-	static const int codes[] = { 1, 2, 3, 4, 5, 6, 7, 11, 50, 51, 107 };
+	static const int codes[] = {1, 2, 3, 4, 5, 6, 7, 11, 50, 51, 107};
 	struct cni_conf *conf = conf_for("ipam-error", "1.1.0");
 	struct cni_env env = env_for();
 
 	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
-		struct cni_error err = { 0 };
+		struct cni_error err = {0};
 		struct cni_result *res;
 		char code[8];
 
@@ -113,7 +118,7 @@ Test(ipam, garbage_output)
 {
 	struct cni_conf *conf = conf_for("ipam-garbage", "1.0.0");
 	struct cni_env env = env_for();
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct cni_result *res;
 
 	cr_assert_lt(cni_ipam_add(&env, conf, &res, &err), 0);
@@ -126,13 +131,14 @@ Test(ipam, failure_without_json)
 {
 	struct cni_conf *conf = conf_for("ipam-silent", "1.0.0");
 	struct cni_env env = env_for();
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct cni_result *res;
 
 	cr_assert_lt(cni_ipam_add(&env, conf, &res, &err), 0);
 	assert_cni_error(&err, 103, "delegated plugin failed");
-	cr_assert_str_eq(err.details,
-			 "ipam-silent exited with status 3 and no CNI error on stdout; see its stderr");
+	cr_assert_str_eq(
+	    err.details,
+	    "ipam-silent exited with status 3 and no CNI error on stdout; see its stderr");
 	cni_conf_free(conf);
 }
 
@@ -140,7 +146,7 @@ Test(ipam, hang_is_bounded)
 {
 	struct cni_conf *conf = conf_for("ipam-hang", "1.0.0");
 	struct cni_env env = env_for();
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct cni_result *res;
 	uint64_t start = now_ms();
 
@@ -155,7 +161,7 @@ Test(ipam, output_is_bounded)
 {
 	struct cni_conf *conf = conf_for("ipam-flood", "1.0.0");
 	struct cni_env env = env_for();
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct cni_result *res;
 
 	cr_assert_lt(cni_ipam_add(&env, conf, &res, &err), 0);
@@ -165,7 +171,7 @@ Test(ipam, output_is_bounded)
 
 Test(ipam, missing_type)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct cni_env env = env_for();
 	struct cni_conf *conf;
 	struct cni_result *res;
@@ -182,7 +188,7 @@ Test(ipam, result_converted_from_delegate_version)
 	/* ipam-noread ignores stdin and answers 1.0.0 to a 0.3.1 request. */
 	struct cni_conf *conf = conf_for("ipam-noread", "0.3.1");
 	struct cni_env env = env_for();
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct cni_result *res;
 
 	cr_assert_eq(cni_ipam_add(&env, conf, &res, &err), 0, "%s", err.msg);
@@ -194,8 +200,8 @@ Test(ipam, result_converted_from_delegate_version)
 
 Test(ipam, relative_path_entries_never_searched)
 {
-	static const char *const rel[] = { ".", "", "..", "fixtures", "./fixtures", "fixtures/" };
-	struct cni_error err = { 0 };
+	static const char *const rel[] = {".", "", "..", "fixtures", "./fixtures", "fixtures/"};
+	struct cni_error err = {0};
 	char path[4096], cwd[4096], dirs[4096];
 
 	/* Stand where a relative entry would find the fixture. */
@@ -221,7 +227,7 @@ Test(ipam, empty_delegate_msg_gets_one)
 {
 	struct cni_conf *conf = conf_for("ipam-error", "1.0.0");
 	struct cni_env env = env_for();
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct cni_result *res;
 
 	setenv("FAKE_IPAM_CODE", "11", 1);
@@ -242,7 +248,7 @@ Test(ipam, hang_killed_and_reaped, .timeout = 10)
 {
 	struct cni_conf *conf = conf_for("ipam-hang", "1.0.0");
 	struct cni_env env = env_for();
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct cni_result *res;
 
 	setenv("IBCNI_DELEGATE_TIMEOUT_MS", "200", 1);
@@ -280,7 +286,7 @@ Test(ipam, decode_error_names_the_delegate)
 {
 	struct cni_conf *conf = conf_for("ipam-badresult", "1.0.0");
 	struct cni_env env = env_for();
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct cni_result *res;
 
 	cr_assert_lt(cni_ipam_add(&env, conf, &res, &err), 0);

@@ -19,7 +19,7 @@ static struct json_object *parse(const char *s)
 Test(json, exact_match_wins_then_case_insensitive)
 {
 	_cleanup_json_ struct json_object *o =
-		parse("{\"HostPort\": 1, \"hostPort\": 2, \"Other\": 3}");
+	    parse("{\"HostPort\": 1, \"hostPort\": 2, \"Other\": 3}");
 
 	cr_assert_eq(json_object_get_int(cni_json_get(o, "hostPort")), 2);
 	cr_assert_eq(json_object_get_int(cni_json_get(o, "HostPort")), 1);
@@ -30,7 +30,7 @@ Test(json, exact_match_wins_then_case_insensitive)
 Test(json, null_counts_as_absent)
 {
 	_cleanup_json_ struct json_object *o = parse("{\"a\": null}");
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	const char *s;
 
 	cr_assert_eq(cni_json_string(o, "a", "a", &s, &err), -ENOENT);
@@ -40,7 +40,7 @@ Test(json, null_counts_as_absent)
 Test(json, typed_lookup_errors_name_the_key)
 {
 	_cleanup_json_ struct json_object *o = parse("{\"mtu\": \"big\", \"vlan\": 5000}");
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	int64_t n;
 
 	cr_assert_eq(cni_json_int(o, "mtu", "mtu", 0, 65535, &n, &err), -EINVAL);
@@ -54,7 +54,7 @@ Test(json, typed_lookup_errors_name_the_key)
 Test(json, dump_matches_go_marshal_indent)
 {
 	_cleanup_json_ struct json_object *o =
-		parse("{\"a\": [1, \"x<y>&z\"], \"b\": {}, \"c\": [], \"d\": \"/p\\n\", \"e\": true}");
+	    parse("{\"a\": [1, \"x<y>&z\"], \"b\": {}, \"c\": [], \"d\": \"/p\\n\", \"e\": true}");
 	_cleanup_free_ char *pretty = cni_json_dump(o, true);
 	_cleanup_free_ char *compact = cni_json_dump(o, false);
 
@@ -88,8 +88,8 @@ Test(json, parse_rejects_trailing_garbage_and_nul)
 Test(json, escaped_nul_refused_naming_the_key)
 {
 	_cleanup_json_ struct json_object *o =
-		parse("{\"spoofchk\": \"on\\u0000\", \"ok\": \"on\", \"l\": [\"a\", \"b\\u0000\"]}");
-	struct cni_error err = { 0 };
+	    parse("{\"spoofchk\": \"on\\u0000\", \"ok\": \"on\", \"l\": [\"a\", \"b\\u0000\"]}");
+	struct cni_error err = {0};
 	const char *s = NULL;
 
 	cr_assert_eq(cni_json_string(o, "spoofchk", "spoofchk", &s, &err), -EINVAL);
@@ -99,8 +99,9 @@ Test(json, escaped_nul_refused_naming_the_key)
 	memset(&err, 0, sizeof(err));
 	cr_assert_eq(cni_json_string(o, "ok", "ok", &s, &err), 0);
 	cr_assert_str_eq(s, "on");
-	cr_assert_eq(cni_json_str(json_object_array_get_idx(cni_json_get(o, "l"), 1), "l[1]", &s,
-				  &err), -EINVAL);
+	cr_assert_eq(
+	    cni_json_str(json_object_array_get_idx(cni_json_get(o, "l"), 1), "l[1]", &s, &err),
+	    -EINVAL);
 	cr_assert_str_eq(err.details, "\"l[1]\" contains a NUL character (\\u0000)");
 }
 
@@ -108,7 +109,7 @@ Test(json, check_input_names_the_path)
 {
 	static const char in[] = "{\"a\": {\"b\": [1, {\"c\": \"x\\u0000\"}]}}";
 	_cleanup_json_ struct json_object *o = parse(in);
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 
 	cr_assert_eq(cni_json_check_input(o, in, strlen(in), &err), -EINVAL);
 	assert_cni_error(&err, 7, "invalid configuration");
@@ -121,7 +122,7 @@ Test(json, check_input_utf8)
 	static const char bad[] = "{\"a\": \"caf\xe9\"}";
 	_cleanup_json_ struct json_object *g = parse(good);
 	_cleanup_json_ struct json_object *b = parse(bad);
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 
 	cr_assert_eq(cni_json_check_input(g, good, strlen(good), &err), 0, "%s", err.details);
 	cr_assert_eq(cni_json_check_input(b, bad, strlen(bad), &err), -EINVAL);
@@ -136,7 +137,8 @@ Test(json, dump_is_always_valid_utf8)
 
 	/* What an error msg may hold: a delegate's bytes, a truncated
 	 * multi-byte character, a control character. */
-	json_object_object_add(o, "msg", json_object_new_string("a\xff\xc3\xa9\xe2\x80\xa8\x1b\xe2\x82"));
+	json_object_object_add(o, "msg",
+			       json_object_new_string("a\xff\xc3\xa9\xe2\x80\xa8\x1b\xe2\x82"));
 	out = cni_json_dump(o, false);
 	cr_assert_str_eq(out, "{\"msg\":\"a\\ufffd\xc3\xa9\\u2028\\u001b\\ufffd\\ufffd\"}");
 	cr_assert(utf8_valid(out, strlen(out), NULL));

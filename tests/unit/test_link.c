@@ -26,7 +26,7 @@ static void vf_attrs(struct nl_msg *msg, struct nlattr *tb[IFLA_VF_MAX + 1], int
 	cr_assert_eq(ifi->ifi_family, AF_UNSPEC);
 	cr_assert_eq(nlmsg_parse(h, sizeof(*ifi), top, IFLA_MAX, NULL), 0);
 	cr_assert_not_null(top[IFLA_VFINFO_LIST]);
-	nla_for_each_nested(info, top[IFLA_VFINFO_LIST], rem) {
+	nla_for_each_nested (info, top[IFLA_VFINFO_LIST], rem) {
 		cr_assert_eq(nla_type(info), IFLA_VF_INFO);
 		cr_assert_eq(nla_parse_nested(tb, IFLA_VF_MAX, info, NULL), 0);
 		n++;
@@ -37,11 +37,18 @@ static void vf_attrs(struct nl_msg *msg, struct nlattr *tb[IFLA_VF_MAX + 1], int
 Test(link, ethernet_vf_message_attribute_by_attribute)
 {
 	struct cni_vf vf = {
-		.vf = 3, .mask = CNI_VF_MAC | CNI_VF_VLAN | CNI_VF_RATE | CNI_VF_SPOOFCHK |
-				 CNI_VF_TRUST | CNI_VF_LINK_STATE,
-		.mac = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 }, .vlan = 100, .qos = 3,
-		.vlan_proto = ETH_P_8021Q, .min_tx_rate = 100, .max_tx_rate = 1000,
-		.spoofchk = 0, .trust = 1, .link_state = IFLA_VF_LINK_STATE_ENABLE,
+	    .vf = 3,
+	    .mask = CNI_VF_MAC | CNI_VF_VLAN | CNI_VF_RATE | CNI_VF_SPOOFCHK | CNI_VF_TRUST |
+		    CNI_VF_LINK_STATE,
+	    .mac = {0x02, 0x11, 0x22, 0x33, 0x44, 0x55},
+	    .vlan = 100,
+	    .qos = 3,
+	    .vlan_proto = ETH_P_8021Q,
+	    .min_tx_rate = 100,
+	    .max_tx_rate = 1000,
+	    .spoofchk = 0,
+	    .trust = 1,
+	    .link_state = IFLA_VF_LINK_STATE_ENABLE,
 	};
 	struct nlattr *tb[IFLA_VF_MAX + 1];
 	struct nl_msg *msg;
@@ -72,8 +79,8 @@ Test(link, ethernet_vf_message_attribute_by_attribute)
 
 Test(link, qinq_vlan_uses_vlan_list)
 {
-	struct cni_vf vf = { .vf = 1, .mask = CNI_VF_VLAN, .vlan = 4094, .qos = 7,
-			     .vlan_proto = ETH_P_8021AD };
+	struct cni_vf vf = {
+	    .vf = 1, .mask = CNI_VF_VLAN, .vlan = 4094, .qos = 7, .vlan_proto = ETH_P_8021AD};
 	struct nlattr *tb[IFLA_VF_MAX + 1], *vi[IFLA_VF_VLAN_INFO_MAX + 1];
 	struct nl_msg *msg;
 
@@ -91,16 +98,17 @@ Test(link, qinq_vlan_uses_vlan_list)
 
 Test(link, infiniband_guids)
 {
-	struct cni_vf vf = { .vf = 0, .mask = CNI_VF_NODE_GUID | CNI_VF_PORT_GUID |
-					      CNI_VF_LINK_STATE,
-			     .node_guid = 0x0011223344556677ULL, .port_guid = 0x8899aabbccddeeffULL,
-			     .link_state = IFLA_VF_LINK_STATE_AUTO };
+	struct cni_vf vf = {.vf = 0,
+			    .mask = CNI_VF_NODE_GUID | CNI_VF_PORT_GUID | CNI_VF_LINK_STATE,
+			    .node_guid = 0x0011223344556677ULL,
+			    .port_guid = 0x8899aabbccddeeffULL,
+			    .link_state = IFLA_VF_LINK_STATE_AUTO};
 	struct nlattr *tb[IFLA_VF_MAX + 1];
 	struct nl_msg *msg;
 
 	cr_assert_eq(cni_link_vf_msg(9, &vf, &msg), 0);
 	vf_attrs(msg, tb, 9);
-	struct ifla_vf_guid node, port;	/* attributes are only 4-byte aligned */
+	struct ifla_vf_guid node, port; /* attributes are only 4-byte aligned */
 
 	cr_assert_eq(nla_len(tb[IFLA_VF_IB_NODE_GUID]), sizeof(node));
 	memcpy(&node, nla_data(tb[IFLA_VF_IB_NODE_GUID]), sizeof(node));
@@ -113,13 +121,21 @@ Test(link, infiniband_guids)
 
 Test(link, decode_round_trip)
 {
-	struct cni_vf in = { .vf = 5, .mask = CNI_VF_MAC | CNI_VF_VLAN | CNI_VF_TRUST |
-					      CNI_VF_SPOOFCHK | CNI_VF_RATE | CNI_VF_LINK_STATE |
-					      CNI_VF_NODE_GUID | CNI_VF_PORT_GUID,
-			     .mac = { 2, 0, 0, 0, 0, 9 }, .vlan = 10, .qos = 1,
-			     .vlan_proto = ETH_P_8021AD, .trust = 1, .spoofchk = 1,
-			     .min_tx_rate = 1, .max_tx_rate = 2, .link_state = 2,
-			     .node_guid = 1, .port_guid = 2 };
+	struct cni_vf in = {.vf = 5,
+			    .mask = CNI_VF_MAC | CNI_VF_VLAN | CNI_VF_TRUST | CNI_VF_SPOOFCHK |
+				    CNI_VF_RATE | CNI_VF_LINK_STATE | CNI_VF_NODE_GUID |
+				    CNI_VF_PORT_GUID,
+			    .mac = {2, 0, 0, 0, 0, 9},
+			    .vlan = 10,
+			    .qos = 1,
+			    .vlan_proto = ETH_P_8021AD,
+			    .trust = 1,
+			    .spoofchk = 1,
+			    .min_tx_rate = 1,
+			    .max_tx_rate = 2,
+			    .link_state = 2,
+			    .node_guid = 1,
+			    .port_guid = 2};
 	struct cni_vf out[2];
 	struct nl_msg *msg;
 
@@ -138,7 +154,7 @@ Test(link, decode_round_trip)
 
 Test(link, empty_request_refused)
 {
-	struct cni_vf vf = { .vf = 0 };
+	struct cni_vf vf = {.vf = 0};
 	struct nl_msg *msg;
 
 	cr_assert_eq(cni_link_vf_msg(1, &vf, &msg), -EINVAL);
@@ -170,11 +186,16 @@ Test(link, ipoib_child_message)
 /* The route messages ib-sriov sends, split with libnl's own parser. */
 Test(link, route_message_layout)
 {
-	struct cni_route def = { .dst = { .family = AF_INET, .len = 0 },
-				 .gw = { .family = AF_INET, .a = { 10, 5, 0, 1 } },
-				 .has_table = true, .table = 100, .priority = 7 };
-	struct cni_route big = { .dst = { .family = AF_INET6, .a = { 0xfd, 0, 0, 6 }, .len = 48 },
-				 .has_table = true, .table = 300, .mtu = 1400, .advmss = 1300 };
+	struct cni_route def = {.dst = {.family = AF_INET, .len = 0},
+				.gw = {.family = AF_INET, .a = {10, 5, 0, 1}},
+				.has_table = true,
+				.table = 100,
+				.priority = 7};
+	struct cni_route big = {.dst = {.family = AF_INET6, .a = {0xfd, 0, 0, 6}, .len = 48},
+				.has_table = true,
+				.table = 300,
+				.mtu = 1400,
+				.advmss = 1300};
 	struct nlattr *tb[RTA_MAX + 1], *mx[RTAX_MAX + 1];
 	struct nl_msg *msg = cni_link_route_msg(4, &def);
 	struct rtmsg *rtm = nlmsg_data(nlmsg_hdr(msg));
@@ -219,8 +240,8 @@ static struct nl_msg *reply(int type, const void *hdr, size_t len)
 
 Test(link, link_reply_policy)
 {
-	struct ifinfomsg ifi = { .ifi_index = 9, .ifi_type = 32, .ifi_flags = 1 };
-	unsigned char gid[20] = { 0x80, 0, 0, 0x48, 0xfe, 0x80 };
+	struct ifinfomsg ifi = {.ifi_index = 9, .ifi_type = 32, .ifi_flags = 1};
+	unsigned char gid[20] = {0x80, 0, 0, 0x48, 0xfe, 0x80};
 	struct nl_msg *msg = reply(RTM_NEWLINK, &ifi, sizeof(ifi));
 	struct nlattr *li, *data;
 	struct cni_link l;
@@ -235,7 +256,7 @@ Test(link, link_reply_policy)
 	nla_put_u16(msg, IFLA_IPOIB_MODE, 1);
 	nla_nest_end(msg, data);
 	nla_nest_end(msg, li);
-	nla_put_u32(msg, IFLA_MAX + 9, 1);	/* from a newer kernel: skipped */
+	nla_put_u32(msg, IFLA_MAX + 9, 1); /* from a newer kernel: skipped */
 	cr_assert_eq(cni_link_parse(msg, &l), 0);
 	cr_assert(l.ifindex == 9 && l.type == 32 && l.flags == 1 && l.mtu == 2044);
 	cr_assert_str_eq(l.name, "ib0.8001");
@@ -268,11 +289,13 @@ Test(link, link_reply_policy)
 
 Test(link, address_reply_policy)
 {
-	struct ifaddrmsg v4 = { .ifa_family = AF_INET, .ifa_prefixlen = 24, .ifa_index = 3 };
-	struct ifaddrmsg v6 = { .ifa_family = AF_INET6, .ifa_prefixlen = 64, .ifa_index = 3,
-				.ifa_flags = IFA_F_TENTATIVE };
-	unsigned char a4[4] = { 10, 0, 0, 2 }, peer[4] = { 10, 0, 0, 9 };
-	unsigned char a6[16] = { 0xfd, 0, [15] = 2 };
+	struct ifaddrmsg v4 = {.ifa_family = AF_INET, .ifa_prefixlen = 24, .ifa_index = 3};
+	struct ifaddrmsg v6 = {.ifa_family = AF_INET6,
+			       .ifa_prefixlen = 64,
+			       .ifa_index = 3,
+			       .ifa_flags = IFA_F_TENTATIVE};
+	unsigned char a4[4] = {10, 0, 0, 2}, peer[4] = {10, 0, 0, 9};
+	unsigned char a6[16] = {0xfd, 0, [15] = 2};
 	struct nl_msg *msg = reply(RTM_NEWADDR, &v4, sizeof(v4));
 	struct cni_link_addr a;
 
@@ -307,8 +330,8 @@ Test(link, address_reply_policy)
 
 Test(link, route_reply_policy)
 {
-	struct rtmsg rtm = { .rtm_family = AF_INET, .rtm_dst_len = 0, .rtm_table = 254 };
-	unsigned char gw[4] = { 10, 0, 0, 1 };
+	struct rtmsg rtm = {.rtm_family = AF_INET, .rtm_dst_len = 0, .rtm_table = 254};
+	unsigned char gw[4] = {10, 0, 0, 1};
 	struct nl_msg *msg = reply(RTM_NEWROUTE, &rtm, sizeof(rtm));
 	struct cni_link_route r;
 
@@ -338,7 +361,7 @@ Test(link, route_reply_policy)
 
 Test(link, vf_reply_policy)
 {
-	struct ifinfomsg ifi = { .ifi_index = 2 };
+	struct ifinfomsg ifi = {.ifi_index = 2};
 	struct nl_msg *msg = reply(RTM_NEWLINK, &ifi, sizeof(ifi));
 	struct nlattr *list = nla_nest_start(msg, IFLA_VFINFO_LIST);
 	struct nlattr *info = nla_nest_start(msg, IFLA_VF_INFO);

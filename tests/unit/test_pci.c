@@ -10,7 +10,6 @@
 #include "pci.h"
 #include "util.h"
 
-
 static char root[64];
 
 /* PF 0000:03:00.0 (netdev ib0) with VFs .1 (ib1) and .2 (ib2, mlx5_3). */

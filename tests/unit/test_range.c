@@ -16,39 +16,52 @@ struct range_case {
 ParameterizedTestParameters(range, parse)
 {
 	static struct range_case cases[] = {
-		{ "192.0.2.0/24", "", "", "", "192.0.2.1", "192.0.2.254", "192.0.2.1", "" },
-		{ "192.0.2.0/25", "", "", "", "192.0.2.1", "192.0.2.126", "192.0.2.1", "" },
-		{ "10.1.2.0/30", "", "", "", "10.1.2.1", "10.1.2.2", "10.1.2.1", "" },
-		{ "2001:db8:1::/64", "", "", "", "2001:db8:1::1", "2001:db8:1:0:ffff:ffff:ffff:ffff",
-		  "2001:db8:1::1", "" },
-		{ "2001:db8:1::/126", "", "", "", "2001:db8:1::1", "2001:db8:1::3", "2001:db8:1::1", "" },
-		{ "10.1.2.0/24", "10.1.2.40", "10.1.2.50", "10.1.2.254", "10.1.2.40", "10.1.2.50",
-		  "10.1.2.254", "" },
-		{ "0.0.0.0/24", "", "", "", "0.0.0.1", "0.0.0.254", "0.0.0.1", "" },
-		{ "255.255.255.0/24", "", "", "", "255.255.255.1", "255.255.255.254", "255.255.255.1", "" },
-		{ "10.1.2.0/31", "", "", "", "", "", "", "Network 10.1.2.0/31 too small to allocate from" },
-		{ "10.1.2.1/32", "", "", "", "", "", "", "Network 10.1.2.1/32 too small to allocate from" },
-		{ "2001:db8::/127", "", "", "", "", "", "", "Network 2001:db8::/127 too small to allocate from" },
-		{ "10.1.2.1/24", "", "", "", "", "", "",
-		  "Network has host bits set. For a subnet mask of length 24 the network address is 10.1.2.0" },
-		{ "10.1.3.1/23", "", "", "", "", "", "",
-		  "Network has host bits set. For a subnet mask of length 23 the network address is 10.1.2.0" },
-		{ "2001:db8:1::1/64", "", "", "", "", "", "",
-		  "Network has host bits set. For a subnet mask of length 64 the network address is 2001:db8:1::" },
-		{ "2001:db8:1:1::/63", "", "", "", "", "", "",
-		  "Network has host bits set. For a subnet mask of length 63 the network address is 2001:db8:1::" },
-		{ "10.1.2.0/24", "10.1.3.1", "", "", "", "", "", "RangeStart 10.1.3.1 not in network 10.1.2.0/24" },
-		{ "10.1.2.0/24", "", "10.1.4.5", "", "", "", "", "RangeEnd 10.1.4.5 not in network 10.1.2.0/24" },
-		{ "10.1.2.0/24", "10.1.2.50", "10.1.2.40", "", "", "", "",
-		  "rangeStart 10.1.2.50 is after rangeEnd 10.1.2.40" },
-		/* host-local accepts these and misbehaves; they are config errors here. */
-		{ "10.8.0.0/24", "", "", "192.0.2.1", "", "", "", "gateway 192.0.2.1 not in network 10.8.0.0/24" },
-		{ "255.255.255.0/24", "255.255.255.255", "", "255.255.255.255", "", "", "",
-		  "rangeStart 255.255.255.255 is after rangeEnd 255.255.255.254" },
-		{ "10.1.2.0/24", "10.1.2.255", "", "", "", "", "", "rangeStart 10.1.2.255 is after rangeEnd 10.1.2.254" },
-		{ "10.9.0.0/30", "10.9.0.0", "10.9.0.1", "", "", "", "",
-		  "range 10.9.0.0-10.9.0.1 has no address that can be leased (network, broadcast and gateway are never leased)" },
-		{ "nonsense", "", "", "", "", "", "", "invalid CIDR address: nonsense" },
+	    {"192.0.2.0/24", "", "", "", "192.0.2.1", "192.0.2.254", "192.0.2.1", ""},
+	    {"192.0.2.0/25", "", "", "", "192.0.2.1", "192.0.2.126", "192.0.2.1", ""},
+	    {"10.1.2.0/30", "", "", "", "10.1.2.1", "10.1.2.2", "10.1.2.1", ""},
+	    {"2001:db8:1::/64", "", "", "", "2001:db8:1::1", "2001:db8:1:0:ffff:ffff:ffff:ffff",
+	     "2001:db8:1::1", ""},
+	    {"2001:db8:1::/126", "", "", "", "2001:db8:1::1", "2001:db8:1::3", "2001:db8:1::1", ""},
+	    {"10.1.2.0/24", "10.1.2.40", "10.1.2.50", "10.1.2.254", "10.1.2.40", "10.1.2.50",
+	     "10.1.2.254", ""},
+	    {"0.0.0.0/24", "", "", "", "0.0.0.1", "0.0.0.254", "0.0.0.1", ""},
+	    {"255.255.255.0/24", "", "", "", "255.255.255.1", "255.255.255.254", "255.255.255.1",
+	     ""},
+	    {"10.1.2.0/31", "", "", "", "", "", "",
+	     "Network 10.1.2.0/31 too small to allocate from"},
+	    {"10.1.2.1/32", "", "", "", "", "", "",
+	     "Network 10.1.2.1/32 too small to allocate from"},
+	    {"2001:db8::/127", "", "", "", "", "", "",
+	     "Network 2001:db8::/127 too small to allocate from"},
+	    {"10.1.2.1/24", "", "", "", "", "", "",
+	     "Network has host bits set. For a subnet mask of length 24 the network address is "
+	     "10.1.2.0"},
+	    {"10.1.3.1/23", "", "", "", "", "", "",
+	     "Network has host bits set. For a subnet mask of length 23 the network address is "
+	     "10.1.2.0"},
+	    {"2001:db8:1::1/64", "", "", "", "", "", "",
+	     "Network has host bits set. For a subnet mask of length 64 the network address is "
+	     "2001:db8:1::"},
+	    {"2001:db8:1:1::/63", "", "", "", "", "", "",
+	     "Network has host bits set. For a subnet mask of length 63 the network address is "
+	     "2001:db8:1::"},
+	    {"10.1.2.0/24", "10.1.3.1", "", "", "", "", "",
+	     "RangeStart 10.1.3.1 not in network 10.1.2.0/24"},
+	    {"10.1.2.0/24", "", "10.1.4.5", "", "", "", "",
+	     "RangeEnd 10.1.4.5 not in network 10.1.2.0/24"},
+	    {"10.1.2.0/24", "10.1.2.50", "10.1.2.40", "", "", "", "",
+	     "rangeStart 10.1.2.50 is after rangeEnd 10.1.2.40"},
+	    /* host-local accepts these and misbehaves; they are config errors here. */
+	    {"10.8.0.0/24", "", "", "192.0.2.1", "", "", "",
+	     "gateway 192.0.2.1 not in network 10.8.0.0/24"},
+	    {"255.255.255.0/24", "255.255.255.255", "", "255.255.255.255", "", "", "",
+	     "rangeStart 255.255.255.255 is after rangeEnd 255.255.255.254"},
+	    {"10.1.2.0/24", "10.1.2.255", "", "", "", "", "",
+	     "rangeStart 10.1.2.255 is after rangeEnd 10.1.2.254"},
+	    {"10.9.0.0/30", "10.9.0.0", "10.9.0.1", "", "", "", "",
+	     "range 10.9.0.0-10.9.0.1 has no address that can be leased (network, broadcast and "
+	     "gateway are never leased)"},
+	    {"nonsense", "", "", "", "", "", "", "invalid CIDR address: nonsense"},
 	};
 
 	return cr_make_param_array(struct range_case, cases, sizeof(cases) / sizeof(cases[0]));
@@ -82,7 +95,8 @@ static struct ipam_range mk(const char *subnet, const char *start, const char *e
 	struct ipam_range r;
 	char why[256];
 
-	cr_assert_eq(ipam_range_parse(&r, subnet, start, end, NULL, why, sizeof(why)), 0, "%s", why);
+	cr_assert_eq(ipam_range_parse(&r, subnet, start, end, NULL, why, sizeof(why)), 0, "%s",
+		     why);
 	return r;
 }
 
@@ -118,7 +132,7 @@ Test(range, containment)
 Test(range, overlap_table)
 {
 	struct ipam_range a[2], b[2];
-	struct ipam_rangeset sa = { a, 1 }, sb = { b, 1 };
+	struct ipam_rangeset sa = {a, 1}, sb = {b, 1};
 
 	a[0] = mk("10.0.0.0/24", NULL, NULL);
 	b[0] = mk("10.0.1.0/24", NULL, NULL);
@@ -139,7 +153,7 @@ Test(range, overlap_table)
 Test(range, set_membership_and_messages)
 {
 	struct ipam_range r[2];
-	struct ipam_rangeset s = { r, 2 };
+	struct ipam_rangeset s = {r, 2};
 	struct cni_addr a = ip("172.16.1.5");
 	char buf[256], why[256];
 
@@ -153,7 +167,8 @@ Test(range, set_membership_and_messages)
 	cr_assert_eq(ipam_rangeset_check(&s, why, sizeof(why)), 0);
 	r[1] = mk("192.168.0.0/23", NULL, NULL);
 	cr_assert_eq(ipam_rangeset_check(&s, why, sizeof(why)), -EINVAL);
-	cr_assert_str_eq(why, "subnets 192.168.0.1-192.168.0.254 and 192.168.0.1-192.168.1.254 overlap");
+	cr_assert_str_eq(why,
+			 "subnets 192.168.0.1-192.168.0.254 and 192.168.0.1-192.168.1.254 overlap");
 	r[1] = mk("2001:db8::/64", NULL, NULL);
 	cr_assert_eq(ipam_rangeset_check(&s, why, sizeof(why)), -EINVAL);
 	cr_assert_str_eq(why, "mixed address families");
@@ -175,7 +190,7 @@ Test(range, sizes_exclude_gateway_network_broadcast)
 {
 	struct ipam_range r = mk("10.9.0.0/30", NULL, NULL);
 
-	cr_assert_eq(ipam_range_size(&r), 1);	/* .1 is the gateway: only .2 */
+	cr_assert_eq(ipam_range_size(&r), 1); /* .1 is the gateway: only .2 */
 	r = mk("10.9.0.0/30", "10.9.0.0", "10.9.0.3");
 	cr_assert_eq(ipam_range_size(&r), 1, "network and broadcast never count");
 	r = mk("2001:db8::/126", NULL, NULL);

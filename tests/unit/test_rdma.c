@@ -74,11 +74,11 @@ static struct nl_msg *reply(bool with_name)
 	if (with_name)
 		nla_put_string(msg, RDMA_NLDEV_ATTR_DEV_NAME, "rxe0");
 	nla_put_u32(msg, RDMA_NLDEV_ATTR_PORT_INDEX, 1);
-	nla_put_string(msg, 5, "");	/* FW_VERSION */
+	nla_put_string(msg, 5, ""); /* FW_VERSION */
 	nla_put_u64(msg, RDMA_NLDEV_ATTR_NODE_GUID, 0x0211223344556677ULL);
-	nla_put_u64(msg, 7, 0x1);	/* SYS_IMAGE_GUID */
+	nla_put_u64(msg, 7, 0x1); /* SYS_IMAGE_GUID */
 	nla_put_string(msg, RDMA_NLDEV_ATTR_LINK_TYPE, "rxe");
-	nla_put_u8(msg, 200, 1);	/* from a kernel newer than our table */
+	nla_put_u8(msg, 200, 1); /* from a kernel newer than our table */
 	return msg;
 }
 
@@ -111,7 +111,7 @@ Test(rdma, error_sentences)
 Test(rdma, no_subsystem_here_is_named)
 {
 	bool exclusive;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	int ret = cni_rdma_get_netns_mode(&exclusive);
 
 	if (ret == 0)
@@ -134,10 +134,11 @@ static struct nl_msg *recorded(const char *which)
 	cr_assert_not_null(f, "%s", path);
 	while (fgets(line, sizeof(line), f)) {
 		char *hex = strchr(line, ' ');
-		unsigned char buf[1024] = { 0 };
+		unsigned char buf[1024] = {0};
 		size_t n;
 
-		if (line[0] == '#' || !hex || strncmp(line, which, strlen(which)) || line[strlen(which)] != ' ')
+		if (line[0] == '#' || !hex || strncmp(line, which, strlen(which)) ||
+		    line[strlen(which)] != ' ')
 			continue;
 		hex++;
 		n = strcspn(hex, "\n") / 2;

@@ -35,9 +35,9 @@ static int cache_from(const char *s, struct rdmacni_cache *c)
 	return rdmacni_cache_from_json(o, c);
 }
 
-#define REC_JSON                                                                             \
-	"{\"network\":\"rdma-net\",\"containerID\":\"ctr1\",\"ifname\":\"net1\","           \
-	"\"netns\":\"/run/netns/pod1\",\"deviceID\":\"0000:03:01.1\",\"rdma\":[\"mlx5_0\"," \
+#define REC_JSON                                                                                   \
+	"{\"network\":\"rdma-net\",\"containerID\":\"ctr1\",\"ifname\":\"net1\","                  \
+	"\"netns\":\"/run/netns/pod1\",\"deviceID\":\"0000:03:01.1\",\"rdma\":[\"mlx5_0\","        \
 	"\"mlx5_1\"]}"
 
 Test(record, round_trip_is_exact)
@@ -48,8 +48,8 @@ Test(record, round_trip_is_exact)
 
 	cr_assert_eq(rec_from(REC_JSON, &rec), 0);
 	cr_assert_eq(rec.has, RDMANS_REC_HAS_NETWORK | RDMANS_REC_HAS_CONTAINERID |
-				      RDMANS_REC_HAS_IFNAME | RDMANS_REC_HAS_NETNS |
-				      RDMANS_REC_HAS_DEVICEID | RDMANS_REC_HAS_RDMA);
+				  RDMANS_REC_HAS_IFNAME | RDMANS_REC_HAS_NETNS |
+				  RDMANS_REC_HAS_DEVICEID | RDMANS_REC_HAS_RDMA);
 	cr_assert_str_eq(rec.network, "rdma-net");
 	cr_assert_str_eq(rec.netns, "/run/netns/pod1");
 	cr_assert_eq(rec.n_rdma, 2);
@@ -63,7 +63,7 @@ Test(record, only_present_fields_are_written)
 {
 	_cleanup_json_ struct json_object *o = NULL;
 	_cleanup_free_ char *s = NULL;
-	struct rdmans_record rec = { .has = RDMANS_REC_HAS_NETWORK, .network = "n" };
+	struct rdmans_record rec = {.has = RDMANS_REC_HAS_NETWORK, .network = "n"};
 
 	cr_assert_eq(rdmans_record_to_json(&rec, &o), 0);
 	s = cni_json_dump(o, false);
@@ -75,9 +75,12 @@ Test(record, previous_version_records_read)
 	struct rdmans_record rec;
 
 	/* Written by the previous rdma-ns (same keys, no new ones). */
-	cr_assert_eq(rec_from("{\"network\":\"rdma-net\",\"containerID\":\"ctr1\",\"ifname\":\"net1\","
-			      "\"netns\":\"/run/netns/pod1\",\"deviceID\":\"0000:03:01.1\","
-			      "\"rdma\":[\"mlx5_0_1\"]}", &rec), 0);
+	cr_assert_eq(
+	    rec_from("{\"network\":\"rdma-net\",\"containerID\":\"ctr1\",\"ifname\":\"net1\","
+		     "\"netns\":\"/run/netns/pod1\",\"deviceID\":\"0000:03:01.1\","
+		     "\"rdma\":[\"mlx5_0_1\"]}",
+		     &rec),
+	    0);
 	cr_assert(rdmans_record_is(&rec, "rdma-net", "ctr1", "net1"));
 	cr_assert_not(rdmans_record_is(&rec, "rdma", "net-ctr1", "net1"));
 }
@@ -94,15 +97,15 @@ Test(record, unknown_keys_ignored_null_is_absent)
 Test(record, malformed_refused)
 {
 	static const char *const bad[] = {
-		"[]",
-		"\"x\"",
-		"{\"network\":1}",
-		"{\"rdma\":\"mlx5_0\"}",
-		"{\"rdma\":[1]}",
-		"{\"rdma\":[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\"]}",
-		"{\"ifname\":\"0123456789abcdef\"}",
-		"{\"network\":\"a\\u0000b\"}",
-		"{\"Network\":\"n\",\"netns\":true}",
+	    "[]",
+	    "\"x\"",
+	    "{\"network\":1}",
+	    "{\"rdma\":\"mlx5_0\"}",
+	    "{\"rdma\":[1]}",
+	    "{\"rdma\":[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\"]}",
+	    "{\"ifname\":\"0123456789abcdef\"}",
+	    "{\"network\":\"a\\u0000b\"}",
+	    "{\"Network\":\"n\",\"netns\":true}",
 	};
 	struct rdmans_record rec;
 
@@ -123,11 +126,13 @@ Test(rdmacni, cache_entry_as_rdma_cni_writes_it)
 {
 	struct rdmacni_cache c;
 
-	cr_assert_eq(cache_from("{\"version\":\"1.0\",\"deviceID\":\"0000:04:00.5\","
-				"\"sandboxRdmaDevName\":\"mlx5_4\",\"containerRdmaDevName\":\"mlx5_4\"}",
-				&c), 0);
+	cr_assert_eq(
+	    cache_from("{\"version\":\"1.0\",\"deviceID\":\"0000:04:00.5\","
+		       "\"sandboxRdmaDevName\":\"mlx5_4\",\"containerRdmaDevName\":\"mlx5_4\"}",
+		       &c),
+	    0);
 	cr_assert_eq(c.has, RDMACNI_HAS_VERSION | RDMACNI_HAS_DEVICEID | RDMACNI_HAS_SANDBOX_DEV |
-				    RDMACNI_HAS_CONTAINER_DEV);
+				RDMACNI_HAS_CONTAINER_DEV);
 	cr_assert_str_eq(c.version, "1.0");
 	cr_assert_str_eq(c.deviceid, "0000:04:00.5");
 	cr_assert_str_eq(c.container_dev, "mlx5_4");
@@ -144,11 +149,12 @@ Test(rdmacni, container_name_defaults_to_sandbox_name)
 Test(rdmacni, unusable_entries_refused)
 {
 	static const char *const bad[] = {
-		"{\"version\":\"1.0\",\"deviceID\":\"0000:04:00.5\"}",
-		"{\"containerRdmaDevName\":\"\"}",
-		"{\"containerRdmaDevName\":5}",
-		"{\"containerRdmaDevName\":\"mlx5_0\",\"deviceID\":[]}",
-		"{\"containerRdmaDevName\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}",
+	    "{\"version\":\"1.0\",\"deviceID\":\"0000:04:00.5\"}",
+	    "{\"containerRdmaDevName\":\"\"}",
+	    "{\"containerRdmaDevName\":5}",
+	    "{\"containerRdmaDevName\":\"mlx5_0\",\"deviceID\":[]}",
+	    "{\"containerRdmaDevName\":"
+	    "\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}",
 	};
 	struct rdmacni_cache c;
 
@@ -185,7 +191,7 @@ Test(names, too_long_refused_not_truncated)
 Test(load, permanent_and_transient_errors)
 {
 	cr_assert(rdmans_load_error_permanent(-EBADMSG));
-	cr_assert(rdmans_load_error_permanent(-EINVAL));	/* a FIFO or directory */
+	cr_assert(rdmans_load_error_permanent(-EINVAL)); /* a FIFO or directory */
 	cr_assert(rdmans_load_error_permanent(-EFBIG));
 	cr_assert(rdmans_load_error_permanent(-ELOOP));
 	cr_assert_not(rdmans_load_error_permanent(-EIO));

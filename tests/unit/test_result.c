@@ -12,48 +12,57 @@
 #include "json.h"
 #include "result.h"
 
-#define DNS "\"dns\":{\"nameservers\":[\"10.1.2.53\"],\"domain\":\"example.com\"," \
-	    "\"search\":[\"example.com\"],\"options\":[\"ndots:2\"]}"
+#define DNS                                                                                        \
+	"\"dns\":{\"nameservers\":[\"10.1.2.53\"],\"domain\":\"example.com\","                     \
+	"\"search\":[\"example.com\"],\"options\":[\"ndots:2\"]}"
 
 /* What each family of versions can carry, printed in each family's form.
  * Index [content][form]: content 0 = 1.x, 1 = 0.3/0.4, 2 = 0.1/0.2. */
 static const char *const forms[3][3] = {
-	{
-		"{\"cniVersion\":\"%s\",\"interfaces\":[{\"name\":\"eth0\",\"mac\":\"02:00:00:00:00:01\","
-		"\"mtu\":1500,\"sandbox\":\"/var/run/netns/p\",\"socketPath\":\"/run/vhu.sock\","
-		"\"pciID\":\"0000:03:00.2\"}],"
-		"\"ips\":[{\"interface\":0,\"address\":\"10.1.2.5/24\",\"gateway\":\"10.1.2.1\"},"
-		"{\"interface\":0,\"address\":\"2001:db8::5/64\",\"gateway\":\"2001:db8::1\"}],"
-		"\"routes\":[{\"dst\":\"0.0.0.0/0\",\"gw\":\"10.1.2.1\",\"mtu\":9000,\"advmss\":8960,"
-		"\"priority\":10,\"table\":100,\"scope\":0},"
-		"{\"dst\":\"2001:db8:1::/48\"}]," DNS "}",
-		"{\"cniVersion\":\"%s\",\"interfaces\":[{\"name\":\"eth0\",\"mac\":\"02:00:00:00:00:01\","
-		"\"sandbox\":\"/var/run/netns/p\"}],"
-		"\"ips\":[{\"version\":\"4\",\"interface\":0,\"address\":\"10.1.2.5/24\",\"gateway\":\"10.1.2.1\"},"
-		"{\"version\":\"6\",\"interface\":0,\"address\":\"2001:db8::5/64\",\"gateway\":\"2001:db8::1\"}],"
-		"\"routes\":[{\"dst\":\"0.0.0.0/0\",\"gw\":\"10.1.2.1\"},{\"dst\":\"2001:db8:1::/48\"}]," DNS "}",
-		"{\"cniVersion\":\"%s\",\"ip4\":{\"ip\":\"10.1.2.5/24\",\"gateway\":\"10.1.2.1\","
-		"\"routes\":[{\"dst\":\"0.0.0.0/0\",\"gw\":\"10.1.2.1\"}]},"
-		"\"ip6\":{\"ip\":\"2001:db8::5/64\",\"gateway\":\"2001:db8::1\","
-		"\"routes\":[{\"dst\":\"2001:db8:1::/48\"}]}," DNS "}",
-	},
-	{
-		"{\"cniVersion\":\"%s\",\"interfaces\":[{\"name\":\"eth0\",\"mac\":\"02:00:00:00:00:01\","
-		"\"sandbox\":\"/var/run/netns/p\"}],"
-		"\"ips\":[{\"interface\":0,\"address\":\"10.1.2.5/24\",\"gateway\":\"10.1.2.1\"},"
-		"{\"interface\":0,\"address\":\"2001:db8::5/64\",\"gateway\":\"2001:db8::1\"}],"
-		"\"routes\":[{\"dst\":\"0.0.0.0/0\",\"gw\":\"10.1.2.1\"},{\"dst\":\"2001:db8:1::/48\"}]," DNS "}",
-		NULL, NULL,
-	},
-	{
-		"{\"cniVersion\":\"%s\",\"ips\":[{\"address\":\"10.1.2.5/24\",\"gateway\":\"10.1.2.1\"},"
-		"{\"address\":\"2001:db8::5/64\",\"gateway\":\"2001:db8::1\"}],"
-		"\"routes\":[{\"dst\":\"0.0.0.0/0\",\"gw\":\"10.1.2.1\"},{\"dst\":\"2001:db8:1::/48\"}]," DNS "}",
-		"{\"cniVersion\":\"%s\",\"ips\":[{\"version\":\"4\",\"address\":\"10.1.2.5/24\",\"gateway\":\"10.1.2.1\"},"
-		"{\"version\":\"6\",\"address\":\"2001:db8::5/64\",\"gateway\":\"2001:db8::1\"}],"
-		"\"routes\":[{\"dst\":\"0.0.0.0/0\",\"gw\":\"10.1.2.1\"},{\"dst\":\"2001:db8:1::/48\"}]," DNS "}",
-		NULL,
-	},
+    {
+	"{\"cniVersion\":\"%s\",\"interfaces\":[{\"name\":\"eth0\",\"mac\":\"02:00:00:00:00:01\","
+	"\"mtu\":1500,\"sandbox\":\"/var/run/netns/p\",\"socketPath\":\"/run/vhu.sock\","
+	"\"pciID\":\"0000:03:00.2\"}],"
+	"\"ips\":[{\"interface\":0,\"address\":\"10.1.2.5/24\",\"gateway\":\"10.1.2.1\"},"
+	"{\"interface\":0,\"address\":\"2001:db8::5/64\",\"gateway\":\"2001:db8::1\"}],"
+	"\"routes\":[{\"dst\":\"0.0.0.0/0\",\"gw\":\"10.1.2.1\",\"mtu\":9000,\"advmss\":8960,"
+	"\"priority\":10,\"table\":100,\"scope\":0},"
+	"{\"dst\":\"2001:db8:1::/48\"}]," DNS "}",
+	"{\"cniVersion\":\"%s\",\"interfaces\":[{\"name\":\"eth0\",\"mac\":\"02:00:00:00:00:01\","
+	"\"sandbox\":\"/var/run/netns/p\"}],"
+	"\"ips\":[{\"version\":\"4\",\"interface\":0,\"address\":\"10.1.2.5/"
+	"24\",\"gateway\":\"10.1.2.1\"},"
+	"{\"version\":\"6\",\"interface\":0,\"address\":\"2001:db8::5/"
+	"64\",\"gateway\":\"2001:db8::1\"}],"
+	"\"routes\":[{\"dst\":\"0.0.0.0/0\",\"gw\":\"10.1.2.1\"},{\"dst\":\"2001:db8:1::/"
+	"48\"}]," DNS "}",
+	"{\"cniVersion\":\"%s\",\"ip4\":{\"ip\":\"10.1.2.5/24\",\"gateway\":\"10.1.2.1\","
+	"\"routes\":[{\"dst\":\"0.0.0.0/0\",\"gw\":\"10.1.2.1\"}]},"
+	"\"ip6\":{\"ip\":\"2001:db8::5/64\",\"gateway\":\"2001:db8::1\","
+	"\"routes\":[{\"dst\":\"2001:db8:1::/48\"}]}," DNS "}",
+    },
+    {
+	"{\"cniVersion\":\"%s\",\"interfaces\":[{\"name\":\"eth0\",\"mac\":\"02:00:00:00:00:01\","
+	"\"sandbox\":\"/var/run/netns/p\"}],"
+	"\"ips\":[{\"interface\":0,\"address\":\"10.1.2.5/24\",\"gateway\":\"10.1.2.1\"},"
+	"{\"interface\":0,\"address\":\"2001:db8::5/64\",\"gateway\":\"2001:db8::1\"}],"
+	"\"routes\":[{\"dst\":\"0.0.0.0/0\",\"gw\":\"10.1.2.1\"},{\"dst\":\"2001:db8:1::/"
+	"48\"}]," DNS "}",
+	NULL,
+	NULL,
+    },
+    {
+	"{\"cniVersion\":\"%s\",\"ips\":[{\"address\":\"10.1.2.5/24\",\"gateway\":\"10.1.2.1\"},"
+	"{\"address\":\"2001:db8::5/64\",\"gateway\":\"2001:db8::1\"}],"
+	"\"routes\":[{\"dst\":\"0.0.0.0/0\",\"gw\":\"10.1.2.1\"},{\"dst\":\"2001:db8:1::/"
+	"48\"}]," DNS "}",
+	"{\"cniVersion\":\"%s\",\"ips\":[{\"version\":\"4\",\"address\":\"10.1.2.5/"
+	"24\",\"gateway\":\"10.1.2.1\"},"
+	"{\"version\":\"6\",\"address\":\"2001:db8::5/64\",\"gateway\":\"2001:db8::1\"}],"
+	"\"routes\":[{\"dst\":\"0.0.0.0/0\",\"gw\":\"10.1.2.1\"},{\"dst\":\"2001:db8:1::/"
+	"48\"}]," DNS "}",
+	NULL,
+    },
 };
 
 static int family_of(enum cni_version v)
@@ -66,9 +75,9 @@ static int family_of(enum cni_version v)
 static void expected(int c, enum cni_version v, char *buf, size_t len)
 {
 	static const int pick[3][3][2] = {
-		{ { 0, 0 }, { 0, 1 }, { 0, 2 } },
-		{ { 1, 0 }, { 0, 1 }, { 0, 2 } },
-		{ { 2, 0 }, { 2, 1 }, { 0, 2 } },
+	    {{0, 0}, {0, 1}, {0, 2}},
+	    {{1, 0}, {0, 1}, {0, 2}},
+	    {{2, 0}, {2, 1}, {0, 2}},
 	};
 	int f = family_of(v);
 
@@ -86,7 +95,7 @@ static struct json_object *parse(const char *s)
 
 static char *encode(const struct cni_result *r, enum cni_version v)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	_cleanup_json_ struct json_object *o = NULL;
 
 	cr_assert_eq(cni_result_to_json(r, v, &o, &err), 0, "%s", err.msg);
@@ -103,14 +112,14 @@ ParameterizedTestParameters(result, conversion_matrix)
 
 	for (int i = 0; i < CNI_VERSION_COUNT; i++)
 		for (int j = 0; j < CNI_VERSION_COUNT; j++)
-			pairs[i * CNI_VERSION_COUNT + j] = (struct pair){ i, j };
+			pairs[i * CNI_VERSION_COUNT + j] = (struct pair){i, j};
 	return cr_make_param_array(struct pair, pairs, sizeof(pairs) / sizeof(pairs[0]));
 }
 
 ParameterizedTest(struct pair *p, result, conversion_matrix)
 {
 	char in[2048], want[2048];
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct cni_result *r;
 	_cleanup_json_ struct json_object *o = NULL;
 	_cleanup_free_ char *got = NULL;
@@ -130,7 +139,7 @@ ParameterizedTest(struct pair *p, result, conversion_matrix)
 Test(result, legacy_needs_an_address)
 {
 	struct cni_result *r = cni_result_new();
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct json_object *o;
 	struct cni_iface *i = cni_result_add_iface(r);
 
@@ -183,20 +192,20 @@ Test(result, addresses_print_as_go_does)
 Test(result, decode_errors_name_the_field)
 {
 	static const char *const bad[][2] = {
-		{ "{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"x\"}]}", "ips[].address: x" },
-		{ "{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.0.0.1/8\",\"interface\":3}]}",
-		  "ips[].interface: indexes past the interfaces list" },
-		{ "{\"cniVersion\":\"0.4.0\",\"ips\":[{\"version\":\"5\",\"address\":\"10.0.0.1/8\"}]}",
-		  "ips[].version: 5" },
-		{ "{\"cniVersion\":\"1.0.0\",\"routes\":[{\"gw\":\"10.0.0.1\"}]}",
-		  "routes[].dst: missing or not a string" },
-		{ "{\"cniVersion\":\"0.2.0\",\"ip4\":{\"ip\":\"fd00::1/64\"}}",
-		  "ip4: holds an address of the other family" },
+	    {"{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"x\"}]}", "ips[].address: x"},
+	    {"{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.0.0.1/8\",\"interface\":3}]}",
+	     "ips[].interface: indexes past the interfaces list"},
+	    {"{\"cniVersion\":\"0.4.0\",\"ips\":[{\"version\":\"5\",\"address\":\"10.0.0.1/8\"}]}",
+	     "ips[].version: 5"},
+	    {"{\"cniVersion\":\"1.0.0\",\"routes\":[{\"gw\":\"10.0.0.1\"}]}",
+	     "routes[].dst: missing or not a string"},
+	    {"{\"cniVersion\":\"0.2.0\",\"ip4\":{\"ip\":\"fd00::1/64\"}}",
+	     "ip4: holds an address of the other family"},
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		_cleanup_json_ struct json_object *o = parse(bad[i][0]);
-		struct cni_error err = { 0 };
+		struct cni_error err = {0};
 		struct cni_result *r;
 
 		cr_assert_lt(cni_result_from_json(o, CNI_V100, &r, &err), 0, "%s", bad[i][0]);
@@ -208,7 +217,7 @@ Test(result, decode_errors_name_the_field)
 Test(result, dup_is_deep)
 {
 	_cleanup_json_ struct json_object *o = NULL;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	struct cni_result *r, *d;
 	char in[2048];
 	_cleanup_free_ char *a = NULL;
@@ -228,24 +237,26 @@ Test(result, dup_is_deep)
 Test(result, route_fields_range_checked)
 {
 	static const char *const bad[][2] = {
-		{ "\"scope\":256", "\"routes[1].scope\" is 256; it must be from 0 to 255" },
-		{ "\"table\":-1", "\"routes[1].table\" is -1; it must be from 0 to 2147483647" },
-		{ "\"table\":4294967295",
-		  "\"routes[1].table\" is 4294967295; it must be from 0 to 2147483647" },
-		{ "\"mtu\":-1", "\"routes[1].mtu\" is -1; it must be from 0 to 65535" },
-		{ "\"mtu\":65536", "\"routes[1].mtu\" is 65536; it must be from 0 to 65535" },
-		{ "\"advmss\":-40", "\"routes[1].advmss\" is -40; it must be from 0 to 65535" },
-		{ "\"priority\":-1", "\"routes[1].priority\" is -1; it must be from 0 to 2147483647" },
+	    {"\"scope\":256", "\"routes[1].scope\" is 256; it must be from 0 to 255"},
+	    {"\"table\":-1", "\"routes[1].table\" is -1; it must be from 0 to 2147483647"},
+	    {"\"table\":4294967295",
+	     "\"routes[1].table\" is 4294967295; it must be from 0 to 2147483647"},
+	    {"\"mtu\":-1", "\"routes[1].mtu\" is -1; it must be from 0 to 65535"},
+	    {"\"mtu\":65536", "\"routes[1].mtu\" is 65536; it must be from 0 to 65535"},
+	    {"\"advmss\":-40", "\"routes[1].advmss\" is -40; it must be from 0 to 65535"},
+	    {"\"priority\":-1", "\"routes[1].priority\" is -1; it must be from 0 to 2147483647"},
 	};
 	char in[256];
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		_cleanup_json_ struct json_object *o = NULL;
-		struct cni_error err = { 0 };
+		struct cni_error err = {0};
 		struct cni_result *r;
 
-		snprintf(in, sizeof(in), "{\"cniVersion\":\"1.1.0\",\"routes\":[{\"dst\":\"10.0.0.0/8\"},"
-					 "{\"dst\":\"0.0.0.0/0\",%s}]}", bad[i][0]);
+		snprintf(in, sizeof(in),
+			 "{\"cniVersion\":\"1.1.0\",\"routes\":[{\"dst\":\"10.0.0.0/8\"},"
+			 "{\"dst\":\"0.0.0.0/0\",%s}]}",
+			 bad[i][0]);
 		o = parse(in);
 		cr_assert_lt(cni_result_from_json(o, CNI_V110, &r, &err), 0, "%s", in);
 		assert_cni_error(&err, 7, "invalid configuration");
@@ -255,10 +266,10 @@ Test(result, route_fields_range_checked)
 
 Test(result, route_field_edges_accepted)
 {
-	_cleanup_json_ struct json_object *o = parse(
-		"{\"cniVersion\":\"1.1.0\",\"routes\":[{\"dst\":\"0.0.0.0/0\",\"scope\":255,"
-		"\"table\":2147483647,\"mtu\":65535,\"advmss\":0,\"priority\":2147483647}]}");
-	struct cni_error err = { 0 };
+	_cleanup_json_ struct json_object *o =
+	    parse("{\"cniVersion\":\"1.1.0\",\"routes\":[{\"dst\":\"0.0.0.0/0\",\"scope\":255,"
+		  "\"table\":2147483647,\"mtu\":65535,\"advmss\":0,\"priority\":2147483647}]}");
+	struct cni_error err = {0};
 	struct cni_result *r;
 
 	cr_assert_eq(cni_result_from_json(o, CNI_V110, &r, &err), 0, "%s", err.details);
@@ -270,9 +281,9 @@ Test(result, route_field_edges_accepted)
 
 Test(result, escaped_nul_in_a_result_string)
 {
-	_cleanup_json_ struct json_object *o = parse(
-		"{\"cniVersion\":\"1.0.0\",\"interfaces\":[{\"name\":\"eth0\\u0000x\"}]}");
-	struct cni_error err = { 0 };
+	_cleanup_json_ struct json_object *o =
+	    parse("{\"cniVersion\":\"1.0.0\",\"interfaces\":[{\"name\":\"eth0\\u0000x\"}]}");
+	struct cni_error err = {0};
 	struct cni_result *r;
 
 	cr_assert_lt(cni_result_from_json(o, CNI_V100, &r, &err), 0);

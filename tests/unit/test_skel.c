@@ -39,7 +39,7 @@ static int status_down(struct cni_ctx *ctx)
 
 static int add_errno(struct cni_ctx *ctx)
 {
-	return -ENODEV;	/* no CNI error filled: cni_run must still say something */
+	return -ENODEV; /* no CNI error filled: cni_run must still say something */
 }
 
 static int add_lost_netns(struct cni_ctx *ctx)
@@ -52,23 +52,34 @@ static int add_lost_netns(struct cni_ctx *ctx)
 }
 
 static const struct cni_plugin plugin_lost = {
-	.name = "test", .about = "test plugin", .add = add_lost_netns, .del = del_ok,
-	.check = del_ok,
+    .name = "test",
+    .about = "test plugin",
+    .add = add_lost_netns,
+    .del = del_ok,
+    .check = del_ok,
 };
 
 static const struct cni_plugin plugin = {
-	.name = "test", .about = "test plugin", .add = add_ok, .del = del_ok,
-	.check = del_ok, .status = status_down,
+    .name = "test",
+    .about = "test plugin",
+    .add = add_ok,
+    .del = del_ok,
+    .check = del_ok,
+    .status = status_down,
 };
 
 static const struct cni_plugin plugin_errno = {
-	.name = "test", .about = "test plugin", .add = add_errno, .del = del_ok,
-	.check = del_ok, .caps = CNI_CAP(CAP_NET_ADMIN),
+    .name = "test",
+    .about = "test plugin",
+    .add = add_errno,
+    .del = del_ok,
+    .check = del_ok,
+    .caps = CNI_CAP(CAP_NET_ADMIN),
 };
 
 /* Run cni_run in a child with env "K=V|K=V" and stdin; capture stdout. */
-static int run(const struct cni_plugin *p, const char *env, const char *in, char *out,
-	       size_t len, bool drop_net_admin)
+static int run(const struct cni_plugin *p, const char *env, const char *in, char *out, size_t len,
+	       bool drop_net_admin)
 {
 	char inpath[] = "/tmp/ibcni-skel-in.XXXXXX", outpath[] = "/tmp/ibcni-skel-out.XXXXXX";
 	int infd = mkstemp(inpath), outfd = mkstemp(outpath), status;
@@ -133,7 +144,8 @@ Test(skel, error_json_exact_bytes)
 	char out[1024];
 
 	cr_assert_eq(run(&plugin, ADD_ENV, "{\"cniVersion\": \"1.0.0\", \"name\": \"-x\"}", out,
-			 sizeof(out), false), 1);
+			 sizeof(out), false),
+		     1);
 	cr_assert_str_eq(out, "{\n    \"cniVersion\": \"1.0.0\",\n    \"code\": 7,\n"
 			      "    \"msg\": \"invalid characters found in network name\",\n"
 			      "    \"details\": \"-x\"\n}");
@@ -144,7 +156,8 @@ Test(skel, add_prints_result_in_request_version)
 	char out[1024];
 
 	cr_assert_eq(run(&plugin, ADD_ENV, "{\"cniVersion\": \"0.2.0\", \"name\": \"n\"}", out,
-			 sizeof(out), false), 0);
+			 sizeof(out), false),
+		     0);
 	cr_assert_str_eq(out, "{\n    \"cniVersion\": \"0.2.0\",\n    \"ip4\": {\n"
 			      "        \"ip\": \"10.1.2.5/24\"\n    },\n    \"dns\": {}\n}");
 }
@@ -153,19 +166,25 @@ Test(skel, command_gating_by_version)
 {
 	char out[1024];
 
-	cr_assert_eq(run(&plugin, "CNI_COMMAND=CHECK|CNI_CONTAINERID=c|CNI_NETNS=/n|CNI_IFNAME=e|CNI_PATH=/p",
-			 "{\"cniVersion\": \"0.3.1\", \"name\": \"n\"}", out, sizeof(out), false), 1);
+	cr_assert_eq(
+	    run(&plugin,
+		"CNI_COMMAND=CHECK|CNI_CONTAINERID=c|CNI_NETNS=/n|CNI_IFNAME=e|CNI_PATH=/p",
+		"{\"cniVersion\": \"0.3.1\", \"name\": \"n\"}", out, sizeof(out), false),
+	    1);
 	cr_assert(strstr(out, "\"code\": 1,") && strstr(out, "config version does not allow CHECK"),
 		  "%s", out);
 	cr_assert_eq(run(&plugin, "CNI_COMMAND=GC|CNI_PATH=/p",
-			 "{\"cniVersion\": \"1.0.0\", \"name\": \"n\"}", out, sizeof(out), false), 1);
+			 "{\"cniVersion\": \"1.0.0\", \"name\": \"n\"}", out, sizeof(out), false),
+		     1);
 	cr_assert(strstr(out, "config version does not allow GC"), "%s", out);
 	cr_assert_eq(run(&plugin, "CNI_COMMAND=STATUS|CNI_PATH=/p",
-			 "{\"cniVersion\": \"1.0.0\", \"name\": \"n\"}", out, sizeof(out), false), 1);
+			 "{\"cniVersion\": \"1.0.0\", \"name\": \"n\"}", out, sizeof(out), false),
+		     1);
 	cr_assert(strstr(out, "config version does not allow STATUS"), "%s", out);
 	/* A plugin without GC succeeds silently, as Go's skel does. */
 	cr_assert_eq(run(&plugin, "CNI_COMMAND=GC|CNI_PATH=/p",
-			 "{\"cniVersion\": \"1.1.0\", \"name\": \"n\"}", out, sizeof(out), false), 0);
+			 "{\"cniVersion\": \"1.1.0\", \"name\": \"n\"}", out, sizeof(out), false),
+		     0);
 	cr_assert_str_eq(out, "");
 }
 
@@ -174,11 +193,13 @@ Test(skel, status_codes_50_and_51)
 	char out[1024];
 
 	cr_assert_eq(run(&plugin, "CNI_COMMAND=STATUS|CNI_PATH=/p",
-			 "{\"cniVersion\": \"1.1.0\", \"name\": \"n\"}", out, sizeof(out), false), 1);
+			 "{\"cniVersion\": \"1.1.0\", \"name\": \"n\"}", out, sizeof(out), false),
+		     1);
 	cr_assert(strstr(out, "\"code\": 50,"), "%s", out);
 	status_code = 51;
 	cr_assert_eq(run(&plugin, "CNI_COMMAND=STATUS|CNI_PATH=/p",
-			 "{\"cniVersion\": \"1.1.0\", \"name\": \"n\"}", out, sizeof(out), false), 1);
+			 "{\"cniVersion\": \"1.1.0\", \"name\": \"n\"}", out, sizeof(out), false),
+		     1);
 	cr_assert(strstr(out, "\"code\": 51,"), "%s", out);
 }
 
@@ -186,8 +207,9 @@ Test(skel, bare_errno_still_reported)
 {
 	char out[1024];
 
-	cr_assert_eq(run(&plugin_errno, ADD_ENV, "{\"cniVersion\": \"1.0.0\", \"name\": \"n\"}", out,
-			 sizeof(out), false), 1);
+	cr_assert_eq(run(&plugin_errno, ADD_ENV, "{\"cniVersion\": \"1.0.0\", \"name\": \"n\"}",
+			 out, sizeof(out), false),
+		     1);
 	cr_assert_str_eq(out, "{\n    \"cniVersion\": \"1.0.0\",\n    \"code\": 100,\n"
 			      "    \"msg\": \"No such device\"\n}");
 }
@@ -196,8 +218,9 @@ Test(skel, missing_capability_named)
 {
 	char out[1024];
 
-	cr_assert_eq(run(&plugin_errno, ADD_ENV, "{\"cniVersion\": \"1.0.0\", \"name\": \"n\"}", out,
-			 sizeof(out), true), 1);
+	cr_assert_eq(run(&plugin_errno, ADD_ENV, "{\"cniVersion\": \"1.0.0\", \"name\": \"n\"}",
+			 out, sizeof(out), true),
+		     1);
 	cr_assert(strstr(out, "\"code\": 102,"), "%s", out);
 	cr_assert(strstr(out, "CAP_NET_ADMIN"), "%s", out);
 }
@@ -206,8 +229,9 @@ Test(skel, bad_cni_args_is_code_4)
 {
 	char out[1024];
 
-	cr_assert_eq(run(&plugin, ADD_ENV "|CNI_ARGS=A=1;B", "{\"cniVersion\": \"1.0.0\", \"name\": \"n\"}",
-			 out, sizeof(out), false), 1);
+	cr_assert_eq(run(&plugin, ADD_ENV "|CNI_ARGS=A=1;B",
+			 "{\"cniVersion\": \"1.0.0\", \"name\": \"n\"}", out, sizeof(out), false),
+		     1);
 	cr_assert(strstr(out, "\"code\": 4,"), "%s", out);
 }
 
@@ -217,22 +241,29 @@ Test(skel, stdout_is_valid_utf8_whatever_the_input)
 
 	/* The bad name is echoed in details: as U+FFFD, never as the byte. */
 	cr_assert_eq(run(&plugin, ADD_ENV, "{\"cniVersion\": \"1.0.0\", \"name\": \"n\xff\"}", out,
-			 sizeof(out), false), 1);
+			 sizeof(out), false),
+		     1);
 	cr_assert_str_eq(out, "{\n    \"cniVersion\": \"1.0.0\",\n    \"code\": 7,\n"
 			      "    \"msg\": \"invalid characters found in network name\",\n"
 			      "    \"details\": \"n\\ufffd\"\n}");
 	cr_assert(utf8_valid(out, strlen(out), NULL));
-	cr_assert_eq(run(&plugin, ADD_ENV, "{\"cniVersion\": \"1.0.0\", \"name\": \"n\", \"x\": \"\xc3\"}",
-			 out, sizeof(out), false), 1);
-	cr_assert(strstr(out, "\"code\": 6,") && strstr(out, "invalid UTF-8 at byte 43"), "%s", out);
+	cr_assert_eq(run(&plugin, ADD_ENV,
+			 "{\"cniVersion\": \"1.0.0\", \"name\": \"n\", \"x\": \"\xc3\"}", out,
+			 sizeof(out), false),
+		     1);
+	cr_assert(strstr(out, "\"code\": 6,") && strstr(out, "invalid UTF-8 at byte 43"), "%s",
+		  out);
 }
 
 Test(skel, control_bytes_in_ifname_are_code_4)
 {
 	char out[1024];
 
-	cr_assert_eq(run(&plugin, "CNI_COMMAND=ADD|CNI_CONTAINERID=c1|CNI_NETNS=/n|CNI_IFNAME=e\x1b]0;x\x07|CNI_PATH=/p",
-			 "{\"cniVersion\": \"1.0.0\", \"name\": \"n\"}", out, sizeof(out), false), 1);
+	cr_assert_eq(run(&plugin,
+			 "CNI_COMMAND=ADD|CNI_CONTAINERID=c1|CNI_NETNS=/"
+			 "n|CNI_IFNAME=e\x1b]0;x\x07|CNI_PATH=/p",
+			 "{\"cniVersion\": \"1.0.0\", \"name\": \"n\"}", out, sizeof(out), false),
+		     1);
 	cr_assert_str_eq(out, "{\n    \"cniVersion\": \"1.0.0\",\n    \"code\": 4,\n"
 			      "    \"msg\": \"interface name contains control characters\",\n"
 			      "    \"details\": \"CNI_IFNAME=e\\u001b]0;x\\u0007\"\n}");
@@ -243,7 +274,8 @@ Test(skel, failed_return_to_host_netns_is_fatal)
 	char out[1024];
 
 	cr_assert_eq(run(&plugin_lost, ADD_ENV, "{\"cniVersion\": \"0.4.0\", \"name\": \"n\"}", out,
-			 sizeof(out), false), 1);
+			 sizeof(out), false),
+		     1);
 	cr_assert_str_eq(out, "{\n    \"cniVersion\": \"0.4.0\",\n    \"code\": 100,\n"
 			      "    \"msg\": \"cannot return to the host network namespace\",\n"
 			      "    \"details\": \"Invalid argument\"\n}");

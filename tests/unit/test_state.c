@@ -42,7 +42,7 @@ static mode_t mode_of(const char *path)
 
 Test(state, modes_ignore_umask)
 {
-	static const mode_t masks[] = { 0, 022, 077 };
+	static const mode_t masks[] = {0, 022, 077};
 	char dir[128], file[160];
 
 	for (size_t i = 0; i < 3; i++) {
@@ -126,7 +126,7 @@ Test(state, links_in_the_path_are_never_followed)
 Test(state, planted_files_are_refused_without_hanging, .timeout = 10)
 {
 	_cleanup_json_ struct json_object *got = NULL;
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	char path[128];
 	int fd;
 
@@ -163,7 +163,7 @@ Test(state, temp_files_of_a_killed_writer_are_removed)
 
 	/* A kill between creating the temp file and renaming it. */
 	tree_put(tmp, ".rec.tmp", "{\"half\":");
-	tree_put(tmp, ".rec.Ab12Cd", "{}");	/* older builds' mkostemp name */
+	tree_put(tmp, ".rec.Ab12Cd", "{}"); /* older builds' mkostemp name */
 	tree_put(tmp, ".other.tmp", "{}");
 	cr_assert_eq(cni_state_write_raw(tmp, "rec", "{\"a\":1}", 7), 0);
 	snprintf(path, sizeof(path), "%s/.rec.tmp", tmp);
@@ -213,7 +213,8 @@ Test(state, write_read_replace_remove)
 	d = opendir(tmp);
 	while ((e = readdir(d)))
 		cr_assert(e->d_name[0] != '.' || !strcmp(e->d_name, ".") ||
-			  !strcmp(e->d_name, ".."), "leftover %s", e->d_name);
+			      !strcmp(e->d_name, ".."),
+			  "leftover %s", e->d_name);
 	closedir(d);
 	cr_assert_eq(cni_state_remove(tmp, "net-ctr-eth0"), 0);
 	cr_assert_eq(cni_state_remove(tmp, "net-ctr-eth0"), 0, "absent is success");
@@ -253,7 +254,7 @@ Test(state, names)
 
 Test(state, lock_contention_is_error_11)
 {
-	struct cni_error err = { 0 };
+	struct cni_error err = {0};
 	char path[128];
 	int fd, pipefd[2];
 	pid_t pid;
@@ -264,7 +265,7 @@ Test(state, lock_contention_is_error_11)
 	cr_assert_eq(pipe(pipefd), 0);
 	pid = fork();
 	if (pid == 0) {
-		struct cni_error e2 = { 0 };
+		struct cni_error e2 = {0};
 		int held = cni_lock_acquire(path, 1000, &e2);
 
 		if (write(pipefd[1], "x", 1) != 1 || held < 0)
@@ -299,8 +300,8 @@ static void count_alarm(int sig)
 
 Test(state, lock_wait_blocks_and_is_bounded_whatever_the_signal_state, .timeout = 20)
 {
-	struct sigaction sa = { .sa_handler = count_alarm }, now;
-	struct cni_error err = { 0 };
+	struct sigaction sa = {.sa_handler = count_alarm}, now;
+	struct cni_error err = {0};
 	sigset_t alrm, mask;
 	char path[128];
 	int held, fd;
