@@ -1,10 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# Install whichever of ibcni's Debian packages are missing (needs root then).
+# Install whichever of ibcni's Debian packages are missing (needs root then):
+# the build's and tests' list, or the packages named as arguments (a tier's
+# own: fuzz, valgrind, cri).
 set -eu
 pkgs=(gcc make pkg-config libc6-dev libnl-3-dev libjson-c-dev
       libcap-dev libibverbs-dev ibverbs-providers libcriterion-dev iproute2 jq file util-linux procps strace
       containernetworking-plugins clang-format)
+[ $# -gt 0 ] && pkgs=("$@")
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
@@ -12,7 +15,7 @@ for p in "${pkgs[@]}"; do
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then
-	echo "deps: missing ${missing[*]}; run as root (sudo make deps) to install them" >&2
+	echo "deps: missing ${missing[*]}; run as root (or with sudo) to install them" >&2
 	exit 1
 fi
 echo "deps: installing ${missing[*]}"

@@ -38,14 +38,14 @@ fuzz-build: $(FUZZ_BIN)
 # FUZZ_SECONDS per target; prints executions and crashes per target and a
 # total line. `make fuzz FUZZ_TARGETS="json conf"` runs a subset.
 fuzz:
-	@tests/fuzz/deps.sh clang libclang-rt-dev
+	@scripts/deps.sh clang libclang-rt-dev
 	@$(MAKE) --no-print-directory fuzz-build
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh $(FUZZ_OUT) $(FUZZ_TARGETS)
 
 # The unit tier and a subset of the netns tier under valgrind, on dynamically
 # linked plugins: memcheck sees malloc and free only through the shared libc.
 check-valgrind:
-	@tests/fuzz/deps.sh valgrind
+	@scripts/deps.sh valgrind
 	@$(MAKE) --no-print-directory DYNAMIC=1 valgrind-run
 
 valgrind-run: all $(UNIT_BIN) $(NETNS_HELPER) $(CNITOOL)
