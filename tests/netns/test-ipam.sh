@@ -545,7 +545,7 @@ test_killed_runs_leave_nothing_for_good() {
 	local conf step left
 	command -v strace >/dev/null || { fail "strace is missing"; return; }
 	conf=$(ipam_conf k "$T/ours" '"ranges":[[{"subnet":"10.155.0.0/24"}]]')
-	for step in linkat:1:"k/.ib-host-local.lease.tmp" renameat:1:"k/.last_reserved_ip.0.tmp" \
+	for step in linkat:1:"k/.ib-host-local.lease.tmp" renameat:1:"k/.ib-host-local.ptr.tmp" \
 		renameat:3:".ib-host-local/k/.token.tmp"; do
 		IFS=: read -r sc when left <<<"$step"
 		env -i CNI_COMMAND=ADD CNI_CONTAINERID=kill-$sc-$when CNI_NETNS=/proc/self/ns/net \
