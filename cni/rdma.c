@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "log.h"
 #include "netns.h"
 #include "nl.h"
 #include "rdma.h"
@@ -238,6 +239,20 @@ int cni_rdma_move_by_name(const char *name, int netns_fd)
 	return ret ? ret : cni_rdma_move(d.index, netns_fd);
 }
 
+/* In the pod: move one device home. Only the kernel's "no such device",
+ * or a second look that no longer finds it, counts as gone. */
+static int return_one(const struct cni_rdma_dev *d, int host)
+{
+	struct cni_rdma_dev again;
+	int ret = cni_rdma_move(d->index, host);
+
+	if (!ret)
+		log_info("moved RDMA device %s back to the host", d->name);
+	if (!ret || ret == -ENODEV || cni_rdma_dev_get(d->name, 0, &again) == -ENODEV)
+		return 0;
+	return ret;
+}
+
 int cni_rdma_return(int pod_fd, const char *const *names, size_t n, const char **failed)
 {
 	_cleanup_close_ int host = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
@@ -251,16 +266,15 @@ int cni_rdma_return(int pod_fd, const char *const *names, size_t n, const char *
 	ret = cni_netns_enter(pod_fd, &saved);
 	if (ret)
 		return ret;
-	/* One dump in the pod: what it does not show is back already. */
+	/* One dump in the pod: what it does not show is back already (the
+	 * kernel requires the move to be asked from the device's netns). */
 	ret = cni_rdma_devs(&devs, &count);
 	if (ret == -EPROTONOSUPPORT)
-		ret = 0; /* no RDMA at all */
+		ret = 0; /* no RDMA subsystem: nothing can be in the pod */
 	for (size_t i = 0; i < n && !ret; i++) {
 		const struct cni_rdma_dev *d = find(devs, count, names[i], 0);
 
-		if (d && (ret = cni_rdma_move(d->index, host)) == -ENODEV)
-			ret = 0; /* gone since the dump: nothing left to return */
-		else if (ret)
+		if (d && (ret = return_one(d, host)))
 			*failed = names[i];
 	}
 	free(devs);

@@ -69,59 +69,17 @@ int rdmans_open_pod(const char *path, int *fd)
 	return ret;
 }
 
-static const struct cni_rdma_dev *find(const struct cni_rdma_dev *devs, size_t n, const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(devs[i].name, name))
-			return &devs[i];
-	return NULL;
-}
-
-/* In the pod: move one device home. Only the kernel's "no such device",
- * or a second look that no longer finds it, counts as gone. */
-static int return_one(const struct cni_rdma_dev *d, int host)
-{
-	struct cni_rdma_dev again;
-	int ret = cni_rdma_move(d->index, host);
-
-	if (!ret || ret == -ENODEV)
-		return 0;
-	if (cni_rdma_dev_get(d->name, 0, &again) == -ENODEV)
-		return 0;
-	return ret;
-}
-
-int rdmans_return_devs(int pod, const char (*names)[CNI_RDMA_NAME_MAX], unsigned int n,
+/* cni_rdma_return takes a list of names. */
+static int return_devs(int pod, const char (*devs)[CNI_RDMA_NAME_MAX], unsigned int n,
 		       const char **failed)
 {
-	_cleanup_close_ int host = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-	struct cni_rdma_dev *devs = NULL;
-	size_t count = 0;
-	int saved = -1, ret;
+	const char *names[RDMANS_MAX_DEVS];
 
-	*failed = NULL;
-	if (host < 0)
-		return -errno;
-	ret = cni_netns_enter(pod, &saved);
-	if (ret)
-		return ret;
-	/* One dump in the pod: what it does not show is back already (the
-	 * kernel requires the move to be asked from the device's netns). */
-	ret = cni_rdma_devs(&devs, &count);
-	if (ret == -EPROTONOSUPPORT)
-		ret = 0; /* no RDMA subsystem: nothing can be in the pod */
-	for (unsigned int i = 0; i < n && !ret; i++) {
-		const struct cni_rdma_dev *d = find(devs, count, names[i]);
-
-		if (d && (ret = return_one(d, host)))
-			*failed = names[i];
-		else if (d)
-			log_info("moved RDMA device %s back to the host", names[i]);
-	}
-	free(devs);
-	if (cni_netns_restore(&saved) && !ret)
-		ret = -EIO; /* not back in our own netns: stop here */
-	return ret;
+	if (n > RDMANS_MAX_DEVS)
+		n = RDMANS_MAX_DEVS;
+	for (unsigned int i = 0; i < n; i++)
+		names[i] = devs[i];
+	return cni_rdma_return(pod, names, n, failed);
 }
 
 int rdmans_release(const char *name, const struct rdmans_record *rec, struct cni_error *err)
@@ -139,7 +97,7 @@ int rdmans_release(const char *name, const struct rdmans_record *rec, struct cni
 	if (ret == 1)
 		log_info("%s is gone: the kernel returned its RDMA devices", rec->netns);
 	else
-		ret = rdmans_return_devs(pod, rec->rdma, rec->n_rdma, &failed);
+		ret = return_devs(pod, rec->rdma, rec->n_rdma, &failed);
 	if (ret < 0)
 		return cni_errorf(err, ret, CNI_ERR_DEVICE,
 				  "cannot move the RDMA device back to the host", "%s: %s %s",

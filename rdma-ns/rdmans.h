@@ -135,12 +135,6 @@ int rdmans_ctx_record_name(struct cni_ctx *ctx, char buf[RDMANS_NAME_MAX + 1]);
  * definitely gone (absent, or no longer a network namespace), or -errno. */
 int rdmans_open_pod(const char *path, int *fd);
 
-/* From inside pod, move every named device still there back to the
- * caller's netns. A device the pod no longer has is done; any other
- * failure is returned with *failed naming the device. */
-int rdmans_return_devs(int pod, const char (*names)[CNI_RDMA_NAME_MAX], unsigned int n,
-		       const char **failed);
-
 /* Undo rec (moved back from its netns) and remove the record name. Only a
  * definite answer skips a step; anything else keeps the record, fills err
  * and fails, so the runtime's retry can finish. */
