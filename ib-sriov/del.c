@@ -25,7 +25,7 @@ int ibsriov_del(struct cni_ctx *ctx)
 			 ctx->env.ifname);
 		return ipam_ret;
 	}
-	if (ret == -EBADMSG || ret == -EINVAL || ret == -EFBIG || ret == -ELOOP) {
+	if (ibsriov_record_unreadable(ret)) {
 		/* It will never be read (not JSON, not a regular file, too big,
 		 * a link): keeping it would fail every DEL for ever. */
 		log_err("record %s/%s:%s cannot be read (%s); removed, nothing undone",

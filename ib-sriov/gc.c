@@ -76,8 +76,8 @@ static int gc_dir(struct cni_ctx *ctx, const char *dir, struct cni_error *err)
 						     : ibsriov_record_load(e->d_name, &r);
 		/* Only a definite answer skips a record (gone, a twin of ours,
 		 * never readable); a transient error fails GC, which is retried. */
-		if (got == -ENOENT || got == -EEXIST || got == -ESTALE || got == -EBADMSG ||
-		    got == -EINVAL || got == -EFBIG || got == -ELOOP)
+		if (got == -ENOENT || got == -EEXIST || got == -ESTALE ||
+		    ibsriov_record_unreadable(got))
 			continue;
 		if (got) {
 			cni_errorf(err, got, CNI_ERR_IO, "cannot read an attachment record",

@@ -396,6 +396,11 @@ static int load_from(const char *dir, const char *name, struct json_object **o)
 	return ret == -ENAMETOOLONG ? -ENOENT : ret;
 }
 
+bool ibsriov_record_unreadable(int ret)
+{
+	return ret == -EBADMSG || ret == -EINVAL || ret == -EFBIG || ret == -ELOOP;
+}
+
 int ibsriov_record_load(const char *name, struct ibsriov_record *r)
 {
 	_cleanup_json_ struct json_object *o = NULL;

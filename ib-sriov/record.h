@@ -97,6 +97,10 @@ int ibsriov_record_save(const struct ibsriov_record *r);
 int ibsriov_record_find(const char *id, const char *ifname, const char *netns,
 			struct ibsriov_record *r);
 
+/* Whether a read error is for good (not JSON, not a regular file, too big,
+ * a link): such a record is never undone, and never blocks DEL or GC. */
+bool ibsriov_record_unreadable(int ret);
+
 /* Read a record of ours by file name (GC). Same returns. */
 int ibsriov_record_load(const char *name, struct ibsriov_record *r);
 
