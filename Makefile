@@ -112,13 +112,31 @@ $(OBJ)/cni/verbs-static.o: cni/verbs.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) $(CFLAGS) -DRDMA_STATIC_PROVIDERS=$(VERBS_PROVIDERS) -c -o $@ $<
 
+# ib-sriov carries ib-host-local's code and the build ID of the ib-host-local
+# linked from it (cni/builtin.c): when CNI_PATH's ib-host-local is that very
+# executable, IPAM requests are served in-process. Every plugin gets a GNU
+# build ID whatever the toolchain's default.
+PLUGIN_LDFLAGS += -Wl,--build-id=sha1
+IPAM_LINKED := $(patsubst %.c,$(OBJ)/%.o,$(filter-out ipam/main.c,$(wildcard ipam/*.c)))
+$(OBJ)/ipam-id.c: $(BIN)/ib-host-local
+	$(call quiet,GEN,$@)id=$$(readelf -n $< | sed -n 's/^ *Build ID: *//p'); \
+	test -n "$$id" || { echo "$<: no build ID" >&2; exit 1; }; \
+	{ echo '/* Generated from $< by the Makefile. */'; \
+	  echo '#include "ipam.h"'; \
+	  echo "const unsigned char ipam_build_id[] = {$$(echo $$id | sed 's/../0x&,/g')};"; \
+	  echo "const unsigned int ipam_build_id_len = $$(( $${#id} / 2 ));"; } >$@
+$(OBJ)/ipam-id.o: $(OBJ)/ipam-id.c
+	$(call quiet,CC,$@)$(CC) $(CFLAGS) -Iipam -c -o $@ $<
+PLUGIN_EXTRA_ib-sriov := $(IPAM_LINKED) $(OBJ)/ipam-id.o
+
 PLUGIN_VERBS_ib-sriov := $(VERBS_OBJ)
 PLUGIN_VERBS_rdma-ns := $(VERBS_OBJ)
 PLUGIN_LIBS_ib-sriov := $(VERBS_LIBS)
 PLUGIN_LIBS_rdma-ns := $(VERBS_LIBS)
 
 define plugin_rule
-$(BIN)/$(1): $(patsubst %.c,$(OBJ)/%.o,$(wildcard $(PLUGIN_DIR_$(1))/*.c)) $(PLUGIN_VERBS_$(1)) $(LIB)
+$(BIN)/$(1): $(patsubst %.c,$(OBJ)/%.o,$(wildcard $(PLUGIN_DIR_$(1))/*.c)) $(PLUGIN_EXTRA_$(1)) \
+	     $(PLUGIN_VERBS_$(1)) $(LIB)
 	@mkdir -p $(BIN)
 	$$(call quiet,LD,$$@)$$(CC) $$(LDFLAGS) $$(PLUGIN_LDFLAGS) -o $$@ $$^ $$(PLUGIN_LIBS_$(1)) $$(LDLIBS)
 endef

@@ -51,6 +51,13 @@ struct cni_plugin {
  * `--help` and `--version` as argv[1] print the keys or the build instead. */
 int cni_run(const struct cni_plugin *plugin, int argc, char **argv);
 
+/* Serve one request for plugin p in this process, as if it had been exec'ed
+ * with env (CNI_COMMAND cmd) and raw on stdin: *out is what it would have
+ * printed (NULL for a silent success). Returns its exit status (0 or 1), or
+ * -ENOMEM when not even the error could be built. Log context is restored. */
+int cni_run_builtin(const struct cni_plugin *p, const struct cni_env *env, enum cni_command cmd,
+		    const char *raw, size_t len, struct json_object **out);
+
 /* For a state the process cannot safely continue from: print the CNI error
  * (in the request's cniVersion when known) on stdout and _exit(1) without
  * running any cleanup that could act on the wrong namespace. */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "cni.h"
 #include "ipam.h"
 #include "json.h"
 #include "log.h"
@@ -93,13 +94,36 @@ static void child_env_free(char **envp)
 	free(envp);
 }
 
+/* vfork: no copy of our page tables, and none of the copy-on-write faults
+ * a fork costs us afterwards. The child makes only system calls (nothing it
+ * does touches our memory) until execve. Returns what vfork does. */
+static pid_t start_child(const char *path, char *arg0, char **envp, int in, int out)
+{
+	char *argv[] = {arg0, NULL};
+	pid_t parent = getpid();
+	pid_t pid = vfork();
+
+	if (pid)
+		return pid;
+	/* Dies with us: a delegate orphaned by a killed plugin could lease
+	 * after the runtime's DEL has released everything. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(127);
+	signal(SIGPIPE, SIG_DFL);
+	/* Its own process group, so a timeout kills what it spawned too. */
+	setpgid(0, 0);
+	dup2(in, STDIN_FILENO);
+	dup2(out, STDOUT_FILENO);
+	execve(path, argv, envp);
+	_exit(127);
+}
+
 static int spawn(const char *path, enum cni_command cmd, struct child *c)
 {
 	int pin[2], pout[2], ret;
 	char **envp = child_env(cmd);
 	char arg0[PATH_MAX];
-	char *argv[] = {arg0, NULL};
-	pid_t parent = getpid();
+	pid_t pid;
 
 	if (!envp)
 		return -ENOMEM;
@@ -119,25 +143,13 @@ static int spawn(const char *path, enum cni_command cmd, struct child *c)
 		child_env_free(envp);
 		return ret;
 	}
-	c->pid = fork();
-	if (c->pid == 0) {
-		/* Dies with us: a delegate orphaned by a killed plugin could
-		 * lease after the runtime's DEL has released everything. */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-			_exit(127);
-		signal(SIGPIPE, SIG_DFL);
-		/* Its own process group, so a timeout kills what it spawned too. */
-		setpgid(0, 0);
-		dup2(pin[0], STDIN_FILENO);
-		dup2(pout[1], STDOUT_FILENO);
-		execve(path, argv, envp);
-		_exit(127);
-	}
+	pid = start_child(path, arg0, envp, pin[0], pout[1]);
 	ret = -errno;
+	c->pid = pid;
 	close(pin[0]);
 	close(pout[1]);
 	child_env_free(envp);
-	if (c->pid < 0) {
+	if (pid < 0) {
 		close(pin[1]);
 		close(pout[0]);
 		return ret;
@@ -253,13 +265,34 @@ static int delegate_error(const char *type, struct json_object *o, int status,
 			  type, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 }
 
+/* The delegate served in this process (see cni/builtin.c): its answer is
+ * taken exactly as its printed one would be. */
+static int run_builtin(const struct cni_builtin *b, const char *path, const struct cni_env *env,
+		       const struct cni_conf *conf, enum cni_command cmd, struct json_object **out,
+		       struct cni_error *err)
+{
+	_cleanup_json_ struct json_object *o = NULL;
+	int status;
+
+	log_debug("delegating %s to %s (built in)", cni_command_str(cmd), path);
+	status = cni_run_builtin(b->plugin, env, cmd, conf->raw, conf->raw_len, &o);
+	if (status < 0)
+		return cni_errorf(err, status, CNI_ERR_DELEGATE, "delegated plugin failed",
+				  "%s: %s", b->type, strerror(-status));
+	if (status)
+		return delegate_error(b->type, o, W_EXITCODE(status, 0), err);
+	*out = steal_ptr(o);
+	return 0;
+}
+
 int cni_delegate_exec(const char *type, const struct cni_env *env, const struct cni_conf *conf,
 		      enum cni_command cmd, struct json_object **out, struct cni_error *err)
 {
-	_cleanup_free_ char *buf = malloc(CNI_DELEGATE_MAX_OUTPUT + 2);
+	_cleanup_free_ char *buf = NULL;
 	_cleanup_json_ struct json_object *o = NULL;
 	unsigned int timeout = delegate_timeout();
 	struct child c = {.pid = -1, .in = -1, .out = -1};
+	const struct cni_builtin *b;
 	char path[PATH_MAX];
 	const char *why = NULL;
 	size_t used = 0;
@@ -267,11 +300,14 @@ int cni_delegate_exec(const char *type, const struct cni_env *env, const struct 
 	int ret, status = 0;
 
 	*out = NULL;
-	if (!buf)
-		return -ENOMEM;
 	ret = cni_delegate_find(env->path, type, path, sizeof(path), err);
 	if (ret)
 		return ret;
+	if ((b = cni_builtin_for(type, path)))
+		return run_builtin(b, path, env, conf, cmd, out, err);
+	buf = malloc(CNI_DELEGATE_MAX_OUTPUT + 2);
+	if (!buf)
+		return -ENOMEM;
 	log_debug("delegating %s to %s", cni_command_str(cmd), path);
 	ret = spawn(path, cmd, &c);
 	if (ret)

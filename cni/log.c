@@ -201,6 +201,15 @@ void cni_log_context(const char *plugin, const char *command, const char *contai
 	log_state.ifname = ifname;
 }
 
+struct cni_log_ctx cni_log_swap_context(struct cni_log_ctx next)
+{
+	struct cni_log_ctx prev = {log_state.plugin, log_state.command, log_state.containerid,
+				   log_state.ifname};
+
+	cni_log_context(next.plugin, next.command, next.containerid, next.ifname);
+	return prev;
+}
+
 struct line {
 	char buf[LINE_MAX_BYTES];
 	size_t len;

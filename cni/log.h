@@ -38,6 +38,15 @@ size_t cni_log_escape(char *out, size_t len, const char *s, bool *cut);
 void cni_log_context(const char *plugin, const char *command, const char *containerid,
 		     const char *ifname);
 
+/* A line prefix, as cni_log_context sets it. */
+struct cni_log_ctx {
+	const char *plugin, *command, *containerid, *ifname;
+};
+
+/* Set the prefix for a nested run (a builtin delegate); returns the one it
+ * replaces, to be swapped back after. */
+struct cni_log_ctx cni_log_swap_context(struct cni_log_ctx next);
+
 /* Write one line at level when it is enabled: every string in it escaped,
  * at most 4096 bytes (longer ones end in "..."), one write() per line. */
 void cni_log(enum cni_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

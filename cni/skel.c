@@ -27,21 +27,30 @@ static int print_json(struct json_object *o)
 	return 0;
 }
 
-static void print_error(const struct cni_ctx *ctx)
+/* The CNI error object of ctx, in the request's cniVersion when known. */
+static struct json_object *error_json(const struct cni_ctx *ctx)
 {
-	_cleanup_json_ struct json_object *o = json_object_new_object();
+	struct json_object *o = json_object_new_object();
 	const char *v = ctx->conf	    ? cni_version_str(ctx->conf->version)
 			: *ctx->err.version ? ctx->err.version
 					    : cni_version_str(CNI_VERSION_LATEST);
 
 	if (!o)
-		return;
+		return NULL;
 	json_object_object_add(o, "cniVersion", json_object_new_string(v));
 	json_object_object_add(o, "code", json_object_new_int(ctx->err.code));
 	json_object_object_add(o, "msg", json_object_new_string(ctx->err.msg));
 	if (*ctx->err.details)
 		json_object_object_add(o, "details", json_object_new_string(ctx->err.details));
-	print_json(o);
+	return o;
+}
+
+static void print_error(const struct cni_ctx *ctx)
+{
+	_cleanup_json_ struct json_object *o = error_json(ctx);
+
+	if (o)
+		print_json(o);
 }
 
 /* The invocation in progress, for cni_fatal(). */
@@ -200,6 +209,33 @@ static void note_request_version(struct cni_error *err)
 	cni_conf_free(conf);
 }
 
+/* A parsed request served: version gate, CNI_ARGS, capabilities, the verb;
+ * an ADD's result encoded in *out. */
+static int serve(const struct cni_plugin *p, struct cni_ctx *ctx, struct json_object **out)
+{
+	int ret = gate_version(ctx) ?: cni_args_parse(ctx->env.args, &ctx->args, &ctx->err);
+
+	/* DEL must never fail on CNI_ARGS (ib-sriov-cni never parses them). */
+	if (ret == -EINVAL && ctx->env.command == CNI_CMD_DEL) {
+		log_warn("CNI_ARGS ignored for DEL: %s: %s", ctx->err.msg, ctx->err.details);
+		cni_error_clear(&ctx->err);
+		ret = 0;
+	}
+	if (ret)
+		return ret;
+	if (ctx->env.command != CNI_CMD_STATUS && p->caps &&
+	    (ret = cni_caps_require(p->caps, &ctx->err)))
+		return ret;
+	log_debug("network %s, config %zu bytes", ctx->conf->name, ctx->conf->raw_len);
+	ret = dispatch(p, ctx);
+	if (ret || ctx->env.command != CNI_CMD_ADD)
+		return ret;
+	if (!ctx->result)
+		return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_INTERNAL, "plugin produced no result",
+				  NULL);
+	return cni_result_to_json(ctx->result, ctx->conf->version, out, &ctx->err);
+}
+
 static int run(const struct cni_plugin *p, struct cni_ctx *ctx)
 {
 	_cleanup_json_ struct json_object *out = NULL;
@@ -222,31 +258,59 @@ static int run(const struct cni_plugin *p, struct cni_ctx *ctx)
 	if (ret)
 		return ret;
 	cni_log_setup(ctx->conf->log_level, ctx->conf->log_file);
-	ret = gate_version(ctx) ?: cni_args_parse(ctx->env.args, &ctx->args, &ctx->err);
-	/* DEL must never fail on CNI_ARGS (ib-sriov-cni never parses them). */
-	if (ret == -EINVAL && ctx->env.command == CNI_CMD_DEL) {
-		log_warn("CNI_ARGS ignored for DEL: %s: %s", ctx->err.msg, ctx->err.details);
-		cni_error_clear(&ctx->err);
-		ret = 0;
+	ret = serve(p, ctx, &out);
+	return ret || !out ? ret : print_json(out);
+}
+
+/* A failed invocation's error completed (a bare errno gets its code) and logged. */
+static void fail(struct cni_ctx *ctx, int ret)
+{
+	if (!ctx->err.code)
+		cni_errorf(&ctx->err, ret, cni_error_code_for_errno(ret), strerror(-ret), NULL);
+	log_err("%s%s%s (code %d)", ctx->err.msg, *ctx->err.details ? ": " : "", ctx->err.details,
+		ctx->err.code);
+}
+
+static void ctx_free(struct cni_ctx *ctx)
+{
+	cni_result_free(ctx->result);
+	cni_args_free(&ctx->args);
+	cni_conf_free(ctx->conf);
+}
+
+int cni_run_builtin(const struct cni_plugin *p, const struct cni_env *env, enum cni_command cmd,
+		    const char *raw, size_t len, struct json_object **out)
+{
+	struct cni_ctx ctx = {.env = *env}, *outer = current;
+	char *copy = malloc(len + 1);
+	struct cni_log_ctx saved;
+	int ret;
+
+	*out = NULL;
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, raw, len);
+	copy[len] = '\0';
+	ctx.env.command = cmd;
+	ctx.env.command_str = cni_command_str(cmd);
+	saved = cni_log_swap_context((struct cni_log_ctx){p->name, ctx.env.command_str,
+							  ctx.env.containerid, ctx.env.ifname});
+	current = &ctx;
+	/* The log is already set up: the request is the caller's own. */
+	ret = cni_conf_parse(copy, len, cmd, &ctx.conf, &ctx.err) ?: serve(p, &ctx, out);
+	if (ret) {
+		fail(&ctx, ret);
+		json_object_put(*out);
+		*out = error_json(&ctx);
+	} else {
+		log_info("%s succeeded", ctx.env.command_str);
 	}
-	if (ret)
-		return ret;
-	if (ctx->env.command != CNI_CMD_STATUS && p->caps &&
-	    (ret = cni_caps_require(p->caps, &ctx->err)))
-		return ret;
-	log_debug("network %s, config %zu bytes", ctx->conf->name, ctx->conf->raw_len);
-	ret = dispatch(p, ctx);
-	if (ret)
-		return ret;
-	if (ctx->env.command != CNI_CMD_ADD)
-		return 0;
-	if (!ctx->result)
-		return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_INTERNAL, "plugin produced no result",
-				  NULL);
-	ret = cni_result_to_json(ctx->result, ctx->conf->version, &out, &ctx->err);
-	if (ret)
-		return ret;
-	return print_json(out);
+	ctx_free(&ctx);
+	current = outer;
+	cni_log_swap_context(saved);
+	if (ret && !*out)
+		return -ENOMEM;
+	return ret ? 1 : 0;
 }
 
 int cni_run(const struct cni_plugin *p, int argc, char **argv)
@@ -269,18 +333,12 @@ int cni_run(const struct cni_plugin *p, int argc, char **argv)
 	current = &ctx;
 	ret = run(p, &ctx);
 	if (ret) {
-		if (!ctx.err.code)
-			cni_errorf(&ctx.err, ret, cni_error_code_for_errno(ret), strerror(-ret),
-				   NULL);
-		log_err("%s%s%s (code %d)", ctx.err.msg, *ctx.err.details ? ": " : "",
-			ctx.err.details, ctx.err.code);
+		fail(&ctx, ret);
 		print_error(&ctx);
 	} else if (ctx.env.command != CNI_CMD_VERSION) {
 		log_info("%s succeeded", ctx.env.command_str);
 	}
-	cni_result_free(ctx.result);
-	cni_args_free(&ctx.args);
-	cni_conf_free(ctx.conf);
+	ctx_free(&ctx);
 	cni_log_close();
 	current = NULL;
 	return ret ? 1 : 0;

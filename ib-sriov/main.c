@@ -2,8 +2,10 @@
 #include <linux/capability.h>
 #include <string.h>
 
+#include "../ipam/ipam.h"
 #include "caps.h"
 #include "ibsriov.h"
+#include "ipam.h"
 
 /* --help; the README's "ib-sriov" section has the full story of each key. */
 static const struct cni_plugin_key keys[] = {
@@ -41,9 +43,21 @@ static const struct cni_plugin plugin = {
     .caps = CNI_CAP(CAP_NET_ADMIN) | CNI_CAP(CAP_SYS_ADMIN),
 };
 
+/* ib-host-local is linked in: when CNI_PATH's ib-host-local is the one built
+ * from this code, IPAM requests are served here instead of exec'ed. */
+static const struct cni_builtin host_local = {
+    .type = "ib-host-local",
+    .plugin = &ipam_plugin,
+    .build_id = ipam_build_id,
+};
+
 int main(int argc, char **argv)
 {
+	struct cni_builtin ipam = host_local;
+
 	if (argc > 1 && !strcmp(argv[1], "doctor"))
 		return ibsriov_doctor_main(argc, argv);
+	ipam.build_id_len = ipam_build_id_len;
+	cni_delegate_builtin(&ipam);
 	return cni_run(&plugin, argc, argv);
 }

@@ -90,6 +90,7 @@ cni_exec() {
 	OUT=$(env -i PATH="$PATH" CNI_COMMAND="$cmd" CNI_CONTAINERID="$id" CNI_NETNS="$ns" \
 		CNI_IFNAME="$ifname" CNI_PATH="${CNI_PATH_OVERRIDE:-$BIN:$FIXTURES:$GO_CNI}" \
 		CNI_ARGS="$args" IBCNI_DELEGATE_TIMEOUT_MS="${IBCNI_DELEGATE_TIMEOUT_MS:-}" \
+		${IBCNI_DELEGATE_EXEC:+IBCNI_DELEGATE_EXEC=$IBCNI_DELEGATE_EXEC} \
 		${IBCNI_WRAP:-} "$plugin" <<<"$conf" 2>"$T/stderr")
 	RC=$?
 	ERR=$(cat "$T/stderr")

@@ -46,6 +46,48 @@ test_add_check_del_go_host_local() {
 	add_del_with host-local 1.0.0
 }
 
+# ib-host-local served inside ib-sriov (its build ID matches the file on
+# CNI_PATH, also when copied elsewhere) answers exactly as the exec'ed one;
+# any other file of that name is exec'ed.
+test_ib_host_local_builtin_same_as_exec() {
+	local conf ns_result ex_result
+	sim_node 1 2 eth
+	pod_ns pod1
+	conf=$(sriov_conf ib-host-local '"logLevel":"debug"')
+	mkdir -p "$T/copy" "$T/wrap"
+	cp "$BIN/ib-host-local" "$T/copy/"
+	printf '#!/bin/sh\nexec "%s" "$@"\n' "$BIN/ib-host-local" >"$T/wrap/ib-host-local"
+	chmod 0755 "$T/wrap/ib-host-local"
+	for how in builtin copy exec wrap; do
+		local path=$BIN:$FIXTURES
+		case $how in
+		copy) path=$T/copy ;;
+		wrap) path=$T/wrap ;;
+		esac
+		IBCNI_DELEGATE_EXEC=$([ $how = exec ] && echo 1) CNI_PATH_OVERRIDE=$path \
+			cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf"
+		assert_eq 0 "$RC" "$how: ADD ($OUT)"
+		case $how in
+		builtin | copy)
+			assert_match "delegating ADD to ${path%%:*}/ib-host-local \\(built in\\)" "$ERR" "$how: served in-process" ;;
+		*)
+			assert_match "delegating ADD to ${path%%:*}/ib-host-local$" "$(grep 'delegating ADD' <<<"$ERR")" "$how: exec'ed" ;;
+		esac
+		assert_match "ib-host-local ADD ctr1/net1: ADD succeeded" "$ERR" "$how: the IPAM's own log line"
+		assert_match "ib-sriov ADD ctr1/net1: ADD succeeded" "$ERR" "$how: ib-sriov's prefix is back"
+		# The same answer but for the address (round-robin moves on).
+		assert_eq '{"cniVersion":"1.1.0","interfaces":[{"name":"net1","mtu":1500,"sandbox":"/run/netns/pod1","pciID":"0000:03:01.1"}],"ips":[{"interface":0,"gateway":"10.56.0.1"},{"interface":0,"gateway":"fd00:56::1"}],"routes":[{"dst":"10.57.0.0/16"}],"dns":{}}' \
+			"$(jq -c 'del(.interfaces[0].mac, .ips[].address)' <<<"$OUT")" "$how: result"
+		assert_eq "ctr1 net1" "$(tr -s '\r\n' ' ' <"$T/leases/rdma-net/$(jq -r '.ips[0].address|split("/")[0]' <<<"$OUT")" | sed 's/ *$//')" "$how: the lease"
+		assert_eq "$(jq -c '[.ips[].address]' <<<"$OUT")" \
+			"$(ip -n pod1 -j addr show net1 | jq -c '[.[0].addr_info[]|select(.scope=="global")|"\(.local)/\(.prefixlen)"]')" "$how: the addresses on net1"
+		IBCNI_DELEGATE_EXEC=$([ $how = exec ] && echo 1) CNI_PATH_OVERRIDE=$path \
+			cni_exec ib-sriov DEL ctr1 pod1 net1 "$conf"
+		assert_eq 0 "$RC" "$how: DEL ($OUT)"
+		assert_eq "" "$(ls "$T/leases/rdma-net" | grep -v -e lock -e last_reserved -e '^\.')" "$how: leases released"
+	done
+}
+
 test_add_without_ipam_v040() {
 	sim_node 1 2 eth
 	pod_ns pod1

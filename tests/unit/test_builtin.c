@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Builtin delegates (cni/builtin.c): a delegate found on CNI_PATH is served
+ * in-process only when the file carries the builtin's GNU build ID; its
+ * answer reaches the caller exactly as an exec'ed delegate's would. */
+#include <criterion/criterion.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "cni.h"
+#include "helpers.h"
+#include "ipam.h"
+
+static const unsigned char our_id[20] = {0xc7, 0x17, 0x1d, 0x7f, 0x2c, 0xab, 0xd1, 0xbe, 0x60, 0x85,
+					 0x1a, 0xbf, 0x1a, 0xc7, 0x0a, 0x8b, 0xc6, 0x83, 0x78, 0x2d};
+
+/* A minimal 64-bit ELF file: a header, one PT_NOTE segment holding one
+ * note (name "GNU", type ntype, desc id[len]). */
+static void write_elf(const char *path, unsigned int ntype, const unsigned char *id, size_t len,
+		      mode_t mode)
+{
+	unsigned char buf[512] = {0};
+	Elf64_Ehdr eh = {.e_phoff = sizeof(Elf64_Ehdr),
+			 .e_phentsize = sizeof(Elf64_Phdr),
+			 .e_phnum = 1,
+			 .e_type = ET_EXEC,
+			 .e_machine = EM_X86_64,
+			 .e_version = EV_CURRENT,
+			 .e_ehsize = sizeof(Elf64_Ehdr)};
+	size_t note = sizeof(eh) + sizeof(Elf64_Phdr);
+	Elf64_Nhdr nh = {.n_namesz = 4, .n_descsz = (Elf64_Word)len, .n_type = ntype};
+	Elf64_Phdr ph = {.p_type = PT_NOTE,
+			 .p_offset = note,
+			 .p_filesz = sizeof(nh) + 4 + ((len + 3) & ~(size_t)3)};
+	int fd;
+
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	memcpy(buf, &eh, sizeof(eh));
+	memcpy(buf + sizeof(eh), &ph, sizeof(ph));
+	memcpy(buf + note, &nh, sizeof(nh));
+	memcpy(buf + note + sizeof(nh), "GNU", 4);
+	memcpy(buf + note + sizeof(nh) + 4, id, len);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+	cr_assert(fd >= 0);
+	cr_assert_eq(write(fd, buf, note + ph.p_filesz), (ssize_t)(note + ph.p_filesz));
+	close(fd);
+}
+
+static int build_id_of(const char *path, unsigned char *id, size_t *len)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY);
+
+	cr_assert(fd >= 0);
+	return cni_elf_build_id(fd, id, len);
+}
+
+Test(builtin, build_id_read_from_notes)
+{
+	char dir[64], path[128];
+	unsigned char id[CNI_BUILD_ID_MAX];
+	size_t len = 0;
+
+	make_tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/elf", dir);
+	write_elf(path, NT_GNU_BUILD_ID, our_id, sizeof(our_id), 0755);
+	cr_assert_eq(build_id_of(path, id, &len), 0);
+	cr_assert_eq(len, sizeof(our_id));
+	cr_assert_arr_eq(id, our_id, sizeof(our_id));
+	/* Another note type is not a build ID. */
+	write_elf(path, NT_GNU_ABI_TAG, our_id, sizeof(our_id), 0755);
+	cr_assert_eq(build_id_of(path, id, &len), -ENOENT);
+	/* A script, or a truncated header, is no ELF file. */
+	tree_put(dir, "script", "#!/bin/sh\nexit 0\n");
+	snprintf(path, sizeof(path), "%s/script", dir);
+	cr_assert_eq(build_id_of(path, id, &len), -ENOEXEC);
+	rm_tree(dir);
+}
+
+Test(builtin, hostile_headers_refused)
+{
+	char dir[64], path[128];
+	unsigned char id[CNI_BUILD_ID_MAX], big[CNI_BUILD_ID_MAX + 4] = {0};
+	unsigned char head[sizeof(Elf64_Ehdr)];
+	size_t len = 0;
+	Elf64_Ehdr eh;
+	int fd;
+
+	make_tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/elf", dir);
+	/* A build ID longer than any linker writes is not taken. */
+	write_elf(path, NT_GNU_BUILD_ID, big, sizeof(big), 0755);
+	cr_assert_eq(build_id_of(path, id, &len), -ENOENT);
+	/* Program headers claimed past the end of what was read. */
+	write_elf(path, NT_GNU_BUILD_ID, our_id, sizeof(our_id), 0755);
+	fd = open(path, O_RDWR);
+	cr_assert(fd >= 0);
+	cr_assert_eq(pread(fd, head, sizeof(head), 0), (ssize_t)sizeof(head));
+	memcpy(&eh, head, sizeof(eh));
+	eh.e_phnum = 0xffff;
+	cr_assert_eq(pwrite(fd, &eh, sizeof(eh), 0), (ssize_t)sizeof(eh));
+	cr_assert_eq(cni_elf_build_id(fd, id, &len), -ENOEXEC);
+	eh.e_phnum = 1;
+	eh.e_phoff = 1u << 30;
+	cr_assert_eq(pwrite(fd, &eh, sizeof(eh), 0), (ssize_t)sizeof(eh));
+	cr_assert_eq(cni_elf_build_id(fd, id, &len), -ENOEXEC);
+	close(fd);
+	rm_tree(dir);
+}
+
+/* The builtin under test: ADD answers with one address and records what it
+ * saw; DEL fails with a CNI error of its own. */
+static char seen[512];
+
+static int fake_add(struct cni_ctx *ctx)
+{
+	static const char res[] = "{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.9.0.5/24\"}]}";
+	struct json_object *o = json_tokener_parse(res);
+	int ret;
+
+	snprintf(seen, sizeof(seen), "%s %s %s %s", ctx->env.command_str, ctx->env.containerid,
+		 ctx->env.ifname, ctx->conf->name);
+	ret = cni_result_from_json(o, ctx->conf->version, &ctx->result, &ctx->err);
+	json_object_put(o);
+	return ret;
+}
+
+static int fake_del(struct cni_ctx *ctx)
+{
+	return cni_errorf(&ctx->err, -EBUSY, 11, "fake busy", "try later");
+}
+
+static const struct cni_plugin fake_plugin = {
+    .name = "fake-ipam", .about = "test", .add = fake_add, .del = fake_del, .check = fake_del};
+
+static const struct cni_builtin fake = {
+    .type = "fake-ipam", .plugin = &fake_plugin, .build_id = our_id, .build_id_len = 20};
+
+static struct cni_conf *conf_with(const char *type)
+{
+	struct cni_error err = {0};
+	struct cni_conf *conf;
+	char *raw;
+
+	cr_assert(asprintf(&raw,
+			   "{\"cniVersion\":\"1.0.0\",\"name\":\"net\",\"type\":\"x\","
+			   "\"ipam\":{\"type\":\"%s\"}}",
+			   type) > 0);
+	cr_assert_eq(cni_conf_parse(raw, strlen(raw), CNI_CMD_ADD, &conf, &err), 0);
+	return conf;
+}
+
+Test(builtin, served_in_process_when_the_file_is_ours)
+{
+	char dir[64], path[128];
+	struct cni_env env = {.command = CNI_CMD_ADD,
+			      .command_str = "ADD",
+			      .containerid = "ctr1",
+			      .netns = "/proc/self/ns/net",
+			      .ifname = "net1",
+			      .args = "",
+			      .path = dir};
+	struct cni_conf *conf = conf_with("fake-ipam");
+	struct cni_error err = {0};
+	struct cni_result *res = NULL;
+	struct cni_log_ctx outer;
+
+	make_tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/fake-ipam", dir);
+	/* Not executable as a program: exec'ing it could only fail. */
+	write_elf(path, NT_GNU_BUILD_ID, our_id, sizeof(our_id), 0755);
+	cr_assert_eq(cni_delegate_builtin(&fake), 0);
+	cni_log_context("outer", "ADD", "c", "i");
+	cr_assert_eq(cni_ipam_add(&env, conf, &res, &err), 0, "%s: %s", err.msg, err.details);
+	cr_assert_str_eq(seen, "ADD ctr1 net1 net");
+	cr_assert_eq(res->n_ips, 1);
+	cni_result_free(res);
+	/* The builtin's error arrives as an exec'ed delegate's would. */
+	cr_assert_lt(cni_ipam_run(&env, conf, CNI_CMD_DEL, &err), 0);
+	assert_cni_error(&err, 11, "fake busy");
+	cr_assert_str_eq(err.details, "try later");
+	/* Our log prefix is back. */
+	outer = cni_log_swap_context((struct cni_log_ctx){0});
+	cr_assert_str_eq(outer.plugin, "outer");
+	cr_assert_str_eq(outer.command, "ADD");
+	cni_conf_free(conf);
+	rm_tree(dir);
+}
+
+Test(builtin, other_files_are_exec_ed)
+{
+	static const unsigned char other_id[20] = {1};
+	char dir[64], path[128];
+	struct cni_env env = {.command = CNI_CMD_ADD,
+			      .command_str = "ADD",
+			      .containerid = "ctr1",
+			      .netns = "/proc/self/ns/net",
+			      .ifname = "net1",
+			      .args = "",
+			      .path = dir};
+	struct cni_conf *conf = conf_with("fake-ipam");
+	struct cni_error err = {0};
+	struct cni_result *res = NULL;
+
+	make_tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/fake-ipam", dir);
+	cr_assert_eq(cni_delegate_builtin(&fake), 0);
+	seen[0] = '\0';
+	/* Another build of the same name: exec'ed (and, being no program, failing). */
+	write_elf(path, NT_GNU_BUILD_ID, other_id, sizeof(other_id), 0755);
+	cr_assert_lt(cni_ipam_add(&env, conf, &res, &err), 0);
+	cr_assert_eq(err.code, 103, "%d %s %s", err.code, err.msg, err.details);
+	cr_assert_str_eq(seen, "");
+	/* Ours, but the operator asked for exec. */
+	write_elf(path, NT_GNU_BUILD_ID, our_id, sizeof(our_id), 0755);
+	setenv("IBCNI_DELEGATE_EXEC", "1", 1);
+	memset(&err, 0, sizeof(err));
+	cr_assert_lt(cni_ipam_add(&env, conf, &res, &err), 0);
+	cr_assert_eq(err.code, 103);
+	cr_assert_str_eq(seen, "");
+	unsetenv("IBCNI_DELEGATE_EXEC");
+	/* Another type with our build ID is not the builtin either. */
+	cni_conf_free(conf);
+	conf = conf_with("other-ipam");
+	snprintf(path, sizeof(path), "%s/other-ipam", dir);
+	write_elf(path, NT_GNU_BUILD_ID, our_id, sizeof(our_id), 0755);
+	memset(&err, 0, sizeof(err));
+	cr_assert_lt(cni_ipam_add(&env, conf, &res, &err), 0);
+	cr_assert_eq(err.code, 103);
+	cr_assert_str_eq(seen, "");
+	cni_conf_free(conf);
+	rm_tree(dir);
+}
