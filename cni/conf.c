@@ -9,17 +9,32 @@
 #include "json.h"
 #include "util.h"
 
+/* A config is a few hundred bytes: start small and grow, rather than map
+ * (and fault, and unmap) the largest one allowed for each request. */
+#define CONF_READ_START 16384
+
 int cni_conf_read(int fd, char **out, size_t *len, struct cni_error *err)
 {
-	_cleanup_free_ char *buf = malloc(CNI_CONF_MAX + 2);
-	size_t used = 0;
+	_cleanup_free_ char *buf = NULL;
+	size_t used = 0, size = 0;
 
 	*out = NULL;
-	if (!buf)
-		return -ENOMEM;
 	for (;;) {
-		ssize_t n = read(fd, buf + used, CNI_CONF_MAX + 1 - used);
+		ssize_t n;
 
+		if (used == size) {
+			size_t want = size ? size * 2 : CONF_READ_START;
+			char *more;
+
+			if (want > CNI_CONF_MAX + 1)
+				want = CNI_CONF_MAX + 1;
+			more = realloc(buf, want + 1);
+			if (!more)
+				return -ENOMEM;
+			buf = more;
+			size = want;
+		}
+		n = read(fd, buf + used, size - used);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)

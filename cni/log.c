@@ -306,8 +306,13 @@ void cni_log(enum cni_log_level level, const char *fmt, ...)
 	if (level > log_state.level)
 		return;
 	clock_gettime(CLOCK_REALTIME, &ts);
+	/* Not strftime: it loads the time zone (/etc/localtime) for a UTC stamp. */
 	if (gmtime_r(&ts.tv_sec, &tm))
-		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		snprintf(stamp, sizeof(stamp), "%04u-%02u-%02uT%02u:%02u:%02uZ",
+			 (unsigned int)(tm.tm_year + 1900) % 10000,
+			 (unsigned int)(tm.tm_mon + 1) % 100, (unsigned int)tm.tm_mday % 100,
+			 (unsigned int)tm.tm_hour % 100, (unsigned int)tm.tm_min % 100,
+			 (unsigned int)tm.tm_sec % 100);
 	append(&l, stamp, strlen(stamp));
 	append(&l, " [", 2);
 	append(&l, level_names[level], strlen(level_names[level]));

@@ -58,7 +58,8 @@ EOF
 }
 
 # run_plugin PLUGIN COMMAND ID NETNS IFNAME CONF: like cni_exec; under strace
-# with $STRACE when set. Its stderr is a pipe read to the end, so this
+# with $STRACE when set. CNI_PATH is the wrapper's directory first, so the
+# IPAM is exec'ed; CRASH_CNI_PATH=$BIN serves it inside ib-sriov instead. Its stderr is a pipe read to the end, so this
 # returns only when every process that inherited it (the orphaned delegate
 # of a killed plugin) has exited: the retry never races the killed run.
 run_plugin() {
@@ -67,7 +68,8 @@ run_plugin() {
 	[[ -z $ns || $ns == /* ]] || ns=/run/netns/$ns
 	[ -n "${STRACE:-}" ] && pre=(strace -qq $STRACE)
 	{ env -i PATH="$PATH" CNI_COMMAND="$cmd" CNI_CONTAINERID="$id" CNI_NETNS="$ns" \
-		CNI_IFNAME="$ifname" CNI_PATH="$T/wrap:$BIN" IBCNI_LOCK_TIMEOUT_MS="${LOCK_MS:-}" \
+		CNI_IFNAME="$ifname" CNI_PATH="${CRASH_CNI_PATH:-$T/wrap:$BIN}" \
+		IBCNI_LOCK_TIMEOUT_MS="${LOCK_MS:-}" \
 		"${pre[@]}" "$plugin" <<<"$conf" 2>&1 >"$T/out" | cat >"$T/err"; }
 	RC=${PIPESTATUS[0]}
 	OUT=$(cat "$T/out")

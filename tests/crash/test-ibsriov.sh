@@ -93,6 +93,25 @@ test_fault_ibsriov_add() {
 	print_stats
 }
 
+# ib-host-local served inside ib-sriov (CNI_PATH holds the very build): the
+# IPAM's calls are the plugin's own, so each is a kill or fault point of it.
+test_kill_ibsriov_add_builtin() {
+	CRASH_CNI_PATH=$BIN
+	sriov_node || return
+	baseline
+	sweep sadd kill plugin "ib-sriov ADD, IPAM built in"
+	STATS+="    retried ADD: $RETRY_ADD_OK succeeded, $RETRY_ADD_ATTACHED found it complete"$'\n'
+	print_stats
+}
+
+test_fault_ibsriov_add_builtin() {
+	CRASH_CNI_PATH=$BIN
+	sriov_node || return
+	baseline
+	sweep sadd fault plugin "ib-sriov ADD, IPAM built in"
+	print_stats
+}
+
 # --- DEL ---
 
 sdel_prep() {
@@ -121,6 +140,14 @@ test_fault_ibsriov_del() {
 	baseline
 	sweep sdel fault plugin "ib-sriov DEL"
 	sweep_delegate sdel fault "ib-sriov DEL, its IPAM DEL"
+	print_stats
+}
+
+test_kill_ibsriov_del_builtin() {
+	CRASH_CNI_PATH=$BIN
+	sriov_node || return
+	baseline
+	sweep sdel kill plugin "ib-sriov DEL, IPAM built in"
 	print_stats
 }
 

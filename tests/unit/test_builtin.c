@@ -15,8 +15,9 @@
 #include "helpers.h"
 #include "ipam.h"
 
-static const unsigned char our_id[20] = {0xc7, 0x17, 0x1d, 0x7f, 0x2c, 0xab, 0xd1, 0xbe, 0x60, 0x85,
-					 0x1a, 0xbf, 0x1a, 0xc7, 0x0a, 0x8b, 0xc6, 0x83, 0x78, 0x2d};
+static const unsigned char our_id[20] = {0xc7, 0x17, 0x1d, 0x7f, 0x2c, 0xab, 0xd1,
+					 0xbe, 0x60, 0x85, 0x1a, 0xbf, 0x1a, 0xc7,
+					 0x0a, 0x8b, 0xc6, 0x83, 0x78, 0x2d};
 
 /* A minimal 64-bit ELF file: a header, one PT_NOTE segment holding one
  * note (name "GNU", type ntype, desc id[len]). */
@@ -120,7 +121,8 @@ static char seen[512];
 
 static int fake_add(struct cni_ctx *ctx)
 {
-	static const char res[] = "{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.9.0.5/24\"}]}";
+	static const char res[] =
+	    "{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.9.0.5/24\"}]}";
 	struct json_object *o = json_tokener_parse(res);
 	int ret;
 
