@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -293,12 +294,37 @@ static void append_escaped(struct line *l, const char *s)
 	l->full = cut;
 }
 
+/* "YYYY-MM-DDTHH:MM:SSZ" for t. Not gmtime_r: glibc loads the time zone
+ * (/etc/localtime) on its first call even for UTC; days to a civil date is
+ * the proleptic Gregorian rule (eras of 400 years, March-based years). */
+static void utc_stamp(char *buf, size_t len, time_t t)
+{
+	int64_t days = t / 86400, secs = t % 86400, era, doe, yoe, doy, mp, y, m, d;
+
+	if (secs < 0) {
+		secs += 86400;
+		days--;
+	}
+	days += 719468;
+	era = (days >= 0 ? days : days - 146096) / 146097;
+	doe = days - era * 146097;
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	d = doy - (153 * mp + 2) / 5 + 1;
+	m = mp < 10 ? mp + 3 : mp - 9;
+	y = yoe + era * 400 + (m <= 2);
+	snprintf(buf, len, "%04u-%02u-%02uT%02u:%02u:%02uZ", (unsigned int)(y % 10000),
+		 (unsigned int)(m % 100), (unsigned int)(d % 100),
+		 (unsigned int)(secs / 3600 % 100), (unsigned int)(secs / 60 % 60),
+		 (unsigned int)(secs % 60));
+}
+
 void cni_log(enum cni_log_level level, const char *fmt, ...)
 {
 	struct line l = {.len = 0};
 	char msg[LINE_MAX_BYTES], stamp[32] = "";
 	struct timespec ts;
-	struct tm tm;
 	va_list ap;
 	int saved = errno;
 	ssize_t n;
@@ -306,13 +332,7 @@ void cni_log(enum cni_log_level level, const char *fmt, ...)
 	if (level > log_state.level)
 		return;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	/* Not strftime: it loads the time zone (/etc/localtime) for a UTC stamp. */
-	if (gmtime_r(&ts.tv_sec, &tm))
-		snprintf(stamp, sizeof(stamp), "%04u-%02u-%02uT%02u:%02u:%02uZ",
-			 (unsigned int)(tm.tm_year + 1900) % 10000,
-			 (unsigned int)(tm.tm_mon + 1) % 100, (unsigned int)tm.tm_mday % 100,
-			 (unsigned int)tm.tm_hour % 100, (unsigned int)tm.tm_min % 100,
-			 (unsigned int)tm.tm_sec % 100);
+	utc_stamp(stamp, sizeof(stamp), ts.tv_sec);
 	append(&l, stamp, strlen(stamp));
 	append(&l, " [", 2);
 	append(&l, level_names[level], strlen(level_names[level]));

@@ -76,6 +76,8 @@ int cni_nl_parse_nested(struct nlattr *nest, struct nlattr **tb, int maxtype,
 
 /* --- one socket per protocol and network namespace --- */
 
+#define CNI_NL_MSG_MAX (68 * 1024)
+
 /* A socket answers in the namespace it was created in, so the key is the
  * calling thread's namespace (device and inode of its nsfs file). A cached
  * socket holds its namespace alive, so the inode cannot be reused under it.
@@ -110,6 +112,10 @@ static struct nl_sock *sock_open(int protocol)
 		return NULL;
 	}
 	nl_socket_disable_auto_ack(sk);
+	/* A buffer that holds any reply whole lets libnl read each message
+	 * once instead of peeking at its size first. The largest is a PF's
+	 * link with its VF list, a nest whose length field caps it at 64 KiB. */
+	nl_socket_set_msg_buf_size(sk, CNI_NL_MSG_MAX);
 	ret = nl_connect(sk, protocol);
 	if (ret < 0) {
 		nl_socket_free(sk);

@@ -51,6 +51,19 @@ test_stdin_errors() {
 		"$(head -4 <<<"$OUT")" "error bytes"
 }
 
+# Log lines start with the UTC time of the call, whatever the node's zone.
+test_log_stamp_is_utc() {
+	local before after stamp
+	before=$(date -u +%s)
+	cni_exec ib-sriov ADD ctr /proc/self/ns/net eth0 'nope'
+	after=$(date -u +%s)
+	stamp=$(head -1 <<<"$ERR" | cut -d' ' -f1)
+	assert_match '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$' "$stamp" "stamp format"
+	stamp=$(date -u -d "${stamp%Z} UTC" +%s)
+	[ "$stamp" -ge $((before - 1)) ] && [ "$stamp" -le "$after" ] ||
+		fail "stamp $stamp not within $before..$after"
+}
+
 test_large_config_accepted_oversize_refused() {
 	local pad big
 	pad=$(head -c 1040000 /dev/zero | tr '\0' 'a')
