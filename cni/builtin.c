@@ -33,17 +33,11 @@ int cni_delegate_builtin(const struct cni_builtin *b)
 	return 0;
 }
 
-/* The GNU build ID in one PT_NOTE segment, if any: 0 and *len set, or -ENOENT. */
-static int note_build_id(int fd, const Elf64_Phdr *ph, unsigned char *id, size_t *len)
+/* The GNU build ID among the notes in buf[n]: 0 and *len set, or -ENOENT. */
+static int find_build_id(const unsigned char *buf, size_t n, unsigned char *id, size_t *len)
 {
-	unsigned char buf[NOTE_MAX];
-	size_t n, off = 0;
+	size_t off = 0;
 
-	if (ph->p_filesz > sizeof(buf) || ph->p_offset > (Elf64_Off)INT64_MAX)
-		return -ENOENT;
-	n = (size_t)ph->p_filesz;
-	if (pread(fd, buf, n, (off_t)ph->p_offset) != (ssize_t)n)
-		return -ENOENT;
 	while (n - off >= sizeof(Elf64_Nhdr)) {
 		Elf64_Nhdr nh;
 		size_t name, desc;
@@ -65,6 +59,24 @@ static int note_build_id(int fd, const Elf64_Phdr *ph, unsigned char *id, size_t
 	return -ENOENT;
 }
 
+/* The build ID in one PT_NOTE segment: read from head[n] when the segment
+ * lies there (a linker puts notes right after the headers), else from fd. */
+static int note_build_id(int fd, const unsigned char *head, size_t n, const Elf64_Phdr *ph,
+			 unsigned char *id, size_t *len)
+{
+	unsigned char buf[NOTE_MAX];
+	size_t size;
+
+	if (ph->p_filesz > sizeof(buf) || ph->p_offset > (Elf64_Off)INT64_MAX)
+		return -ENOENT;
+	size = (size_t)ph->p_filesz;
+	if (ph->p_offset <= n && size <= n - ph->p_offset)
+		return find_build_id(head + ph->p_offset, size, id, len);
+	if (pread(fd, buf, size, (off_t)ph->p_offset) != (ssize_t)size)
+		return -ENOENT;
+	return find_build_id(buf, size, id, len);
+}
+
 int cni_elf_build_id(int fd, unsigned char *id, size_t *len)
 {
 	unsigned char head[ELF_HEAD_MAX];
@@ -82,7 +94,7 @@ int cni_elf_build_id(int fd, unsigned char *id, size_t *len)
 		Elf64_Phdr ph;
 
 		memcpy(&ph, head + eh.e_phoff + i * sizeof(ph), sizeof(ph));
-		if (ph.p_type == PT_NOTE && !note_build_id(fd, &ph, id, len))
+		if (ph.p_type == PT_NOTE && !note_build_id(fd, head, (size_t)n, &ph, id, len))
 			return 0;
 	}
 	return -ENOENT;

@@ -125,24 +125,48 @@ int parse_u64(const char *s, int base, uint64_t max, uint64_t *out)
 	return 0;
 }
 
+/* The first buffer: the size the file claims (sysfs says 4096 for every
+ * attribute) plus the byte that shows EOF, within max; it grows if the file
+ * does. Never the whole max up front: that is a mapping (and its faults and
+ * unmapping) per small file. */
+static size_t read_start(const struct stat *st, size_t max)
+{
+	size_t want = st->st_size > 0 && (uint64_t)st->st_size < max ? (size_t)st->st_size : 4095;
+
+	return want < max ? want + 1 : max + 1;
+}
+
 int read_fd(int fd, size_t max, char **out, size_t *len)
 {
 	_cleanup_free_ char *buf = NULL;
 	struct stat st;
-	size_t used = 0;
+	size_t used = 0, size;
 
 	*out = NULL;
+	if (max > SIZE_MAX / 4)
+		return -EINVAL;
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	/* st_size is not checked: sysfs reports 4096 for every attribute. */
+	/* st_size is only a hint: sysfs reports 4096 for every attribute. */
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
-	buf = malloc(max + 2);
+	size = read_start(&st, max);
+	buf = malloc(size + 1);
 	if (!buf)
 		return -ENOMEM;
 	for (;;) {
-		ssize_t n = read(fd, buf + used, max + 1 - used);
+		ssize_t n;
 
+		if (used == size) {
+			size_t more = size > (max + 1) / 2 ? max + 1 : size * 2;
+			char *p = realloc(buf, more + 1);
+
+			if (!p)
+				return -ENOMEM;
+			buf = p;
+			size = more;
+		}
+		n = read(fd, buf + used, size - used);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
