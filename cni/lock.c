@@ -30,7 +30,7 @@ static int open_lock(int dirfd, const char *name, const char *what, struct cni_e
 				  "%s is not a regular file; remove it", what);
 	/* Older files may carry wider modes; a lock needs no more than 0600.
 	 * Never through a second link: that would change another file. */
-	if ((st.st_mode & 07777) != 0600 && st.st_nlink == 1 && st.st_uid == geteuid())
+	if ((st.st_mode & 07777) != 0600 && st.st_nlink == 1 && st.st_uid == cni_euid())
 		fchmod(fd, 0600);
 	return steal_fd(fd);
 }

@@ -57,7 +57,7 @@ static int check_ours(int fd, bool file)
 		return -errno;
 	if (file ? !S_ISREG(st.st_mode) || st.st_nlink != 1 : !S_ISDIR(st.st_mode))
 		return -EINVAL;
-	if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
+	if (st.st_uid != cni_euid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
 		return -EPERM;
 	return 0;
 }

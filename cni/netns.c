@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -53,8 +54,47 @@ int cni_netns_open(const char *path, struct cni_error *err)
 	return steal_fd(fd);
 }
 
+/* The calling thread's namespace as nsfs device and inode, kept here where
+ * every switch of ours happens (cni_netns_enter/restore, and _forget after
+ * any other), so that finding a netlink socket for it costs no lookup of
+ * /proc/thread-self/ns/net per request. A stack follows nested entries;
+ * deeper ones, or a switch not made here, make it unknown until looked up. */
+#define NETNS_DEPTH 4
+
+struct ns_id {
+	bool known;
+	dev_t dev;
+	ino_t ino;
+};
+
+static __thread struct ns_id cur, stack[NETNS_DEPTH];
+static __thread unsigned int depth;
+
+int cni_netns_current(dev_t *dev, ino_t *ino)
+{
+	struct stat st;
+
+	if (!cur.known) {
+		if (stat("/proc/thread-self/ns/net", &st) < 0)
+			return -errno;
+		cur = (struct ns_id){.known = true, .dev = st.st_dev, .ino = st.st_ino};
+	}
+	*dev = cur.dev;
+	*ino = cur.ino;
+	return 0;
+}
+
+void cni_netns_forget(void)
+{
+	cur.known = false;
+	depth = 0;
+}
+
 int cni_netns_enter(int fd, int *saved)
 {
+	struct stat st;
+	bool have = fstat(fd, &st) == 0;
+
 	*saved = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (*saved < 0)
 		return -errno;
@@ -65,6 +105,10 @@ int cni_netns_enter(int fd, int *saved)
 		*saved = -1;
 		return ret;
 	}
+	if (depth < NETNS_DEPTH)
+		stack[depth] = cur;
+	depth++;
+	cur = (struct ns_id){.known = have, .dev = st.st_dev, .ino = st.st_ino};
 	return 0;
 }
 
@@ -86,6 +130,12 @@ int cni_netns_restore(int *saved)
 			  strerror(-ret));
 	}
 	close(fd);
+	if (depth && depth <= NETNS_DEPTH)
+		cur = stack[depth - 1];
+	else
+		cur.known = false;
+	if (depth)
+		depth--;
 	return 0;
 }
 

@@ -2,6 +2,8 @@
 #ifndef CNI_NETNS_H
 #define CNI_NETNS_H
 
+#include <sys/types.h>
+
 #include "error.h"
 
 /* Open path (CNI_NETNS) non-blocking and verify it is a network namespace
@@ -17,6 +19,14 @@ int cni_netns_enter(int fd, int *saved);
  * Failing to return is fatal: the process cannot safely go on acting on the
  * "host", so it prints a code 100 error (cni_fatal) and exits. */
 int cni_netns_restore(int *saved);
+
+/* The calling thread's network namespace (nsfs device and inode), tracked
+ * across cni_netns_enter/restore; looked up only when unknown. 0 or -errno. */
+int cni_netns_current(dev_t *dev, ino_t *ino);
+
+/* Say the thread's namespace changed outside cni_netns_enter/restore (a
+ * setns of a child's own): the next cni_netns_current looks it up. */
+void cni_netns_forget(void);
 
 /* True when fd and the caller are in the same network namespace. */
 int cni_netns_is_current(int fd);

@@ -10,6 +10,7 @@
 #include <sys/time.h>
 
 #include "cleanup.h"
+#include "netns.h"
 #include "nl.h"
 #include "util.h"
 
@@ -79,7 +80,8 @@ int cni_nl_parse_nested(struct nlattr *nest, struct nlattr **tb, int maxtype,
 #define CNI_NL_MSG_MAX (68 * 1024)
 
 /* A socket answers in the namespace it was created in, so the key is the
- * calling thread's namespace (device and inode of its nsfs file). A cached
+ * calling thread's namespace (device and inode of its nsfs file), as
+ * cni/netns.c tracks it. A cached
  * socket holds its namespace alive, so the inode cannot be reused under it.
  * A plugin touches two or three namespaces; eight slots are plenty. */
 struct cached_sock {
@@ -135,14 +137,18 @@ struct nl_sock *cni_nl_sock(int protocol)
 {
 	static __thread bool registered;
 	struct cached_sock *slot = NULL;
-	struct stat st;
+	dev_t dev;
+	ino_t ino;
+	int ret = cni_netns_current(&dev, &ino);
 
-	if (stat("/proc/thread-self/ns/net", &st) < 0)
+	if (ret < 0) {
+		errno = -ret;
 		return NULL;
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(cache); i++) {
 		struct cached_sock *c = &cache[i];
 
-		if (c->sk && c->protocol == protocol && c->dev == st.st_dev && c->ino == st.st_ino)
+		if (c->sk && c->protocol == protocol && c->dev == dev && c->ino == ino)
 			return c->sk;
 		if (!c->sk && !slot)
 			slot = c;
@@ -156,8 +162,8 @@ struct nl_sock *cni_nl_sock(int protocol)
 		registered = true;
 	slot->sk = sock_open(protocol);
 	slot->protocol = protocol;
-	slot->dev = st.st_dev;
-	slot->ino = st.st_ino;
+	slot->dev = dev;
+	slot->ino = ino;
 	return slot->sk;
 }
 

@@ -30,7 +30,7 @@ static int check_private(int fd)
 
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
+	if (st.st_uid != cni_euid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
 		return -EPERM;
 	return 0;
 }
@@ -65,7 +65,7 @@ int cni_state_opendirat(int dirfd, const char *name, unsigned int flags, bool *c
 	}
 	/* The umask may have narrowed 0700. Only a directory we made (and that
 	 * is still ours: the name could have been swapped) changes mode. */
-	if (made && !fstat(fd, &st) && st.st_uid == geteuid() && (st.st_mode & 07777) != 0700 &&
+	if (made && !fstat(fd, &st) && st.st_uid == cni_euid() && (st.st_mode & 07777) != 0700 &&
 	    fchmod(fd, 0700) < 0)
 		return -errno;
 	if ((flags & CNI_DIR_PRIVATE) && (ret = check_private(fd)))
@@ -99,7 +99,7 @@ static int cache_get(const char *dir, unsigned int flags)
 			return -ENOENT;
 		}
 		if ((flags & CNI_DIR_PRIVATE) &&
-		    (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))))
+		    (st.st_uid != cni_euid() || (st.st_mode & (S_IWGRP | S_IWOTH))))
 			return -EPERM;
 		return fcntl(dir_cache[i].fd, F_DUPFD_CLOEXEC, 0);
 	}
@@ -175,6 +175,31 @@ int cni_state_mkdir(const char *dir)
 	return 0;
 }
 
+int cni_state_create_tmp(int dirfd, const char *tmp)
+{
+	const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+	int fd = openat(dirfd, tmp, flags, 0600);
+
+	/* One left by a writer killed before its rename. Callers hold the
+	 * lock that serialises writers of the name. */
+	if (fd < 0 && errno == EEXIST) {
+		if (unlinkat(dirfd, tmp, 0) < 0 && errno != ENOENT)
+			return -errno;
+		fd = openat(dirfd, tmp, flags, 0600);
+	}
+	if (fd < 0)
+		return -errno;
+	/* 0600 whatever the umask: only a umask that takes from it needs a fix. */
+	if ((cni_umask() & 0600) && fchmod(fd, 0600) < 0) {
+		int ret = -errno;
+
+		close(fd);
+		unlinkat(dirfd, tmp, 0);
+		return ret;
+	}
+	return fd;
+}
+
 static int tmp_name(char *buf, size_t len, const char *name)
 {
 	return check_snprintf(buf, len, ".%s.tmp", name);
@@ -188,16 +213,10 @@ int cni_state_write_at(int dirfd, const char *name, const void *data, size_t len
 
 	if (tmp_name(tmp, sizeof(tmp), name))
 		return -ENAMETOOLONG;
-	/* A temp file left by a writer killed before its rename. Callers hold
-	 * the lock that serialises writers of name. */
-	if (unlinkat(dirfd, tmp, 0) < 0 && errno != ENOENT)
-		return -errno;
-	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = cni_state_create_tmp(dirfd, tmp);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	ret = write_all(fd, data, len);
-	if (!ret && fchmod(fd, 0600) < 0) /* whatever the umask */
-		ret = -errno;
 	if (!ret && durable && fsync(fd) < 0)
 		ret = -errno;
 	if (!ret && renameat(dirfd, tmp, dirfd, name) < 0)

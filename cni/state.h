@@ -35,6 +35,11 @@ int cni_state_opendir(const char *dir, unsigned int flags);
  * whether this call made it. */
 int cni_state_opendirat(int dirfd, const char *name, unsigned int flags, bool *created);
 
+/* Create the temp file tmp in dirfd for writing, mode 0600 whatever the
+ * umask, replacing one a killed writer left; never through a link.
+ * Returns the fd or -errno. The caller holds the lock of its writers. */
+int cni_state_create_tmp(int dirfd, const char *tmp);
+
 /* Create dir (and parents) as 0700 and check it is private (as
  * cni_state_opendir with CNI_DIR_CREATE | CNI_DIR_PRIVATE). 0 or -errno. */
 int cni_state_mkdir(const char *dir);

@@ -202,6 +202,26 @@ int read_file(const char *path, size_t max, char **out, size_t *len)
 	return read_fileat(AT_FDCWD, path, max, out, len);
 }
 
+uid_t cni_euid(void)
+{
+	static uid_t euid = (uid_t)-1;
+
+	if (euid == (uid_t)-1)
+		euid = geteuid();
+	return euid;
+}
+
+mode_t cni_umask(void)
+{
+	static mode_t mask = (mode_t)-1;
+
+	if (mask == (mode_t)-1) {
+		mask = umask(0);
+		umask(mask);
+	}
+	return mask;
+}
+
 int fsync_dir(const char *dir)
 {
 	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

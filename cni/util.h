@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* snprintf that treats truncation as an error: 0 or -ENAMETOOLONG. */
 int check_snprintf(char *buf, size_t len, const char *fmt, ...)
@@ -36,6 +37,12 @@ int read_fileat(int dirfd, const char *name, size_t max, char **out, size_t *len
 
 /* The same from an open fd (regular file checked by fstat). */
 int read_fd(int fd, size_t max, char **out, size_t *len);
+
+/* geteuid(), asked once: a plugin never changes its identity. */
+uid_t cni_euid(void);
+
+/* The process umask, read once (a plugin never changes it). */
+mode_t cni_umask(void);
 
 /* fsync a directory so a rename or unlink in it is durable. 0 or -errno. */
 int fsync_dir(const char *dir);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "netns.h"
 #include "util.h"
 #include "verbs.h"
 
@@ -145,6 +146,7 @@ static int enter(int netns_fd)
 {
 	if (setns(netns_fd, CLONE_NEWNET) < 0 || unshare(CLONE_NEWNS) < 0)
 		return -errno;
+	cni_netns_forget();
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0)
 		mount("sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
 	return 0;

@@ -244,7 +244,7 @@ static int resolv_read(const char *path, char **buf, struct cni_error *err)
 						 : strerror(errno));
 	if (!S_ISREG(st.st_mode))
 		why = "not a regular file";
-	else if (st.st_uid != 0 && st.st_uid != geteuid())
+	else if (st.st_uid != 0 && st.st_uid != cni_euid())
 		why = "not owned by root";
 	else if (st.st_mode & (S_IWGRP | S_IWOTH))
 		why = "writable by group or others";

@@ -426,15 +426,12 @@ static int lease_tmp(struct ipam_store *s, const char *text)
 	drop_tmp(s);
 	if (copy_str(s->tmp_text, sizeof(s->tmp_text), text))
 		return -ENAMETOOLONG;
-	if (unlinkat(s->dir_fd, IPAM_LEASE_TMP, 0) < 0 && errno != ENOENT)
-		return -errno;
-	fd = openat(s->dir_fd, IPAM_LEASE_TMP, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		    0600);
+	fd = cni_state_create_tmp(s->dir_fd, IPAM_LEASE_TMP);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	s->tmp_ready = true;
 	ret = write_all(fd, text, strlen(text));
-	if (!ret && (fchmod(fd, 0600) < 0 || fsync(fd) < 0))
+	if (!ret && fsync(fd) < 0)
 		ret = -errno;
 	if (ret)
 		drop_tmp(s);
@@ -450,15 +447,10 @@ static int write_pointer(struct ipam_store *s, const char *ptr, const char *text
 	_cleanup_close_ int fd = -1;
 	int ret;
 
-	if (unlinkat(s->dir_fd, IPAM_PTR_TMP, 0) < 0 && errno != ENOENT)
-		return -errno;
-	fd = openat(s->dir_fd, IPAM_PTR_TMP, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		    0600);
+	fd = cni_state_create_tmp(s->dir_fd, IPAM_PTR_TMP);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	ret = write_all(fd, text, strlen(text));
-	if (!ret && fchmod(fd, 0600) < 0)
-		ret = -errno;
 	if (!ret && renameat(s->dir_fd, IPAM_PTR_TMP, s->dir_fd, ptr) < 0)
 		ret = -errno;
 	if (ret)

@@ -3,6 +3,7 @@
  * logging: where a logFile may be, escaping, levels. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <sched.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -109,6 +110,85 @@ Test(netns, enter_and_restore)
 	cr_assert_eq(cni_netns_restore(&saved), 0);
 	cr_assert_eq(saved, -1);
 	cr_assert_eq(cni_netns_is_current(pod), 0);
+}
+
+/* What cni_netns_current says is what the kernel says, at every step. */
+static void assert_tracked(const char *when)
+{
+	struct stat st;
+	dev_t dev;
+	ino_t ino;
+
+	cr_assert_eq(cni_netns_current(&dev, &ino), 0);
+	cr_assert_eq(stat("/proc/thread-self/ns/net", &st), 0);
+	cr_assert(dev == st.st_dev && ino == st.st_ino, "tracked namespace wrong %s", when);
+}
+
+Test(netns, current_tracked_through_nested_entries)
+{
+	_cleanup_close_ int a = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	_cleanup_close_ int b = -1, c = -1;
+	int s1 = -1, s2 = -1, s3 = -1;
+
+	cr_assert_geq(a, 0);
+	assert_tracked("at start");
+	if (!leave_netns())
+		cr_skip_test("no new network namespace here: covered by the netns tier");
+	/* unshare() is a switch not made through netns.c: say so. */
+	cni_netns_forget();
+	assert_tracked("after unshare");
+	b = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	cr_assert(leave_netns());
+	cni_netns_forget();
+	c = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	cr_assert(b >= 0 && c >= 0);
+	cr_assert_eq(cni_netns_enter(a, &s1), 0);
+	assert_tracked("in a");
+	cr_assert_eq(cni_netns_enter(b, &s2), 0);
+	assert_tracked("in b, from a");
+	cr_assert_eq(cni_netns_enter(c, &s3), 0);
+	assert_tracked("in c, from b");
+	cr_assert_eq(cni_netns_restore(&s3), 0);
+	assert_tracked("back in b");
+	cr_assert_eq(cni_netns_restore(&s2), 0);
+	assert_tracked("back in a");
+	cr_assert_eq(cni_netns_restore(&s1), 0);
+	assert_tracked("back in c");
+	/* A failed entry changes nothing. */
+	cr_assert_lt(cni_netns_enter(-1, &s1), 0);
+	assert_tracked("after a failed entry");
+}
+
+/* The tracking holds only if every switch goes through netns.c: a setns()
+ * or unshare() anywhere else must tell it (cni_netns_forget), as verbs.c's
+ * child does. Checked on the sources, next to the fixtures. */
+Test(netns, switches_only_where_tracked)
+{
+	static const char *const dirs[] = {"cni", "ib-sriov", "rdma-ns", "ipam"};
+	size_t checked = 0;
+
+	for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
+		char pattern[512];
+		glob_t g;
+
+		snprintf(pattern, sizeof(pattern), "%s/../../%s/*.c", fixtures_dir(), dirs[d]);
+		cr_assert_eq(glob(pattern, 0, NULL, &g), 0, "%s", pattern);
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			_cleanup_free_ char *src = NULL;
+			const char *base = strrchr(g.gl_pathv[i], '/') + 1;
+
+			cr_assert_eq(read_file(g.gl_pathv[i], 1 << 20, &src, NULL), 0);
+			checked++;
+			if (!strcmp(base, "netns.c"))
+				continue;
+			if (!strstr(src, "setns(") && !strstr(src, "unshare("))
+				continue;
+			cr_assert(!strcmp(base, "verbs.c") && strstr(src, "cni_netns_forget()"),
+				  "%s switches namespaces outside cni/netns.c", g.gl_pathv[i]);
+		}
+		globfree(&g);
+	}
+	cr_assert_gt(checked, 20);
 }
 
 Test(netns, failed_return_is_fatal_with_code_100)

@@ -5,13 +5,17 @@
  * with real sockets and the real kernel. */
 #include <criterion/criterion.h>
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <net/if.h>
 #include <linux/rtnetlink.h>
 #include <netlink/socket.h>
 #include <sched.h>
 #include <sys/socket.h>
 
+#include "cleanup.h"
 #include "helpers.h"
 #include "link.h"
+#include "netns.h"
 #include "nl.h"
 
 static struct nl_msg *crafted(int type, uint32_t seq, uint32_t port, uint32_t sender)
@@ -55,6 +59,8 @@ static void private_netns(void)
 		cr_skip_test("no network namespace of our own (%s): the netns tier runs "
 			     "ib-sriov in one",
 			     strerror(errno));
+	/* A switch made outside cni_netns_enter/restore. */
+	cni_netns_forget();
 }
 
 struct forger {
@@ -248,5 +254,38 @@ Test(nl, one_socket_per_namespace)
 	pod = cni_nl_sock(NETLINK_ROUTE);
 	cr_assert_not_null(pod);
 	cr_assert_neq(pod, host, "a namespace of its own gets a socket of its own");
+	cni_nl_sock_close_all();
+}
+
+/* Entering a pod and coming back: each request goes to the namespace the
+ * thread is in (a fresh one's lo is down; the test's own is up). */
+Test(nl, requests_follow_enter_and_restore)
+{
+	_cleanup_close_ int host = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	_cleanup_close_ int pod = -1;
+	struct cni_link lo;
+	int saved = -1;
+
+	cr_assert_geq(host, 0);
+	cr_assert_eq(cni_link_get("lo", 0, &lo), 0);
+	if (!(lo.flags & IFF_UP))
+		cr_skip_test("lo is down here: nothing tells the namespaces apart");
+	private_netns();
+	pod = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	cr_assert_geq(pod, 0);
+	cr_assert_eq(cni_netns_enter(host, &saved), 0);
+	for (int round = 0; round < 2; round++) {
+		int back = -1;
+
+		cr_assert_eq(cni_link_get("lo", 0, &lo), 0);
+		cr_assert(lo.flags & IFF_UP, "round %d: asked the host", round);
+		cr_assert_eq(cni_netns_enter(pod, &back), 0);
+		cr_assert_eq(cni_link_get("lo", 0, &lo), 0);
+		cr_assert(!(lo.flags & IFF_UP), "round %d: asked the pod", round);
+		cr_assert_eq(cni_netns_restore(&back), 0);
+	}
+	cr_assert_eq(cni_netns_restore(&saved), 0);
+	cr_assert_eq(cni_link_get("lo", 0, &lo), 0);
+	cr_assert(!(lo.flags & IFF_UP), "back in the private namespace");
 	cni_nl_sock_close_all();
 }
