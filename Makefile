@@ -122,11 +122,10 @@ $(OBJ)/ipam-id.c: $(BIN)/ib-host-local
 	$(call quiet,GEN,$@)id=$$(readelf -n $< | sed -n 's/^ *Build ID: *//p'); \
 	test -n "$$id" || { echo "$<: no build ID" >&2; exit 1; }; \
 	{ echo '/* Generated from $< by the Makefile. */'; \
-	  echo '#include "ipam.h"'; \
-	  echo "const unsigned char ipam_build_id[] = {$$(echo $$id | sed 's/../0x&,/g')};"; \
-	  echo "const unsigned int ipam_build_id_len = $$(( $${#id} / 2 ));"; } >$@
+	  echo '#include "builtin.h"'; \
+	  echo "const struct cni_build_id ipam_build_id = {$$(( $${#id} / 2 )), {$$(echo $$id | sed 's/../0x&,/g')}};"; } >$@
 $(OBJ)/ipam-id.o: $(OBJ)/ipam-id.c
-	$(call quiet,CC,$@)$(CC) $(CFLAGS) -Iipam -c -o $@ $<
+	$(call quiet,CC,$@)$(CC) $(CFLAGS) -c -o $@ $<
 PLUGIN_EXTRA_ib-sriov := $(IPAM_LINKED) $(OBJ)/ipam-id.o
 
 PLUGIN_VERBS_ib-sriov := $(VERBS_OBJ)

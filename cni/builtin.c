@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "builtin.h"
 #include "cleanup.h"
-#include "ipam.h"
 #include "log.h"
 
 #define BUILTINS_MAX 4
@@ -34,7 +34,7 @@ int cni_delegate_builtin(const struct cni_builtin *b)
 }
 
 /* The GNU build ID among the notes in buf[n]: 0 and *len set, or -ENOENT. */
-static int find_build_id(const unsigned char *buf, size_t n, unsigned char *id, size_t *len)
+static int find_build_id(const unsigned char *buf, size_t n, struct cni_build_id *id)
 {
 	size_t off = 0;
 
@@ -50,8 +50,8 @@ static int find_build_id(const unsigned char *buf, size_t n, unsigned char *id, 
 			return -ENOENT;
 		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
 		    !memcmp(buf + off, "GNU", 4) && nh.n_descsz <= CNI_BUILD_ID_MAX) {
-			memcpy(id, buf + off + name, nh.n_descsz);
-			*len = nh.n_descsz;
+			memcpy(id->bytes, buf + off + name, nh.n_descsz);
+			id->len = nh.n_descsz;
 			return 0;
 		}
 		off += name + desc;
@@ -62,7 +62,7 @@ static int find_build_id(const unsigned char *buf, size_t n, unsigned char *id, 
 /* The build ID in one PT_NOTE segment: read from head[n] when the segment
  * lies there (a linker puts notes right after the headers), else from fd. */
 static int note_build_id(int fd, const unsigned char *head, size_t n, const Elf64_Phdr *ph,
-			 unsigned char *id, size_t *len)
+			 struct cni_build_id *id)
 {
 	unsigned char buf[NOTE_MAX];
 	size_t size;
@@ -71,13 +71,13 @@ static int note_build_id(int fd, const unsigned char *head, size_t n, const Elf6
 		return -ENOENT;
 	size = (size_t)ph->p_filesz;
 	if (ph->p_offset <= n && size <= n - ph->p_offset)
-		return find_build_id(head + ph->p_offset, size, id, len);
+		return find_build_id(head + ph->p_offset, size, id);
 	if (pread(fd, buf, size, (off_t)ph->p_offset) != (ssize_t)size)
 		return -ENOENT;
-	return find_build_id(buf, size, id, len);
+	return find_build_id(buf, size, id);
 }
 
-int cni_elf_build_id(int fd, unsigned char *id, size_t *len)
+int cni_elf_build_id(int fd, struct cni_build_id *id)
 {
 	unsigned char head[ELF_HEAD_MAX];
 	ssize_t n = pread(fd, head, sizeof(head), 0);
@@ -94,7 +94,7 @@ int cni_elf_build_id(int fd, unsigned char *id, size_t *len)
 		Elf64_Phdr ph;
 
 		memcpy(&ph, head + eh.e_phoff + i * sizeof(ph), sizeof(ph));
-		if (ph.p_type == PT_NOTE && !note_build_id(fd, head, (size_t)n, &ph, id, len))
+		if (ph.p_type == PT_NOTE && !note_build_id(fd, head, (size_t)n, &ph, id))
 			return 0;
 	}
 	return -ENOENT;
@@ -105,13 +105,12 @@ int cni_elf_build_id(int fd, unsigned char *id, size_t *len)
 static bool is_builtin(const struct cni_builtin *b, const char *path)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	unsigned char id[CNI_BUILD_ID_MAX];
+	struct cni_build_id id;
 	struct stat st;
-	size_t len = 0;
 
-	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || cni_elf_build_id(fd, id, &len))
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || cni_elf_build_id(fd, &id))
 		return false;
-	return len && len == b->build_id_len && !memcmp(id, b->build_id, len);
+	return id.len && id.len == b->id->len && !memcmp(id.bytes, b->id->bytes, id.len);
 }
 
 const struct cni_builtin *cni_builtin_for(const char *type, const char *path)

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "builtin.h"
 #include "cleanup.h"
 #include "cni.h"
 #include "ipam.h"

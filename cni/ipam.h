@@ -2,7 +2,6 @@
 #ifndef CNI_IPAM_H
 #define CNI_IPAM_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include <json-c/json.h>
@@ -18,32 +17,6 @@
 #define CNI_DELEGATE_KILL_WAIT_MS 2000
 /* Most bytes a delegate may print on stdout. */
 #define CNI_DELEGATE_MAX_OUTPUT (1024 * 1024)
-
-struct cni_plugin;
-
-/* Longest GNU build ID we compare (SHA-1 is 20 bytes, the linkers' most 64). */
-#define CNI_BUILD_ID_MAX 64
-
-/* A delegate linked into this binary: its type, its plugin table and the
- * GNU build ID of the executable built from the same code. */
-struct cni_builtin {
-	const char *type;
-	const struct cni_plugin *plugin;
-	const unsigned char *build_id;
-	size_t build_id_len;
-};
-
-/* Serve delegations to b->type in this process whenever the file CNI_PATH
- * resolves it to carries b's build ID. Up to 4; -ENOSPC beyond. */
-int cni_delegate_builtin(const struct cni_builtin *b);
-
-/* The builtin that path (found on CNI_PATH for type) is the executable of,
- * or NULL: exec it. IBCNI_DELEGATE_EXEC=1 in the environment always execs. */
-const struct cni_builtin *cni_builtin_for(const char *type, const char *path);
-
-/* The GNU build ID of the 64-bit ELF file fd into id[CNI_BUILD_ID_MAX]:
- * 0, -ENOEXEC (not such a file) or -ENOENT (no build ID note). */
-int cni_elf_build_id(int fd, unsigned char *id, size_t *len);
 
 /* Find name on the ':'-separated dirs: the first regular file dir/name.
  * Relative entries ("", ".", "bin") are skipped (and logged): only absolute

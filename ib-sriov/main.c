@@ -3,9 +3,9 @@
 #include <string.h>
 
 #include "../ipam/ipam.h"
+#include "builtin.h"
 #include "caps.h"
 #include "ibsriov.h"
-#include "ipam.h"
 
 /* --help; the README's "ib-sriov" section has the full story of each key. */
 static const struct cni_plugin_key keys[] = {
@@ -48,16 +48,13 @@ static const struct cni_plugin plugin = {
 static const struct cni_builtin host_local = {
     .type = "ib-host-local",
     .plugin = &ipam_plugin,
-    .build_id = ipam_build_id,
+    .id = &ipam_build_id,
 };
 
 int main(int argc, char **argv)
 {
-	struct cni_builtin ipam = host_local;
-
 	if (argc > 1 && !strcmp(argv[1], "doctor"))
 		return ibsriov_doctor_main(argc, argv);
-	ipam.build_id_len = ipam_build_id_len;
-	cni_delegate_builtin(&ipam);
+	cni_delegate_builtin(&host_local);
 	return cni_run(&plugin, argc, argv);
 }

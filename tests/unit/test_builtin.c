@@ -14,11 +14,12 @@
 #include "cleanup.h"
 #include "cni.h"
 #include "helpers.h"
+#include "builtin.h"
 #include "ipam.h"
 
-static const unsigned char our_id[20] = {0xc7, 0x17, 0x1d, 0x7f, 0x2c, 0xab, 0xd1,
-					 0xbe, 0x60, 0x85, 0x1a, 0xbf, 0x1a, 0xc7,
-					 0x0a, 0x8b, 0xc6, 0x83, 0x78, 0x2d};
+static const struct cni_build_id our = {20, {0xc7, 0x17, 0x1d, 0x7f, 0x2c, 0xab, 0xd1,
+					     0xbe, 0x60, 0x85, 0x1a, 0xbf, 0x1a, 0xc7,
+					     0x0a, 0x8b, 0xc6, 0x83, 0x78, 0x2d}};
 
 /* A minimal 64-bit ELF file: a header, one PT_NOTE segment holding one
  * note (name "GNU", type ntype, desc id[len]). */
@@ -55,42 +56,40 @@ static void write_elf(const char *path, unsigned int ntype, const unsigned char 
 	close(fd);
 }
 
-static int build_id_of(const char *path, unsigned char *id, size_t *len)
+static int build_id_of(const char *path, struct cni_build_id *id)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY);
 
 	cr_assert(fd >= 0);
-	return cni_elf_build_id(fd, id, len);
+	return cni_elf_build_id(fd, id);
 }
 
 Test(builtin, build_id_read_from_notes)
 {
 	char dir[64], path[128];
-	unsigned char id[CNI_BUILD_ID_MAX];
-	size_t len = 0;
+	struct cni_build_id id;
 
 	make_tmpdir(dir, sizeof(dir));
 	snprintf(path, sizeof(path), "%s/elf", dir);
-	write_elf(path, NT_GNU_BUILD_ID, our_id, sizeof(our_id), 0755);
-	cr_assert_eq(build_id_of(path, id, &len), 0);
-	cr_assert_eq(len, sizeof(our_id));
-	cr_assert_arr_eq(id, our_id, sizeof(our_id));
+	write_elf(path, NT_GNU_BUILD_ID, our.bytes, our.len, 0755);
+	cr_assert_eq(build_id_of(path, &id), 0);
+	cr_assert_eq(id.len, our.len);
+	cr_assert_arr_eq(id.bytes, our.bytes, our.len);
 	/* Another note type is not a build ID. */
-	write_elf(path, NT_GNU_ABI_TAG, our_id, sizeof(our_id), 0755);
-	cr_assert_eq(build_id_of(path, id, &len), -ENOENT);
+	write_elf(path, NT_GNU_ABI_TAG, our.bytes, our.len, 0755);
+	cr_assert_eq(build_id_of(path, &id), -ENOENT);
 	/* A script, or a truncated header, is no ELF file. */
 	tree_put(dir, "script", "#!/bin/sh\nexit 0\n");
 	snprintf(path, sizeof(path), "%s/script", dir);
-	cr_assert_eq(build_id_of(path, id, &len), -ENOEXEC);
+	cr_assert_eq(build_id_of(path, &id), -ENOEXEC);
 	rm_tree(dir);
 }
 
 Test(builtin, hostile_headers_refused)
 {
 	char dir[64], path[128];
-	unsigned char id[CNI_BUILD_ID_MAX], big[CNI_BUILD_ID_MAX + 4] = {0};
-	unsigned char head[sizeof(Elf64_Ehdr)];
-	size_t len = 0;
+	unsigned char big[CNI_BUILD_ID_MAX + 4] = {0}, head[sizeof(Elf64_Ehdr)];
+	struct cni_build_id id;
 	Elf64_Ehdr eh;
 	int fd;
 
@@ -98,20 +97,20 @@ Test(builtin, hostile_headers_refused)
 	snprintf(path, sizeof(path), "%s/elf", dir);
 	/* A build ID longer than any linker writes is not taken. */
 	write_elf(path, NT_GNU_BUILD_ID, big, sizeof(big), 0755);
-	cr_assert_eq(build_id_of(path, id, &len), -ENOENT);
+	cr_assert_eq(build_id_of(path, &id), -ENOENT);
 	/* Program headers claimed past the end of what was read. */
-	write_elf(path, NT_GNU_BUILD_ID, our_id, sizeof(our_id), 0755);
+	write_elf(path, NT_GNU_BUILD_ID, our.bytes, our.len, 0755);
 	fd = open(path, O_RDWR);
 	cr_assert(fd >= 0);
 	cr_assert_eq(pread(fd, head, sizeof(head), 0), (ssize_t)sizeof(head));
 	memcpy(&eh, head, sizeof(eh));
 	eh.e_phnum = 0xffff;
 	cr_assert_eq(pwrite(fd, &eh, sizeof(eh), 0), (ssize_t)sizeof(eh));
-	cr_assert_eq(cni_elf_build_id(fd, id, &len), -ENOEXEC);
+	cr_assert_eq(cni_elf_build_id(fd, &id), -ENOEXEC);
 	eh.e_phnum = 1;
 	eh.e_phoff = 1u << 30;
 	cr_assert_eq(pwrite(fd, &eh, sizeof(eh), 0), (ssize_t)sizeof(eh));
-	cr_assert_eq(cni_elf_build_id(fd, id, &len), -ENOEXEC);
+	cr_assert_eq(cni_elf_build_id(fd, &id), -ENOEXEC);
 	close(fd);
 	rm_tree(dir);
 }
@@ -142,8 +141,19 @@ static int fake_del(struct cni_ctx *ctx)
 static const struct cni_plugin fake_plugin = {
     .name = "fake-ipam", .about = "test", .add = fake_add, .del = fake_del, .check = fake_del};
 
-static const struct cni_builtin fake = {
-    .type = "fake-ipam", .plugin = &fake_plugin, .build_id = our_id, .build_id_len = 20};
+static const struct cni_builtin fake = {.type = "fake-ipam", .plugin = &fake_plugin, .id = &our};
+
+/* An ADD of ctr1/net1 with CNI_PATH = dir. */
+static struct cni_env env_in(const char *dir)
+{
+	return (struct cni_env){.command = CNI_CMD_ADD,
+				.command_str = "ADD",
+				.containerid = "ctr1",
+				.netns = "/proc/self/ns/net",
+				.ifname = "net1",
+				.args = "",
+				.path = dir};
+}
 
 static struct cni_conf *conf_with(const char *type)
 {
@@ -162,13 +172,7 @@ static struct cni_conf *conf_with(const char *type)
 Test(builtin, served_in_process_when_the_file_is_ours)
 {
 	char dir[64], path[128];
-	struct cni_env env = {.command = CNI_CMD_ADD,
-			      .command_str = "ADD",
-			      .containerid = "ctr1",
-			      .netns = "/proc/self/ns/net",
-			      .ifname = "net1",
-			      .args = "",
-			      .path = dir};
+	struct cni_env env = env_in(dir);
 	struct cni_conf *conf = conf_with("fake-ipam");
 	struct cni_error err = {0};
 	struct cni_result *res = NULL;
@@ -177,7 +181,7 @@ Test(builtin, served_in_process_when_the_file_is_ours)
 	make_tmpdir(dir, sizeof(dir));
 	snprintf(path, sizeof(path), "%s/fake-ipam", dir);
 	/* Not executable as a program: exec'ing it could only fail. */
-	write_elf(path, NT_GNU_BUILD_ID, our_id, sizeof(our_id), 0755);
+	write_elf(path, NT_GNU_BUILD_ID, our.bytes, our.len, 0755);
 	cr_assert_eq(cni_delegate_builtin(&fake), 0);
 	cni_log_context("outer", "ADD", "c", "i");
 	cr_assert_eq(cni_ipam_add(&env, conf, &res, &err), 0, "%s: %s", err.msg, err.details);
@@ -200,13 +204,7 @@ Test(builtin, other_files_are_exec_ed)
 {
 	static const unsigned char other_id[20] = {1};
 	char dir[64], path[128];
-	struct cni_env env = {.command = CNI_CMD_ADD,
-			      .command_str = "ADD",
-			      .containerid = "ctr1",
-			      .netns = "/proc/self/ns/net",
-			      .ifname = "net1",
-			      .args = "",
-			      .path = dir};
+	struct cni_env env = env_in(dir);
 	struct cni_conf *conf = conf_with("fake-ipam");
 	struct cni_error err = {0};
 	struct cni_result *res = NULL;
@@ -223,7 +221,7 @@ Test(builtin, other_files_are_exec_ed)
 	cr_assert_eq(err.code, 103, "%d %s %s", err.code, err.msg, err.details);
 	cr_assert_str_eq(seen, "");
 	/* Ours, but the operator asked for exec. */
-	write_elf(path, NT_GNU_BUILD_ID, our_id, sizeof(our_id), 0755);
+	write_elf(path, NT_GNU_BUILD_ID, our.bytes, our.len, 0755);
 	setenv("IBCNI_DELEGATE_EXEC", "1", 1);
 	memset(&err, 0, sizeof(err));
 	cr_assert_lt(cni_ipam_add(&env, conf, &res, &err), 0);
@@ -234,7 +232,7 @@ Test(builtin, other_files_are_exec_ed)
 	cni_conf_free(conf);
 	conf = conf_with("other-ipam");
 	snprintf(path, sizeof(path), "%s/other-ipam", dir);
-	write_elf(path, NT_GNU_BUILD_ID, our_id, sizeof(our_id), 0755);
+	write_elf(path, NT_GNU_BUILD_ID, our.bytes, our.len, 0755);
 	memset(&err, 0, sizeof(err));
 	cr_assert_lt(cni_ipam_add(&env, conf, &res, &err), 0);
 	cr_assert_eq(err.code, 103);
