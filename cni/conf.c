@@ -9,48 +9,21 @@
 #include "json.h"
 #include "util.h"
 
-/* A config is a few hundred bytes: start small and grow, rather than map
- * (and fault, and unmap) the largest one allowed for each request. */
-#define CONF_READ_START 16384
-
 int cni_conf_read(int fd, char **out, size_t *len, struct cni_error *err)
 {
-	_cleanup_free_ char *buf = NULL;
-	size_t used = 0, size = 0;
+	/* A config is a few hundred bytes: start small and grow, rather than
+	 * map (and fault, and unmap) the largest one allowed for each request. */
+	int ret = read_all(fd, 16384, CNI_CONF_MAX, out, len);
 
-	*out = NULL;
-	for (;;) {
-		ssize_t n;
-
-		if (used == size) {
-			size_t want = size ? size * 2 : CONF_READ_START;
-			char *more;
-
-			if (want > CNI_CONF_MAX + 1)
-				want = CNI_CONF_MAX + 1;
-			more = realloc(buf, want + 1);
-			if (!more)
-				return -ENOMEM;
-			buf = more;
-			size = want;
-		}
-		n = read(fd, buf + used, size - used);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return cni_errorf(err, -errno, CNI_ERR_IO, "error reading from stdin", "%s",
-					  strerror(errno));
-		if (n == 0)
-			break;
-		used += (size_t)n;
-		if (used > CNI_CONF_MAX)
-			return cni_errorf(
-			    err, -EFBIG, CNI_ERR_INVALID_CONFIG, "network configuration too large",
-			    "stdin holds more than %d bytes, the most ibcni accepts", CNI_CONF_MAX);
-	}
-	buf[used] = '\0';
-	*len = used;
-	*out = steal_ptr(buf);
+	if (ret == -EFBIG)
+		return cni_errorf(
+		    err, ret, CNI_ERR_INVALID_CONFIG, "network configuration too large",
+		    "stdin holds more than %d bytes, the most ibcni accepts", CNI_CONF_MAX);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret)
+		return cni_errorf(err, ret, CNI_ERR_IO, "error reading from stdin", "%s",
+				  strerror(-ret));
 	return 0;
 }
 

@@ -125,32 +125,14 @@ int parse_u64(const char *s, int base, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-/* The first buffer: the size the file claims (sysfs says 4096 for every
- * attribute) plus the byte that shows EOF, within max; it grows if the file
- * does. Never the whole max up front: that is a mapping (and its faults and
- * unmapping) per small file. */
-static size_t read_start(const struct stat *st, size_t max)
-{
-	size_t want = st->st_size > 0 && (uint64_t)st->st_size < max ? (size_t)st->st_size : 4095;
-
-	return want < max ? want + 1 : max + 1;
-}
-
-int read_fd(int fd, size_t max, char **out, size_t *len)
+int read_all(int fd, size_t start, size_t max, char **out, size_t *len)
 {
 	_cleanup_free_ char *buf = NULL;
-	struct stat st;
-	size_t used = 0, size;
+	size_t used = 0, size = start < max ? start : max + 1;
 
 	*out = NULL;
-	if (max > SIZE_MAX / 4)
+	if (max > SIZE_MAX / 4 || !size)
 		return -EINVAL;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	/* st_size is only a hint: sysfs reports 4096 for every attribute. */
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
-	size = read_start(&st, max);
 	buf = malloc(size + 1);
 	if (!buf)
 		return -ENOMEM;
@@ -183,6 +165,22 @@ int read_fd(int fd, size_t max, char **out, size_t *len)
 		*len = used;
 	*out = steal_ptr(buf);
 	return 0;
+}
+
+int read_fd(int fd, size_t max, char **out, size_t *len)
+{
+	struct stat st;
+
+	*out = NULL;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	/* The size the file claims plus the byte that shows EOF: one read
+	 * for most files. Only a hint: sysfs says 4096 for every attribute. */
+	return read_all(
+	    fd, st.st_size > 0 && (uint64_t)st.st_size < max ? (size_t)st.st_size + 1 : 4096, max,
+	    out, len);
 }
 
 int read_fileat(int dirfd, const char *name, size_t max, char **out, size_t *len)

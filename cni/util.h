@@ -38,6 +38,11 @@ int read_fileat(int dirfd, const char *name, size_t max, char **out, size_t *len
 /* The same from an open fd (regular file checked by fstat). */
 int read_fd(int fd, size_t max, char **out, size_t *len);
 
+/* Read fd to its end into a buffer of start bytes that grows as needed,
+ * never past max (-EFBIG); EINTR retried, other errors -errno. *out is
+ * NUL-terminated, caller frees. Whatever fd is: the caller checks it. */
+int read_all(int fd, size_t start, size_t max, char **out, size_t *len);
+
 /* geteuid(), asked once: a plugin never changes its identity. */
 uid_t cni_euid(void);
 
