@@ -241,20 +241,31 @@ static bool older_tmp(const char *entry, const char *name)
 						   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == 6;
 }
 
-static void sweep_older_tmp(int dirfd, const char *name)
+DIR *cni_state_stream(int dirfd)
 {
-	_cleanup_dir_ DIR *d = NULL;
-	struct dirent *e;
 	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	size_t seen = 0;
+	DIR *d;
 
 	if (fd < 0)
-		return;
+		return NULL;
 	d = fdopendir(fd);
 	if (!d) {
+		int saved = errno;
+
 		close(fd);
-		return;
+		errno = saved;
 	}
+	return d;
+}
+
+static void sweep_older_tmp(int dirfd, const char *name)
+{
+	_cleanup_dir_ DIR *d = cni_state_stream(dirfd);
+	struct dirent *e;
+	size_t seen = 0;
+
+	if (!d)
+		return;
 	while ((e = readdir(d))) {
 		if (++seen > SWEEP_MAX) {
 			log_warn("more than %d entries in a state directory; older temporary files "

@@ -7,6 +7,7 @@
 #ifndef CNI_STATE_H
 #define CNI_STATE_H
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <json-c/json.h>
@@ -34,6 +35,10 @@ int cni_state_opendir(const char *dir, unsigned int flags);
 /* The same for one component name below dirfd; *created (may be NULL) tells
  * whether this call made it. */
 int cni_state_opendirat(int dirfd, const char *name, unsigned int flags, bool *created);
+
+/* A fresh stream over the entries of dirfd, with its own offset (dirfd
+ * stays open and usable); NULL with errno set on failure. */
+DIR *cni_state_stream(int dirfd);
 
 /* Create the temp file tmp in dirfd for writing, mode 0600 whatever the
  * umask, replacing one a killed writer left; never through a link.

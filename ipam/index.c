@@ -87,18 +87,12 @@ void ipam_index_seal(struct ipam_store *s)
 /* Empty owners/ (everything in it is ours and rebuilt). */
 static int owners_clear(struct ipam_store *s)
 {
-	_cleanup_dir_ DIR *d = NULL;
+	_cleanup_dir_ DIR *d = cni_state_stream(s->owners_fd);
 	struct dirent *e;
 	size_t seen = 0;
-	int fd = openat(s->owners_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-	if (fd < 0)
+	if (!d)
 		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -ENOMEM;
-	}
 	while ((errno = 0, e = readdir(d))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;

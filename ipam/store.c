@@ -120,20 +120,6 @@ int ipam_store_lease(struct ipam_store *s, const struct cni_addr *ip, struct ipa
 	return lease_read(s, l);
 }
 
-/* A fresh stream over the lease directory (its own offset). */
-static DIR *lease_dir_stream(struct ipam_store *s)
-{
-	int fd = openat(s->dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d;
-
-	if (fd < 0)
-		return NULL;
-	d = fdopendir(fd);
-	if (!d)
-		close(fd);
-	return d;
-}
-
 int ipam_store_each(struct ipam_store *s, ipam_lease_fn fn, void *arg)
 {
 	_cleanup_dir_ DIR *d = NULL;
@@ -143,7 +129,7 @@ int ipam_store_each(struct ipam_store *s, ipam_lease_fn fn, void *arg)
 
 	if (s->dir_fd < 0)
 		return 0;
-	d = lease_dir_stream(s);
+	d = cni_state_stream(s->dir_fd);
 	if (!d)
 		return -errno;
 	while ((errno = 0, e = readdir(d))) {
@@ -239,17 +225,11 @@ static int dir_error(struct cni_error *err, int ret, const char *path, const cha
 /* 1 when the directory has no entry but "." and "..", 0 when it has. */
 static int dir_empty(int dirfd)
 {
-	_cleanup_dir_ DIR *d = NULL;
+	_cleanup_dir_ DIR *d = cni_state_stream(dirfd);
 	struct dirent *e;
-	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-	if (fd < 0)
+	if (!d)
 		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -ENOMEM;
-	}
 	while ((errno = 0, e = readdir(d)))
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
 			return 0;
