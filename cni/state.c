@@ -75,94 +75,138 @@ int cni_state_opendirat(int dirfd, const char *name, unsigned int flags, bool *c
 	return steal_fd(fd);
 }
 
-/* Directories this process has reached, by path: a command opens its state
- * and lock directories several times, and each walk from / costs a dozen
- * system calls. A cached fd is the directory the walk verified; one removed
- * since (no links left) is walked again, and the private check is redone on
- * every use. */
+/* Directories this process has reached, by canonical path ("/var/lib/cni"):
+ * a command opens its state, lock, cache and lease directories, and each walk
+ * from / costs two system calls a component. A walk starts at the longest
+ * cached prefix and caches what it opens. A cached fd is the directory a
+ * walk verified (later renames cannot move a walk outside it); a stale one
+ * (removed since) only makes the walk fail, and the walk is then redone
+ * from / with the cache emptied. The private check is redone on every use. */
+#define DIR_CACHE_MAX 16
+
 static __thread struct {
 	char *path;
 	int fd;
-} dir_cache[8];
+} dir_cache[DIR_CACHE_MAX];
 
-static int cache_get(const char *dir, unsigned int flags)
+static void cache_flush(void)
 {
-	struct stat st;
-
 	for (size_t i = 0; i < ARRAY_SIZE(dir_cache); i++) {
-		if (!dir_cache[i].path || strcmp(dir_cache[i].path, dir))
+		if (!dir_cache[i].path)
 			continue;
-		if (fstat(dir_cache[i].fd, &st) < 0 || st.st_nlink == 0) {
-			close(dir_cache[i].fd);
-			free(dir_cache[i].path);
-			dir_cache[i].path = NULL;
-			return -ENOENT;
-		}
-		if ((flags & CNI_DIR_PRIVATE) &&
-		    (st.st_uid != cni_euid() || (st.st_mode & (S_IWGRP | S_IWOTH))))
-			return -EPERM;
-		return fcntl(dir_cache[i].fd, F_DUPFD_CLOEXEC, 0);
+		close(dir_cache[i].fd);
+		free(dir_cache[i].path);
+		dir_cache[i].path = NULL;
 	}
-	return -ENOENT;
 }
 
-static void cache_put(const char *dir, int fd)
+/* The cached directory that is the longest prefix of dir ending at a
+ * component boundary: its fd (still the cache's), *len its length. */
+static int cache_prefix(const char *dir, size_t *len)
+{
+	int fd = -1;
+
+	*len = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(dir_cache); i++) {
+		const char *p = dir_cache[i].path;
+		size_t n = p ? strlen(p) : 0;
+
+		if (!p || (fd >= 0 && n <= *len) || strncmp(dir, p, n))
+			continue;
+		if (dir[n] && dir[n] != '/' && strcmp(p, "/"))
+			continue; /* "/var/lib" is no prefix of "/var/library" */
+		fd = dir_cache[i].fd;
+		*len = n;
+	}
+	return fd;
+}
+
+/* Keep fd (owned by the cache from now on) as path; false when full. */
+static bool cache_put(const char *path, int fd)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(dir_cache); i++) {
 		if (dir_cache[i].path)
 			continue;
-		dir_cache[i].fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-		if (dir_cache[i].fd >= 0 && !(dir_cache[i].path = strdup(dir)))
-			close(dir_cache[i].fd);
-		return;
+		if (!(dir_cache[i].path = strdup(path)))
+			return false;
+		dir_cache[i].fd = fd;
+		return true;
 	}
+	return false;
 }
 
-static int opendir_walk(const char *dir, unsigned int flags);
-
-int cni_state_opendir(const char *dir, unsigned int flags)
+/* One walk of dir's components below its longest cached prefix (or from /);
+ * *cached tells whether it began at a cached directory other than /, which
+ * may have been removed since (-ESTALE when the walk ends there). */
+static int walk(const char *dir, unsigned int flags, bool *cached)
 {
-	int fd;
+	_cleanup_close_ int owned = -1;
+	char rest[PATH_MAX], key[PATH_MAX], *save = NULL, *part, *next;
+	size_t klen;
+	int fd = cache_prefix(dir, &klen);
+	bool fresh = false;
+	struct stat st;
 
-	if (!dir || dir[0] != '/')
-		return -EINVAL;
-	fd = cache_get(dir, flags);
-	if (fd >= 0 || fd == -EPERM)
-		return fd;
-	fd = opendir_walk(dir, flags);
-	if (fd >= 0)
-		cache_put(dir, fd);
-	return fd;
-}
-
-static int opendir_walk(const char *dir, unsigned int flags)
-{
-	_cleanup_close_ int fd = -1;
-	char path[PATH_MAX], *save = NULL, *next;
-	const char *part;
-
-	if (copy_str(path, sizeof(path), dir))
+	*cached = fd >= 0 && klen > 1;
+	if (copy_str(rest, sizeof(rest), dir + klen) || klen >= sizeof(key))
 		return -ENAMETOOLONG;
-	fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	part = strtok_r(path, "/", &save);
-	if (!part)
-		return (flags & CNI_DIR_PRIVATE) && check_private(fd) ? -EPERM : steal_fd(fd);
-	for (; part; part = next) {
+	if (klen == 1)
+		klen = 0; /* keys below / are "/<name>" */
+	memcpy(key, dir, klen);
+	if (fd < 0) {
+		fd = owned = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		if (cache_put("/", fd))
+			owned = -1;
+		klen = 0;
+	}
+	for (part = strtok_r(rest, "/", &save); part; part = next) {
 		unsigned int f = flags & CNI_DIR_CREATE;
 		int sub;
 
 		next = strtok_r(NULL, "/", &save);
 		if (!next)
-			f = flags; /* only the last one is checked */
+			f = flags & ~CNI_DIR_PRIVATE; /* checked below, as on a cache hit */
 		sub = cni_state_opendirat(fd, part, f, NULL);
 		if (sub < 0)
 			return sub;
-		close(fd);
-		fd = sub;
+		if (owned >= 0)
+			close(owned);
+		fd = owned = sub;
+		fresh = true;
+		if (!check_snprintf(key + klen, sizeof(key) - klen, "/%s", part)) {
+			klen += strlen(key + klen);
+			if (cache_put(key, sub))
+				owned = -1;
+		}
 	}
-	return steal_fd(fd);
+	if ((flags & CNI_DIR_PRIVATE) || (*cached && !fresh)) {
+		if (fstat(fd, &st) < 0)
+			return -errno;
+		if (!st.st_nlink)
+			return -ESTALE;
+		if ((flags & CNI_DIR_PRIVATE) &&
+		    (st.st_uid != cni_euid() || (st.st_mode & (S_IWGRP | S_IWOTH))))
+			return -EPERM;
+	}
+	return owned >= 0 ? steal_fd(owned) : fcntl(fd, F_DUPFD_CLOEXEC, 0);
+}
+
+int cni_state_opendir(const char *dir, unsigned int flags)
+{
+	bool cached;
+	int fd;
+
+	if (!dir || dir[0] != '/')
+		return -EINVAL;
+	fd = walk(dir, flags, &cached);
+	if (fd >= 0 || !cached || (fd != -ESTALE && fd != -ENOENT))
+		return fd;
+	/* A cached directory removed since: forget them all, walk from /. */
+	cache_flush();
+	fd = walk(dir, flags, &cached);
+	return fd == -ESTALE ? -ENOENT : fd;
 }
 
 int cni_state_mkdir(const char *dir)

@@ -123,6 +123,71 @@ Test(state, links_in_the_path_are_never_followed)
 	cr_assert_eq(cni_state_mkdir(dir), -ENOTDIR);
 }
 
+/* The number of descriptors this process has open. */
+static int open_fds(void)
+{
+	_cleanup_dir_ DIR *d = opendir("/proc/self/fd");
+	int n = -1; /* the stream's own */
+
+	cr_assert_not_null(d);
+	while (readdir(d))
+		n++;
+	return n - 2; /* "." and ".." */
+}
+
+Test(state, walks_share_cached_prefixes_and_survive_removal)
+{
+	_cleanup_json_ struct json_object *got = NULL;
+	char a[128], b[128], c[128], file[160], link[128];
+	struct stat st;
+	int fds;
+
+	/* Sibling directories under one prefix, the second walk starting where
+	 * the first left off: the records land where the paths say. */
+	snprintf(a, sizeof(a), "%s/p/q/a", tmp);
+	snprintf(b, sizeof(b), "%s//p/q/b/", tmp);
+	snprintf(c, sizeof(c), "%s/p/qq", tmp);
+	cr_assert_eq(cni_state_mkdir(a), 0);
+	cr_assert_eq(cni_state_mkdir(b), 0);
+	cr_assert_eq(cni_state_mkdir(c), 0, "\"p/q\" is no prefix of \"p/qq\"");
+	cr_assert_eq(cni_state_write_raw(a, "rec", "{\"a\":1}", 7), 0);
+	cr_assert_eq(cni_state_write_raw(b, "rec", "{\"b\":1}", 7), 0);
+	snprintf(file, sizeof(file), "%s/p/q/b/rec", tmp);
+	cr_assert_eq(stat(file, &st), 0);
+	snprintf(file, sizeof(file), "%s/p/qq", tmp);
+	cr_assert_eq(mode_of(file), 0700);
+	/* Walks reuse what is cached: no descriptor grows per call. */
+	fds = open_fds();
+	for (int i = 0; i < 50; i++) {
+		cr_assert_eq(cni_state_read(a, "rec", &got), 0);
+		json_object_put(got);
+		got = NULL;
+	}
+	cr_assert_eq(open_fds(), fds);
+	/* The cached directories removed under us: the next walk starts over
+	 * from / and creates them again. */
+	rm_tree(a);
+	snprintf(file, sizeof(file), "%s/p", tmp);
+	rm_tree(file);
+	cr_assert_eq(cni_state_read(a, "rec", &got), -ENOENT);
+	cr_assert_eq(cni_state_mkdir(a), 0);
+	cr_assert_eq(cni_state_write_raw(a, "rec", "{\"c\":1}", 7), 0);
+	snprintf(file, sizeof(file), "%s/p/q/a/rec", tmp);
+	cr_assert_eq(stat(file, &st), 0, "written into the removed directory");
+	/* Replaced by a link after it was cached: the link is never followed
+	 * (the walk keeps the directory it verified, wherever it moved). */
+	tree_mkdir(tmp, "elsewhere");
+	snprintf(file, sizeof(file), "%s/p/q/a", tmp);
+	snprintf(link, sizeof(link), "%s/moved", tmp);
+	cr_assert_eq(rename(file, link), 0);
+	tree_link(tmp, "elsewhere", "p/q/a");
+	cr_assert_eq(cni_state_write_raw(a, "rec2", "{}", 2), 0);
+	snprintf(file, sizeof(file), "%s/elsewhere/rec2", tmp);
+	cr_assert_eq(stat(file, &st), -1, "written through the link");
+	snprintf(file, sizeof(file), "%s/moved/rec2", tmp);
+	cr_assert_eq(stat(file, &st), 0);
+}
+
 Test(state, planted_files_are_refused_without_hanging, .timeout = 10)
 {
 	_cleanup_json_ struct json_object *got = NULL;
