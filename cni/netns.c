@@ -70,6 +70,40 @@ struct ns_id {
 static __thread struct ns_id cur, stack[NETNS_DEPTH];
 static __thread unsigned int depth;
 
+/* The namespace outermost entries return to, kept open after the first one
+ * (ADD and DEL enter the pod's several times): an fd of ours, never closed
+ * by a restore, used only while the thread is known to be in it. */
+static __thread int home = -1;
+static __thread struct ns_id home_id;
+
+static int open_current(void)
+{
+	int fd;
+
+	if (!depth && cur.known && home >= 0 && cur.dev == home_id.dev && cur.ino == home_id.ino)
+		return home;
+	fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (!depth && home < 0) {
+		struct stat st;
+
+		if (!cur.known && !fstat(fd, &st))
+			cur = (struct ns_id){.known = true, .dev = st.st_dev, .ino = st.st_ino};
+		if (cur.known) {
+			home = fd;
+			home_id = cur;
+		}
+	}
+	return fd;
+}
+
+static void close_saved(int fd)
+{
+	if (fd != home)
+		close(fd);
+}
+
 int cni_netns_current(dev_t *dev, ino_t *ino)
 {
 	struct stat st;
@@ -95,13 +129,13 @@ int cni_netns_enter(int fd, int *saved)
 	struct stat st;
 	bool have = fstat(fd, &st) == 0;
 
-	*saved = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	*saved = open_current();
 	if (*saved < 0)
-		return -errno;
+		return *saved;
 	if (setns(fd, CLONE_NEWNET) < 0) {
 		int ret = -errno;
 
-		close(*saved);
+		close_saved(*saved);
 		*saved = -1;
 		return ret;
 	}
@@ -122,14 +156,14 @@ int cni_netns_restore(int *saved)
 	if (setns(fd, CLONE_NEWNET) < 0) {
 		int ret = -errno;
 
-		close(fd);
+		close_saved(fd);
 		/* Every later step would act on the pod's namespace as if it
 		 * were the host's: stop here, with an error the runtime sees. */
 		log_err("cannot return to the host network namespace: %s", strerror(-ret));
 		cni_fatal(CNI_ERR_INTERNAL, "cannot return to the host network namespace",
 			  strerror(-ret));
 	}
-	close(fd);
+	close_saved(fd);
 	if (depth && depth <= NETNS_DEPTH)
 		cur = stack[depth - 1];
 	else

@@ -12,7 +12,8 @@
 int cni_netns_open(const char *path, struct cni_error *err);
 
 /* Switch the calling thread into netns fd; *saved receives an fd of the
- * current namespace for cni_netns_restore(). 0 or -errno. */
+ * current namespace for cni_netns_restore() (only that call may close it:
+ * outermost entries share one kept open). 0 or -errno. */
 int cni_netns_enter(int fd, int *saved);
 
 /* Return to the namespace saved by cni_netns_enter() and close it; 0.

@@ -116,6 +116,43 @@ int cni_pci_driver(const char *root, const char *addr, char *drv, size_t len)
 	return ret == -ENOENT ? -ENOENT : ret;
 }
 
+static int read_count(const char *root, const char *pf, const char *attr, unsigned int *out);
+
+/* Domain and routing ID (bus << 8 | device << 3 | function) of a PCI
+ * address "dddd:bb:dd.f". */
+static int pci_rid(const char *addr, unsigned int *domain, unsigned int *rid)
+{
+	unsigned int bus, dev, fn;
+	int end = 0;
+
+	if (sscanf(addr, "%x:%2x:%2x.%1x%n", domain, &bus, &dev, &fn, &end) != 4 || addr[end] ||
+	    dev > 0x1f || fn > 7)
+		return -EINVAL;
+	*rid = bus << 8 | dev << 3 | fn;
+	return 0;
+}
+
+/* VF n sits at the PF's routing ID + First VF Offset + n * VF Stride (the
+ * SR-IOV capability, in sysfs as sriov_offset and sriov_stride): one lookup
+ * instead of a readlink per VF, and still checked against virtfn<n>. */
+int cni_pci_vf_index_rid(const char *root, const char *pf, const char *vf)
+{
+	unsigned int pf_dom, vf_dom, pf_rid, vf_rid, offset, stride, n;
+	char path[PATH_MAX], name[24], base[64];
+
+	if (pci_rid(pf, &pf_dom, &pf_rid) || pci_rid(vf, &vf_dom, &vf_rid) || pf_dom != vf_dom ||
+	    read_count(root, pf, "sriov_offset", &offset) ||
+	    read_count(root, pf, "sriov_stride", &stride) || !stride ||
+	    vf_rid < pf_rid + offset || (vf_rid - pf_rid - offset) % stride)
+		return -ENOENT;
+	n = (vf_rid - pf_rid - offset) / stride;
+	if (check_snprintf(name, sizeof(name), "virtfn%u", n) ||
+	    dev_path(path, sizeof(path), root, pf, name) || link_base(path, base, sizeof(base)) ||
+	    strcmp(base, vf))
+		return -ENOENT;
+	return (int)n;
+}
+
 static int vf_index(const char *root, const char *pf, const char *vf)
 {
 	_cleanup_dir_ DIR *d = NULL;
@@ -209,7 +246,9 @@ int cni_pci_vf_get(const char *root, const char *addr, struct cni_pci_vf *vf)
 	ret = link_base(path, vf->pf_addr, sizeof(vf->pf_addr));
 	if (ret)
 		return ret == -ENOENT ? -ENOTTY : ret;
-	ret = vf_index(root, vf->pf_addr, addr);
+	ret = cni_pci_vf_index_rid(root, vf->pf_addr, addr);
+	if (ret < 0)
+		ret = vf_index(root, vf->pf_addr, addr);
 	if (ret < 0)
 		return ret == -ENOENT ? -ENOTTY : ret;
 	vf->vf_index = ret;

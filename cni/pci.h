@@ -37,6 +37,12 @@ bool cni_pci_addr_parse(const char *s, char out[CNI_PCI_ADDR_LEN]);
  * not a VF. */
 int cni_pci_vf_get(const char *root, const char *addr, struct cni_pci_vf *vf);
 
+/* The index of VF vf on PF pf from the PF's SR-IOV offset and stride
+ * (sriov_offset, sriov_stride), checked against its virtfn<n> link: one
+ * lookup whatever the VF count. -ENOENT when they are absent or disagree
+ * (cni_pci_vf_get then lists the virtfn links). */
+int cni_pci_vf_index_rid(const char *root, const char *pf, const char *vf);
+
 /* The first netdev under devices/<addr>/net/; -ENODEV when there is none. */
 int cni_pci_netdev(const char *root, const char *addr, char name[IFNAMSIZ]);
 

@@ -87,6 +87,7 @@ int cni_state_opendirat(int dirfd, const char *name, unsigned int flags, bool *c
 static __thread struct {
 	char *path;
 	int fd;
+	bool made; /* created or found private by a cni_state_mkdir */
 } dir_cache[DIR_CACHE_MAX];
 
 static void cache_flush(void)
@@ -121,6 +122,15 @@ static int cache_prefix(const char *dir, size_t *len)
 	return fd;
 }
 
+/* The index of the cache entry of exactly dir, or -1. */
+static int cache_exact(const char *dir)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(dir_cache); i++)
+		if (dir_cache[i].path && !strcmp(dir_cache[i].path, dir))
+			return (int)i;
+	return -1;
+}
+
 /* Keep fd (owned by the cache from now on) as path; false when full. */
 static bool cache_put(const char *path, int fd)
 {
@@ -130,6 +140,7 @@ static bool cache_put(const char *path, int fd)
 		if (!(dir_cache[i].path = strdup(path)))
 			return false;
 		dir_cache[i].fd = fd;
+		dir_cache[i].made = false;
 		return true;
 	}
 	return false;
@@ -211,11 +222,18 @@ int cni_state_opendir(const char *dir, unsigned int flags)
 
 int cni_state_mkdir(const char *dir)
 {
-	int fd = cni_state_opendir(dir, CNI_DIR_CREATE | CNI_DIR_PRIVATE);
+	int fd, i;
 
+	/* Made (or found private) by this process already: whoever opens it
+	 * next checks it again, and walks again if it was removed since. */
+	if (dir && (i = cache_exact(dir)) >= 0 && dir_cache[i].made)
+		return 0;
+	fd = cni_state_opendir(dir, CNI_DIR_CREATE | CNI_DIR_PRIVATE);
 	if (fd < 0)
 		return fd;
 	close(fd);
+	if (dir && (i = cache_exact(dir)) >= 0)
+		dir_cache[i].made = true;
 	return 0;
 }
 

@@ -115,6 +115,9 @@ sim_node() {
 		mkdir -p $D/$pf/net/pf$p
 		ip link add pf$p type veth peer name pf${p}p || return 1
 		ln -s ../../drivers/mlx5_core $D/$pf/driver
+		# VF v's routing ID is the PF's + First VF Offset + v * VF Stride.
+		echo 8 >$D/$pf/sriov_offset
+		echo 1 >$D/$pf/sriov_stride
 		for ((v = 0; v < vfs; v++)); do
 			vf=$(printf '0000:%02x:01.%d' $((3 + p)) $v)
 			dev=vf${p}_$v

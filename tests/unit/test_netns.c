@@ -2,6 +2,7 @@
 /* Namespace files (planted, foreign, our own), the fatal failed return, and
  * logging: where a logFile may be, escaping, levels. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <glob.h>
 #include <sched.h>
@@ -157,6 +158,51 @@ Test(netns, current_tracked_through_nested_entries)
 	/* A failed entry changes nothing. */
 	cr_assert_lt(cni_netns_enter(-1, &s1), 0);
 	assert_tracked("after a failed entry");
+}
+
+static int open_fds(void)
+{
+	_cleanup_dir_ DIR *d = opendir("/proc/self/fd");
+	int n = -3; /* ".", ".." and the stream's own */
+
+	cr_assert_not_null(d);
+	while (readdir(d))
+		n++;
+	return n;
+}
+
+Test(netns, outermost_entries_return_where_the_thread_was)
+{
+	_cleanup_close_ int pod = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	_cleanup_close_ int one = -1, two = -1;
+	int saved = -1, fds;
+
+	cr_assert_geq(pod, 0);
+	if (!leave_netns())
+		cr_skip_test("no new network namespace here: covered by the netns tier");
+	cni_netns_forget();
+	assert_tracked("after unshare");
+	one = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	/* The namespace returned to is kept open once, not per entry. */
+	cr_assert_eq(cni_netns_enter(pod, &saved), 0);
+	cr_assert_eq(cni_netns_restore(&saved), 0);
+	fds = open_fds();
+	for (int i = 0; i < 20; i++) {
+		cr_assert_eq(cni_netns_enter(pod, &saved), 0);
+		cr_assert_eq(cni_netns_is_current(pod), 1);
+		cr_assert_eq(cni_netns_restore(&saved), 0);
+		cr_assert_eq(cni_netns_is_current(one), 1, "entry %d returned elsewhere", i);
+	}
+	cr_assert_eq(open_fds(), fds, "an fd per entry");
+	/* Moved on (a switch not made here): the kept one is not where the
+	 * thread is, so an entry saves the namespace it really leaves. */
+	cr_assert(leave_netns());
+	cni_netns_forget();
+	two = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	cr_assert_eq(cni_netns_enter(pod, &saved), 0);
+	cr_assert_eq(cni_netns_restore(&saved), 0);
+	cr_assert_eq(cni_netns_is_current(two), 1, "returned to the kept namespace");
+	assert_tracked("back in the second");
 }
 
 /* The tracking holds only if every switch goes through netns.c: a setns()

@@ -73,6 +73,37 @@ Test(pci, vf_resolution)
 	cr_assert_str_eq(vf.rdma_dev, "");
 }
 
+Test(pci, vf_index_from_offset_and_stride)
+{
+	struct cni_pci_vf vf;
+
+	/* Without the SR-IOV attributes: the virtfn links are listed. */
+	cr_assert_eq(cni_pci_vf_index_rid(root, "0000:03:00.0", "0000:03:00.2"), -ENOENT);
+	/* RID 0x300 + offset 1 + n * stride 1. */
+	tree_put(root, "devices/0000:03:00.0/sriov_offset", "1\n");
+	tree_put(root, "devices/0000:03:00.0/sriov_stride", "1\n");
+	cr_assert_eq(cni_pci_vf_index_rid(root, "0000:03:00.0", "0000:03:00.2"), 1);
+	cr_assert_eq(cni_pci_vf_index_rid(root, "0000:03:00.0", "0000:03:00.1"), 0);
+	cr_assert_eq(cni_pci_vf_get(root, "0000:03:00.2", &vf), 0);
+	cr_assert_eq(vf.vf_index, 1);
+	/* Below the first VF, off the stride, another domain, beyond the links. */
+	cr_assert_eq(cni_pci_vf_index_rid(root, "0000:03:00.0", "0000:03:00.0"), -ENOENT);
+	cr_assert_eq(cni_pci_vf_index_rid(root, "0000:03:00.0", "0001:03:00.1"), -ENOENT);
+	cr_assert_eq(cni_pci_vf_index_rid(root, "0000:03:00.0", "0000:03:00.5"), -ENOENT);
+	cr_assert_eq(cni_pci_vf_index_rid(root, "0000:03:00.0", "0000:03:00.2x"), -ENOENT);
+	tree_put(root, "devices/0000:03:00.0/sriov_stride", "2\n");
+	cr_assert_eq(cni_pci_vf_index_rid(root, "0000:03:00.0", "0000:03:00.2"), -ENOENT);
+	/* Attributes that disagree with the links: the links win. */
+	tree_put(root, "devices/0000:03:00.0/sriov_stride", "1\n");
+	tree_put(root, "devices/0000:03:00.0/sriov_offset", "2\n");
+	cr_assert_eq(cni_pci_vf_index_rid(root, "0000:03:00.0", "0000:03:00.2"), -ENOENT);
+	cr_assert_eq(cni_pci_vf_get(root, "0000:03:00.2", &vf), 0);
+	cr_assert_eq(vf.vf_index, 1);
+	tree_put(root, "devices/0000:03:00.0/sriov_offset", "garbage\n");
+	cr_assert_eq(cni_pci_vf_get(root, "0000:03:00.1", &vf), 0);
+	cr_assert_eq(vf.vf_index, 0);
+}
+
 Test(pci, not_a_vf_or_absent)
 {
 	struct cni_pci_vf vf;
