@@ -24,15 +24,18 @@ bool cni_state_name_valid(const char *name)
 
 /* Our own, and not writable by anyone else: nobody but us can plant a file
  * in it or swap one of its entries. */
+static bool is_private(const struct stat *st)
+{
+	return st->st_uid == cni_euid() && !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
 static int check_private(int fd)
 {
 	struct stat st;
 
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	if (st.st_uid != cni_euid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
-		return -EPERM;
-	return 0;
+	return is_private(&st) ? 0 : -EPERM;
 }
 
 int cni_state_opendirat(int dirfd, const char *name, unsigned int flags, bool *created)
@@ -87,7 +90,6 @@ int cni_state_opendirat(int dirfd, const char *name, unsigned int flags, bool *c
 static __thread struct {
 	char *path;
 	int fd;
-	bool made; /* created or found private by a cni_state_mkdir */
 } dir_cache[DIR_CACHE_MAX];
 
 static void cache_flush(void)
@@ -140,7 +142,6 @@ static bool cache_put(const char *path, int fd)
 		if (!(dir_cache[i].path = strdup(path)))
 			return false;
 		dir_cache[i].fd = fd;
-		dir_cache[i].made = false;
 		return true;
 	}
 	return false;
@@ -197,8 +198,7 @@ static int walk(const char *dir, unsigned int flags, bool *cached)
 			return -errno;
 		if (!st.st_nlink)
 			return -ESTALE;
-		if ((flags & CNI_DIR_PRIVATE) &&
-		    (st.st_uid != cni_euid() || (st.st_mode & (S_IWGRP | S_IWOTH))))
+		if ((flags & CNI_DIR_PRIVATE) && !is_private(&st))
 			return -EPERM;
 	}
 	return owned >= 0 ? steal_fd(owned) : fcntl(fd, F_DUPFD_CLOEXEC, 0);
@@ -222,18 +222,16 @@ int cni_state_opendir(const char *dir, unsigned int flags)
 
 int cni_state_mkdir(const char *dir)
 {
+	struct stat st;
 	int fd, i;
 
-	/* Made (or found private) by this process already: whoever opens it
-	 * next checks it again, and walks again if it was removed since. */
-	if (dir && (i = cache_exact(dir)) >= 0 && dir_cache[i].made)
-		return 0;
+	/* One this process walked to already is checked where it is. */
+	if (dir && (i = cache_exact(dir)) >= 0 && !fstat(dir_cache[i].fd, &st) && st.st_nlink)
+		return is_private(&st) ? 0 : -EPERM;
 	fd = cni_state_opendir(dir, CNI_DIR_CREATE | CNI_DIR_PRIVATE);
 	if (fd < 0)
 		return fd;
 	close(fd);
-	if (dir && (i = cache_exact(dir)) >= 0)
-		dir_cache[i].made = true;
 	return 0;
 }
 

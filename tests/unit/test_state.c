@@ -156,6 +156,14 @@ Test(state, walks_share_cached_prefixes_and_survive_removal)
 	cr_assert_eq(stat(file, &st), 0);
 	snprintf(file, sizeof(file), "%s/p/qq", tmp);
 	cr_assert_eq(mode_of(file), 0700);
+	/* Cached or not, a directory opened to others is refused on every use. */
+	cr_assert_eq(chmod(c, 0777), 0);
+	cr_assert_eq(cni_state_mkdir(c), -EPERM);
+	cr_assert_eq(cni_state_write_raw(c, "rec", "{}", 2), -EPERM);
+	cr_assert_eq(chmod(c, 0700), 0);
+	cr_assert_eq(cni_state_mkdir(c), 0);
+	cr_assert_eq(chmod(c, 0777), 0);
+	cr_assert_eq(cni_state_write_raw(c, "rec", "{}", 2), -EPERM, "checked on every use");
 	/* Walks reuse what is cached: no descriptor grows per call. */
 	fds = open_fds();
 	for (int i = 0; i < 50; i++) {
