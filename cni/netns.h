@@ -16,7 +16,8 @@ int cni_netns_open(const char *path, struct cni_error *err);
  * outermost entries share one kept open). 0 or -errno. */
 int cni_netns_enter(int fd, int *saved);
 
-/* Return to the namespace saved by cni_netns_enter() and close it; 0.
+/* Return to the namespace saved by cni_netns_enter() and release it (set
+ * *saved to -1); 0.
  * Failing to return is fatal: the process cannot safely go on acting on the
  * "host", so it prints a code 100 error (cni_fatal) and exits. */
 int cni_netns_restore(int *saved);

@@ -142,8 +142,8 @@ int cni_pci_vf_index_rid(const char *root, const char *pf, const char *vf)
 
 	if (pci_rid(pf, &pf_dom, &pf_rid) || pci_rid(vf, &vf_dom, &vf_rid) || pf_dom != vf_dom ||
 	    read_count(root, pf, "sriov_offset", &offset) ||
-	    read_count(root, pf, "sriov_stride", &stride) || !stride ||
-	    vf_rid < pf_rid + offset || (vf_rid - pf_rid - offset) % stride)
+	    read_count(root, pf, "sriov_stride", &stride) || !stride || vf_rid < pf_rid + offset ||
+	    (vf_rid - pf_rid - offset) % stride)
 		return -ENOENT;
 	n = (vf_rid - pf_rid - offset) / stride;
 	if (check_snprintf(name, sizeof(name), "virtfn%u", n) ||

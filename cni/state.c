@@ -147,51 +147,73 @@ static bool cache_put(const char *path, int fd)
 	return false;
 }
 
-/* One walk of dir's components below its longest cached prefix (or from /);
- * *cached tells whether it began at a cached directory other than /, which
- * may have been removed since (-ESTALE when the walk ends there). */
-static int walk(const char *dir, unsigned int flags, bool *cached)
+/* dir (absolute) without repeated or trailing slashes: the form of the
+ * cache's keys, so that "/a//b/" finds "/a/b". */
+static int canonical(char out[PATH_MAX], const char *dir)
+{
+	size_t n = 0;
+
+	for (const char *p = dir; *p; p++) {
+		if (*p == '/' && n && out[n - 1] == '/')
+			continue;
+		if (n + 1 >= PATH_MAX)
+			return -ENAMETOOLONG;
+		out[n++] = *p;
+	}
+	if (n > 1 && out[n - 1] == '/')
+		n--;
+	out[n] = '\0';
+	return 0;
+}
+
+/* Open the canonical path's components below its longest cached prefix (or
+ * from /). *cached tells whether it began at a cached directory other than
+ * /, which may have been removed since: -ESTALE then. */
+static int walk(const char *path, unsigned int flags, bool *cached)
 {
 	_cleanup_close_ int owned = -1;
-	char rest[PATH_MAX], key[PATH_MAX], *save = NULL, *part, *next;
-	size_t klen;
-	int fd = cache_prefix(dir, &klen);
+	char key[PATH_MAX], part[NAME_MAX + 1];
+	size_t at;
+	int fd = cache_prefix(path, &at), ret;
 	bool fresh = false;
 	struct stat st;
 
-	*cached = fd >= 0 && klen > 1;
-	if (copy_str(rest, sizeof(rest), dir + klen) || klen >= sizeof(key))
-		return -ENAMETOOLONG;
-	if (klen == 1)
-		klen = 0; /* keys below / are "/<name>" */
-	memcpy(key, dir, klen);
+	*cached = fd >= 0 && at > 1;
 	if (fd < 0) {
 		fd = owned = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0)
 			return -errno;
 		if (cache_put("/", fd))
 			owned = -1;
-		klen = 0;
 	}
-	for (part = strtok_r(rest, "/", &save); part; part = next) {
-		unsigned int f = flags & CNI_DIR_CREATE;
+	if (at == 1 || !*cached)
+		at = 0; /* path[at] is the '/' before the next component */
+	while (path[at] && path[at + 1]) {
+		const char *name = path + at + 1;
+		size_t n = strcspn(name, "/");
+		/* The last one's private check is below, as on a cache hit. */
+		unsigned int f = name[n] ? flags & CNI_DIR_CREATE : flags & ~CNI_DIR_PRIVATE;
 		int sub;
 
-		next = strtok_r(NULL, "/", &save);
-		if (!next)
-			f = flags & ~CNI_DIR_PRIVATE; /* checked below, as on a cache hit */
+		if (n >= sizeof(part))
+			return -ENAMETOOLONG;
+		memcpy(part, name, n);
+		part[n] = '\0';
 		sub = cni_state_opendirat(fd, part, f, NULL);
-		if (sub < 0)
+		if (sub < 0) {
+			if (sub == -ENOENT && *cached && !fresh && !fstat(fd, &st) && !st.st_nlink)
+				return -ESTALE;
 			return sub;
+		}
 		if (owned >= 0)
 			close(owned);
 		fd = owned = sub;
 		fresh = true;
-		if (!check_snprintf(key + klen, sizeof(key) - klen, "/%s", part)) {
-			klen += strlen(key + klen);
-			if (cache_put(key, sub))
-				owned = -1;
-		}
+		at += 1 + n;
+		memcpy(key, path, at);
+		key[at] = '\0';
+		if (cache_exact(key) < 0 && cache_put(key, sub))
+			owned = -1;
 	}
 	if ((flags & CNI_DIR_PRIVATE) || (*cached && !fresh)) {
 		if (fstat(fd, &st) < 0)
@@ -201,32 +223,40 @@ static int walk(const char *dir, unsigned int flags, bool *cached)
 		if ((flags & CNI_DIR_PRIVATE) && !is_private(&st))
 			return -EPERM;
 	}
-	return owned >= 0 ? steal_fd(owned) : fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (owned >= 0)
+		return steal_fd(owned);
+	ret = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	return ret < 0 ? -errno : ret;
 }
 
 int cni_state_opendir(const char *dir, unsigned int flags)
 {
+	char path[PATH_MAX];
 	bool cached;
 	int fd;
 
 	if (!dir || dir[0] != '/')
 		return -EINVAL;
-	fd = walk(dir, flags, &cached);
-	if (fd >= 0 || !cached || (fd != -ESTALE && fd != -ENOENT))
+	if (canonical(path, dir))
+		return -ENAMETOOLONG;
+	fd = walk(path, flags, &cached);
+	if (fd != -ESTALE)
 		return fd;
 	/* A cached directory removed since: forget them all, walk from /. */
 	cache_flush();
-	fd = walk(dir, flags, &cached);
+	fd = walk(path, flags, &cached);
 	return fd == -ESTALE ? -ENOENT : fd;
 }
 
 int cni_state_mkdir(const char *dir)
 {
+	char path[PATH_MAX];
 	struct stat st;
 	int fd, i;
 
 	/* One this process walked to already is checked where it is. */
-	if (dir && (i = cache_exact(dir)) >= 0 && !fstat(dir_cache[i].fd, &st) && st.st_nlink)
+	if (dir && dir[0] == '/' && !canonical(path, dir) && (i = cache_exact(path)) >= 0 &&
+	    !fstat(dir_cache[i].fd, &st) && st.st_nlink)
 		return is_private(&st) ? 0 : -EPERM;
 	fd = cni_state_opendir(dir, CNI_DIR_CREATE | CNI_DIR_PRIVATE);
 	if (fd < 0)

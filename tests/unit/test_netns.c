@@ -199,9 +199,11 @@ Test(netns, outermost_entries_return_where_the_thread_was)
 	cr_assert(leave_netns());
 	cni_netns_forget();
 	two = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	assert_tracked("moved on"); /* known again, and not the kept one */
 	cr_assert_eq(cni_netns_enter(pod, &saved), 0);
 	cr_assert_eq(cni_netns_restore(&saved), 0);
-	cr_assert_eq(cni_netns_is_current(two), 1, "returned to the kept namespace");
+	cr_assert_eq(cni_netns_is_current(two), 1,
+		     "returned to the kept namespace, not the one left");
 	assert_tracked("back in the second");
 }
 

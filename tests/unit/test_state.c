@@ -172,16 +172,36 @@ Test(state, walks_share_cached_prefixes_and_survive_removal)
 		got = NULL;
 	}
 	cr_assert_eq(open_fds(), fds);
+	/* Spellings of one directory are one cache entry (repeated and
+	 * trailing slashes), not a descriptor each. */
+	for (int i = 0; i < 20; i++) {
+		snprintf(file, sizeof(file), "%s%.*s/p//q/%s", tmp, i % 3, "///",
+			 i % 2 ? "a/" : "a");
+		cr_assert_eq(cni_state_read(file, "rec", &got), 0, "%s", file);
+		json_object_put(got);
+		got = NULL;
+	}
+	cr_assert_eq(open_fds(), fds);
 	/* The cached directories removed under us: the next walk starts over
 	 * from / and creates them again. */
 	rm_tree(a);
 	snprintf(file, sizeof(file), "%s/p", tmp);
 	rm_tree(file);
+	cr_assert_eq(cni_state_mkdir(a), 0, "a removed cached directory is made again");
 	cr_assert_eq(cni_state_read(a, "rec", &got), -ENOENT);
-	cr_assert_eq(cni_state_mkdir(a), 0);
 	cr_assert_eq(cni_state_write_raw(a, "rec", "{\"c\":1}", 7), 0);
 	snprintf(file, sizeof(file), "%s/p/q/a/rec", tmp);
 	cr_assert_eq(stat(file, &st), 0, "written into the removed directory");
+	/* Longer than PATH_MAX, whatever is cached. */
+	{
+		char longer[PATH_MAX + 64];
+
+		memset(longer, 'x', sizeof(longer) - 1);
+		longer[sizeof(longer) - 1] = '\0';
+		memcpy(longer, a, strlen(a));
+		longer[strlen(a)] = '/';
+		cr_assert_eq(cni_state_mkdir(longer), -ENAMETOOLONG);
+	}
 	/* Replaced by a link after it was cached: the link is never followed
 	 * (the walk keeps the directory it verified, wherever it moved). */
 	tree_mkdir(tmp, "elsewhere");
