@@ -116,7 +116,24 @@ int cni_pci_driver(const char *root, const char *addr, char *drv, size_t len)
 	return ret == -ENOENT ? -ENOENT : ret;
 }
 
-static int read_count(const char *root, const char *pf, const char *attr, unsigned int *out);
+static int read_count(const char *root, const char *pf, const char *attr, unsigned int *out)
+{
+	_cleanup_free_ char *buf = NULL;
+	char path[PATH_MAX];
+	uint64_t v;
+	int ret;
+
+	if (dev_path(path, sizeof(path), root, pf, attr))
+		return -ENAMETOOLONG;
+	ret = read_file(path, 32, &buf, NULL);
+	if (ret)
+		return ret;
+	buf[strcspn(buf, "\n")] = '\0';
+	ret = parse_u64(buf, 10, 65535, &v);
+	if (!ret)
+		*out = (unsigned int)v;
+	return ret;
+}
 
 /* Domain and routing ID (bus << 8 | device << 3 | function) of a PCI
  * address "dddd:bb:dd.f". */
@@ -372,25 +389,6 @@ int cni_pci_vf_addr(const char *root, const char *pf, unsigned int n, char vf[CN
 	if (ret)
 		return ret;
 	return cni_pci_addr_parse(base, vf) ? 0 : -EINVAL;
-}
-
-static int read_count(const char *root, const char *pf, const char *attr, unsigned int *out)
-{
-	_cleanup_free_ char *buf = NULL;
-	char path[PATH_MAX];
-	uint64_t v;
-	int ret;
-
-	if (dev_path(path, sizeof(path), root, pf, attr))
-		return -ENAMETOOLONG;
-	ret = read_file(path, 32, &buf, NULL);
-	if (ret)
-		return ret;
-	buf[strcspn(buf, "\n")] = '\0';
-	ret = parse_u64(buf, 10, 65535, &v);
-	if (!ret)
-		*out = (unsigned int)v;
-	return ret;
 }
 
 int cni_pci_sriov_counts(const char *root, const char *pf, unsigned int *num, unsigned int *total)
