@@ -4,6 +4,7 @@
 #define TESTS_UNIT_HELPERS_H
 
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +75,19 @@ static inline void tree_link(const char *base, const char *target, const char *r
 
 	snprintf(path, sizeof(path), "%s/%s", base, rel);
 	cr_assert_eq(symlink(target, path), 0, "%s", path);
+}
+
+/* The number of descriptors this process has open. */
+static inline int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = -3; /* ".", ".." and the stream's own */
+
+	cr_assert_not_null(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
 }
 
 #endif

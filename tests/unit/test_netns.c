@@ -2,7 +2,6 @@
 /* Namespace files (planted, foreign, our own), the fatal failed return, and
  * logging: where a logFile may be, escaping, levels. */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <glob.h>
 #include <sched.h>
@@ -158,17 +157,6 @@ Test(netns, current_tracked_through_nested_entries)
 	/* A failed entry changes nothing. */
 	cr_assert_lt(cni_netns_enter(-1, &s1), 0);
 	assert_tracked("after a failed entry");
-}
-
-static int open_fds(void)
-{
-	_cleanup_dir_ DIR *d = opendir("/proc/self/fd");
-	int n = -3; /* ".", ".." and the stream's own */
-
-	cr_assert_not_null(d);
-	while (readdir(d))
-		n++;
-	return n;
 }
 
 Test(netns, outermost_entries_return_where_the_thread_was)

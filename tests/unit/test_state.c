@@ -123,18 +123,6 @@ Test(state, links_in_the_path_are_never_followed)
 	cr_assert_eq(cni_state_mkdir(dir), -ENOTDIR);
 }
 
-/* The number of descriptors this process has open. */
-static int open_fds(void)
-{
-	_cleanup_dir_ DIR *d = opendir("/proc/self/fd");
-	int n = -1; /* the stream's own */
-
-	cr_assert_not_null(d);
-	while (readdir(d))
-		n++;
-	return n - 2; /* "." and ".." */
-}
-
 Test(state, walks_share_cached_prefixes_and_survive_removal)
 {
 	_cleanup_json_ struct json_object *got = NULL;
