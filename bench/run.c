@@ -11,8 +11,10 @@
  *   run prefill DIR N            N leases (and the lock) as host-local writes them
  *
  * A job is a directory: bin (the program, usually a link), env (KEY=VALUE
- * lines), stdin (the config); its stdout and stderr go to out and err
- * there. One unmeasured warm-up round comes first; its ADD is reported as
+ * lines), stdin (the config). Its stdout and stderr are pipes, as a
+ * runtime's (libcni reads a plugin's stdout from one): a file on disk would
+ * charge its truncation and writes to whoever prints. What came through
+ * them is saved to out and err there when the run fails. One unmeasured warm-up round comes first; its ADD is reported as
  * "first" (an index rebuild shows there). Output, one line per contender:
  *   NAME wall MED P25 P75 cpu MED P25 P75 rss MAX first WALL RSS   (us, kB)
  * Any run that fails stops everything: numbers of failed runs mean nothing. */
@@ -38,7 +40,13 @@ struct job {
 	char dir[512];
 	char *env[ENV_MAX + 2]; /* + CNI_COMMAND, NULL */
 	size_t n_env;
+	int out, err; /* read ends of the running command's stdout and stderr */
 };
+
+/* A pipe's read end is left to the runner; its write end, which the child
+ * gets, is closed here once spawned. Pipes hold 1 MiB: a plugin's output is
+ * read after it exits, so it must never fill one (results are a few kB). */
+#define PIPE_SIZE (1 << 20)
 
 struct contender {
 	const char *name;
@@ -123,29 +131,65 @@ static void contender_load(struct contender *c, char *spec, size_t iter)
 		die("memory", strerror(ENOMEM));
 }
 
+static void pipe_open(int fds[2])
+{
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		die("pipe", strerror(errno));
+	if (fcntl(fds[1], F_SETPIPE_SZ, PIPE_SIZE) < 0)
+		die("pipe size", strerror(errno));
+}
+
 static pid_t spawn(struct job *j, const char *cmd)
 {
-	char bin[PATH_MAX], in[PATH_MAX], out[PATH_MAX], err[PATH_MAX], command[32];
+	char bin[PATH_MAX], in[PATH_MAX], command[32];
 	posix_spawn_file_actions_t fa;
+	int out[2], err[2], ret;
 	pid_t pid;
-	int ret;
 
 	path_of(bin, sizeof(bin), j->dir, "bin");
 	path_of(in, sizeof(in), j->dir, "stdin");
-	path_of(out, sizeof(out), j->dir, "out");
-	path_of(err, sizeof(err), j->dir, "err");
 	snprintf(command, sizeof(command), "CNI_COMMAND=%s", cmd);
 	j->env[j->n_env] = command;
 	j->env[j->n_env + 1] = NULL;
+	pipe_open(out);
+	pipe_open(err);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, in, O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, err[1], 2);
 	ret = posix_spawn(&pid, bin, &fa, NULL, (char *const[]){bin, NULL}, j->env);
 	posix_spawn_file_actions_destroy(&fa);
+	close(out[1]);
+	close(err[1]);
 	if (ret)
 		die(bin, strerror(ret));
+	j->out = out[0];
+	j->err = err[0];
 	return pid;
+}
+
+/* Empty the read end fd (the writer has exited); with keep, into the file
+ * dir/name. Closes fd. */
+static void pipe_drain(int fd, const char *dir, const char *name, bool keep)
+{
+	char path[PATH_MAX], buf[4096];
+	int file = -1;
+	ssize_t n;
+
+	if (keep) {
+		file = open(path_of(path, sizeof(path), dir, name),
+			    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (file < 0)
+			die(path, strerror(errno));
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		if (keep && write(file, buf, (size_t)n) != n)
+			die(path, strerror(errno));
+	if (n < 0)
+		die(name, strerror(errno));
+	close(fd);
+	if (keep)
+		close(file);
 }
 
 static uint64_t tv_us(struct timeval tv)
@@ -159,10 +203,14 @@ static void reap(pid_t pid, struct job *j, const char *cmd, struct sample *s)
 	struct rusage ru;
 	int status;
 	char what[PATH_MAX + 16];
+	bool failed;
 
 	if (wait4(pid, &status, 0, &ru) < 0)
 		die("wait4", strerror(errno));
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+	failed = !WIFEXITED(status) || WEXITSTATUS(status);
+	pipe_drain(j->out, j->dir, "out", failed);
+	pipe_drain(j->err, j->dir, "err", failed);
+	if (failed) {
 		snprintf(what, sizeof(what), "%s %s", cmd, j->dir);
 		die(what, "failed; see out and err there");
 	}
