@@ -14,8 +14,8 @@
  * lines), stdin (the config). Its stdout and stderr are pipes, as a
  * runtime's (libcni reads a plugin's stdout from one): a file on disk would
  * charge its truncation and writes to whoever prints. What came through
- * them is saved to out and err there when the run fails. One unmeasured warm-up round comes first; its ADD is reported as
- * "first" (an index rebuild shows there). Output, one line per contender:
+ * them is saved to out and err there when the run fails. One unmeasured warm-up round comes first;
+ * its ADD is reported as "first" (an index rebuild shows there). Output, one line per contender:
  *   NAME wall MED P25 P75 cpu MED P25 P75 rss MAX first WALL RSS   (us, kB)
  * Any run that fails stops everything: numbers of failed runs mean nothing. */
 #include <errno.h>

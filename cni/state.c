@@ -320,15 +320,13 @@ int cni_state_write_at(int dirfd, const char *name, const void *data, size_t len
 
 /* ".<name>.XXXXXX": the temp files of older builds (mkostemp), which a kill
  * before the rename left behind. */
-static bool older_tmp(const char *entry, const char *name)
+static bool older_tmp(const char *entry)
 {
-	size_t n = strlen(name);
+	const char *dot = strrchr(entry, '.');
 
-	if (entry[0] != '.' || strncmp(entry + 1, name, n) || entry[n + 1] != '.')
-		return false;
-	entry += n + 2;
-	return strlen(entry) == 6 && strspn(entry, "abcdefghijklmnopqrstuvwxyz"
-						   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == 6;
+	return entry[0] == '.' && dot && dot > entry + 1 && strlen(dot + 1) == 6 &&
+	       strspn(dot + 1, "abcdefghijklmnopqrstuvwxyz"
+			       "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == 6;
 }
 
 DIR *cni_state_stream(int dirfd)
@@ -348,24 +346,31 @@ DIR *cni_state_stream(int dirfd)
 	return d;
 }
 
-static void sweep_older_tmp(int dirfd, const char *name)
+int cni_state_sweep(const char *dir)
 {
-	_cleanup_dir_ DIR *d = cni_state_stream(dirfd);
+	_cleanup_close_ int fd = cni_state_opendir(dir, CNI_DIR_PRIVATE);
+	_cleanup_dir_ DIR *d = NULL;
 	struct dirent *e;
 	size_t seen = 0;
+	int n = 0;
 
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return fd;
+	d = cni_state_stream(fd);
 	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		if (++seen > SWEEP_MAX) {
-			log_warn("more than %d entries in a state directory; older temporary files "
-				 "of %s not swept",
-				 SWEEP_MAX, name);
-			return;
-		}
-		if (e->d_type != DT_DIR && older_tmp(e->d_name, name))
-			unlinkat(dirfd, e->d_name, 0);
-	}
+		return -errno;
+	while ((e = readdir(d)) && ++seen <= SWEEP_MAX)
+		if (e->d_type != DT_DIR && older_tmp(e->d_name) && unlinkat(fd, e->d_name, 0) == 0)
+			n++;
+	if (seen > SWEEP_MAX)
+		log_warn("more than %d entries in %s: older temporary files not all swept",
+			 SWEEP_MAX, dir);
+	if (n)
+		log_info("removed %d temporary file(s) an older build's killed run left in %s", n,
+			 dir);
+	return n;
 }
 
 int cni_state_remove_at(int dirfd, const char *name)
@@ -378,7 +383,6 @@ int cni_state_remove_at(int dirfd, const char *name)
 		return -errno;
 	if (unlinkat(dirfd, tmp, 0) < 0 && errno != ENOENT)
 		return -errno;
-	sweep_older_tmp(dirfd, name);
 	return fsync(dirfd) < 0 ? -errno : 0;
 }
 

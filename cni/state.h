@@ -78,4 +78,9 @@ int cni_state_read(const char *dir, const char *name, struct json_object **rec);
 /* Remove dir/name and its temp files, fsync dir; an absent file is success. */
 int cni_state_remove(const char *dir, const char *name);
 
+/* Remove the temp files older builds named ".<name>.XXXXXX" (mkostemp) that
+ * a kill before their rename left in dir: a listing of dir, so GC's work,
+ * not every remove's. How many were removed, or -errno; absent dir is 0. */
+int cni_state_sweep(const char *dir);
+
 #endif

@@ -99,6 +99,10 @@ int ibsriov_gc(struct cni_ctx *ctx)
 	struct cni_error err = {0};
 	int ret = 0;
 
+	/* What kills left of older builds' writes: a listing, paid here
+	 * rather than by every DEL. */
+	cni_state_sweep(IBSRIOV_STATE_DIR);
+	cni_state_sweep(IBSRIOV_GO_DIR);
 	if (!ctx->conf->has_attachments) {
 		log_info("no cni.dev/valid-attachments list: nothing to release");
 	} else {

@@ -17,6 +17,7 @@
 
 #define OWNERS_MAX (1 << 20) /* bytes of one owner file */
 #define TOKEN	   "token"
+#define TOKEN_MAX  255 /* bytes of a token file */
 
 bool ipam_lease_owned_by(const struct ipam_lease *l, const char *id, const char *ifname)
 {
@@ -68,8 +69,42 @@ static int token_text(struct ipam_store *s, char *buf, size_t len)
 			      st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
 }
 
+static void token_close(struct ipam_store *s)
+{
+	if (s->token_fd >= 0)
+		close(s->token_fd);
+	s->token_fd = -1;
+}
+
+bool ipam_index_current(struct ipam_store *s)
+{
+	char now[128], saved[TOKEN_MAX + 1];
+	struct stat st;
+	ssize_t n;
+
+	token_close(s);
+	if (token_text(s, now, sizeof(now)))
+		return false;
+	s->token_fd = openat(s->idx_fd, TOKEN, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (s->token_fd < 0)
+		return false;
+	/* Rewritten in place later: a second link would be written through. */
+	if (fstat(s->token_fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
+	    st.st_size > TOKEN_MAX || (n = pread(s->token_fd, saved, TOKEN_MAX, 0)) < 0) {
+		token_close(s);
+		return false;
+	}
+	saved[n] = '\0';
+	s->token_len = (size_t)n;
+	return !strcmp(saved, now);
+}
+
 void ipam_index_invalidate(struct ipam_store *s)
 {
+	/* A first byte no token starts with: in place, no file created. */
+	if (s->token_fd >= 0 && pwrite(s->token_fd, "!", 1, 0) == 1)
+		return;
+	token_close(s);
 	if (unlinkat(s->idx_fd, TOKEN, 0) < 0 && errno != ENOENT)
 		log_warn("cannot drop the index token of %s: %s", s->dir, strerror(errno));
 }
@@ -77,11 +112,20 @@ void ipam_index_invalidate(struct ipam_store *s)
 void ipam_index_seal(struct ipam_store *s)
 {
 	char now[128];
+	size_t len;
 
-	/* Atomic (temp file, rename), not durable: a token lost to a crash
-	 * only costs a rebuild. */
-	if (!token_text(s, now, sizeof(now)))
-		cni_state_write_at(s->idx_fd, TOKEN, now, strlen(now), false);
+	if (token_text(s, now, sizeof(now)))
+		return;
+	len = strlen(now);
+	/* In place when we hold it; a token torn by a crash here only costs a
+	 * rebuild. Not durable either way, for the same reason. */
+	if (s->token_fd >= 0 && pwrite(s->token_fd, now, len, 0) == (ssize_t)len &&
+	    (len >= s->token_len || ftruncate(s->token_fd, (off_t)len) == 0)) {
+		s->token_len = len;
+		return;
+	}
+	token_close(s);
+	cni_state_write_at(s->idx_fd, TOKEN, now, len, false);
 }
 
 /* Empty owners/ (everything in it is ours and rebuilt). */
@@ -150,19 +194,6 @@ int ipam_index_rebuild(struct ipam_store *s)
 		return ret;
 	s->rebuilt = true;
 	log_debug("rebuilt the owner index of %s from %zu leases", s->dir, r.n);
-	return 0;
-}
-
-int ipam_index_check(struct ipam_store *s)
-{
-	_cleanup_free_ char *saved = NULL;
-	char now[128];
-
-	/* Any doubt about the token (absent, unreadable) costs a rebuild from
-	 * the truth, never a wrong answer. */
-	if (token_text(s, now, sizeof(now)) ||
-	    ipam_store_read(s->idx_fd, TOKEN, 256, &saved, NULL) || strcmp(saved, now))
-		return ipam_index_rebuild(s);
 	return 0;
 }
 

@@ -10,14 +10,16 @@
 
 #include "store.h"
 
-/* Rebuild the index unless its token matches the lease directory. */
-int ipam_index_check(struct ipam_store *s);
+/* Whether the token matches the lease directory as it is now. The token
+ * is kept open (s->token_fd) to be rewritten in place: only a regular file
+ * with one link is, anything else reads as no token. */
+bool ipam_index_current(struct ipam_store *s);
 
 /* Rebuild every owner file from the lease files (s->rebuilt is set). */
 int ipam_index_rebuild(struct ipam_store *s);
 
-/* Before the first change of an open: drop the token, so that a run killed
- * before ipam_index_seal() leaves the next one to rebuild. */
+/* Before the first change of an open: spoil the token (or drop it), so that
+ * a run killed before ipam_index_seal() leaves the next one to rebuild. */
 void ipam_index_invalidate(struct ipam_store *s);
 
 /* After the last change: record the lease directory's token. */

@@ -319,7 +319,7 @@ int ipam_store_open(struct ipam_store *s, const char *data_dir, const char *netw
 	int ret;
 
 	memset(s, 0, sizeof(*s));
-	s->dir_fd = s->idx_fd = s->owners_fd = s->lock_fd = -1;
+	s->dir_fd = s->idx_fd = s->owners_fd = s->lock_fd = s->token_fd = -1;
 	s->list_max = IPAM_LIST_MAX;
 	if (check_snprintf(s->dir, sizeof(s->dir), "%s/%s", data_dir, network))
 		return cni_errorf(err, -ENAMETOOLONG, CNI_ERR_INVALID_CONFIG,
@@ -344,8 +344,13 @@ int ipam_store_open(struct ipam_store *s, const char *data_dir, const char *netw
 	ret = s->lock_fd < 0 ? s->lock_fd : open_index(s, data, data_dir, network, err);
 	if (ret)
 		goto fail;
-	sweep(s);
-	ret = ipam_index_check(s);
+	/* Any doubt about the token (absent, unreadable, spoilt by a killed
+	 * run) costs a rebuild from the truth, never a wrong answer; only a
+	 * killed run leaves temp files, and it leaves the token spoilt. */
+	if (!ipam_index_current(s)) {
+		sweep(s);
+		ret = ipam_index_rebuild(s);
+	}
 	if (ret) {
 		cni_errorf(err, ret, CNI_ERR_IO, "cannot index the lease directory", "%s: %s",
 			   s->dir, ret == -E2BIG ? "too many entries" : strerror(-ret));
@@ -374,13 +379,15 @@ void ipam_store_close(struct ipam_store *s)
 			ipam_index_seal(s);
 	}
 	cni_lock_release(s->lock_fd);
+	if (s->token_fd >= 0)
+		close(s->token_fd);
 	if (s->owners_fd >= 0)
 		close(s->owners_fd);
 	if (s->idx_fd >= 0)
 		close(s->idx_fd);
 	if (s->dir_fd >= 0)
 		close(s->dir_fd);
-	s->dir_fd = s->idx_fd = s->owners_fd = s->lock_fd = -1;
+	s->dir_fd = s->idx_fd = s->owners_fd = s->lock_fd = s->token_fd = -1;
 }
 
 /* --- leasing --- */

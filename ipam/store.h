@@ -28,17 +28,19 @@ struct ipam_store {
 	int idx_fd;	    /* <dataDir>/.ib-host-local/<network> */
 	int owners_fd;	    /* its owners/ */
 	int lock_fd;
-	size_t list_max; /* IPAM_LIST_MAX; tests lower it */
-	bool changed;	 /* dir changed: refresh the index token on close */
-	bool rebuilt;	 /* the index was rebuilt by this open */
-	bool tmp_ready;	 /* IPAM_LEASE_TMP holds tmp_text, fsync'ed */
+	int token_fd;	  /* the index token, kept to be rewritten in place; -1 */
+	size_t token_len; /* its length as read or last written */
+	size_t list_max;  /* IPAM_LIST_MAX; tests lower it */
+	bool changed;	  /* dir changed: refresh the index token on close */
+	bool rebuilt;	  /* the index was rebuilt by this open */
+	bool tmp_ready;	  /* IPAM_LEASE_TMP holds tmp_text, fsync'ed */
 	char tmp_text[4096];
 };
 
 /* A store not (or no longer) open: ipam_store_close() on it does nothing. */
 #define IPAM_STORE_INIT                                                                            \
 	{                                                                                          \
-		.dir_fd = -1, .idx_fd = -1, .owners_fd = -1, .lock_fd = -1                         \
+		.dir_fd = -1, .idx_fd = -1, .owners_fd = -1, .lock_fd = -1, .token_fd = -1         \
 	}
 
 /* A lease as found on disk. ifname is NULL for a legacy bare-ID file; id is

@@ -5,6 +5,7 @@
 
 #include "cleanup.h"
 #include "rdmans.h"
+#include "state.h"
 
 #define MAX_ENTRIES 65536 /* a bounded listing, whatever was planted */
 
@@ -16,6 +17,9 @@ int rdmans_gc(struct cni_ctx *ctx)
 	int ret = 0;
 
 	rdmans_args(ctx, false);
+	/* What kills left of older builds' writes (see cni_state_sweep()). */
+	cni_state_sweep(RDMANS_STATE_DIR);
+	cni_state_sweep(RDMACNI_STATE_DIR);
 	if (!ctx->conf->has_attachments) {
 		log_info("no cni.dev/valid-attachments list: nothing to release");
 		return 0;

@@ -540,28 +540,37 @@ test_packed_range_one_fsync_per_lease() {
 
 test_killed_runs_leave_nothing_for_good() {
 	# strace kills the plugin at the step named: just before publishing the
-	# lease, the pointer or the index token. The next run removes what the
-	# killed one left and the store stays consistent.
+	# lease or the pointer (a temp file is left), or before resealing the
+	# index token it spoilt in place. The next run removes what the killed
+	# one left, rebuilds the index, and the store stays consistent.
 	local conf step left
 	command -v strace >/dev/null || { fail "strace is missing"; return; }
 	conf=$(ipam_conf k "$T/ours" '"ranges":[[{"subnet":"10.155.0.0/24"}]]')
 	for step in linkat:1:"k/.ib-host-local.lease.tmp" renameat:1:"k/.ib-host-local.ptr.tmp" \
-		renameat:3:".ib-host-local/k/.token.tmp"; do
+		pwrite64:2:".ib-host-local/k/token"; do
 		IFS=: read -r sc when left <<<"$step"
 		env -i CNI_COMMAND=ADD CNI_CONTAINERID=kill-$sc-$when CNI_NETNS=/proc/self/ns/net \
 			CNI_IFNAME=eth0 CNI_PATH=/x strace -f -qq -o /dev/null \
 			-e trace=$sc -e inject=$sc:signal=SIGKILL:when=$when "$BIN/ib-host-local" \
 			<<<"$conf" >/dev/null 2>&1
-		[ -e "$T/ours/$left" ] || fail "$step: the kill left no $left (wrong kill point?)"
+		if [ "$sc" = pwrite64 ]; then
+			[ "$(head -c1 "$T/ours/$left")" = "!" ] || fail "$step: the kill left no spoilt token"
+		else
+			[ -e "$T/ours/$left" ] || fail "$step: the kill left no $left (wrong kill point?)"
+		fi
 		cni_exec ib-host-local ADD next-$sc-$when /proc/self/ns/net eth0 "$conf"
 		assert_eq 0 "$RC" "ADD after a kill at $step ($OUT)"
-		[ -e "$T/ours/$left" ] && fail "$step: $left is still there"
+		if [ "$sc" = pwrite64 ]; then
+			[ "$(head -c1 "$T/ours/$left")" = "!" ] && fail "$step: the token is still spoilt"
+		else
+			[ -e "$T/ours/$left" ] && fail "$step: $left is still there"
+		fi
 	done
 	# Every lease names its owner and DEL releases what the killed runs got.
 	for f in "$T"/ours/k/10.*; do
 		[ -s "$f" ] || fail "empty lease $f"
 	done
-	for step in kill-linkat-1 kill-renameat-1 kill-renameat-3 next-linkat-1 next-renameat-1 next-renameat-3; do
+	for step in kill-linkat-1 kill-renameat-1 kill-pwrite64-2 next-linkat-1 next-renameat-1 next-pwrite64-2; do
 		cni_exec ib-host-local DEL $step "" eth0 "$conf"
 	done
 	assert_eq "" "$(ls "$T/ours/k" | grep '^10\.')" "all released"

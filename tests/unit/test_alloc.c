@@ -514,6 +514,54 @@ Test(alloc, pointer_and_token_are_replaced_not_written_through)
 	cr_assert_eq(ipam_store_open(&st, data, "net", true, &err), 0);
 }
 
+Test(alloc, the_token_is_rewritten_in_place_and_spoilt_while_changing)
+{
+	struct cni_addr a = ip("10.1.2.2"), b = ip("10.1.2.3");
+	_cleanup_free_ char *tok = NULL;
+	struct cni_error err = {0};
+	struct stat st1, st2;
+	int fd;
+
+	cr_assert_eq(ipam_store_reserve(&st, &a, "c1", "eth0", 0), 0);
+	ipam_store_close(&st);
+	cr_assert_eq(stat(path_in(".ib-host-local/net/token"), &st1), 0);
+	cr_assert_eq(ipam_store_open(&st, data, "net", true, &err), 0);
+	cr_assert_not(st.rebuilt, "the sealed token matches");
+	cr_assert_eq(ipam_store_reserve(&st, &b, "c2", "eth0", 0), 0);
+	cr_assert_eq(read_file(path_in(".ib-host-local/net/token"), 256, &tok, NULL), 0);
+	cr_assert_eq(tok[0], '!', "spoilt while the directory changes: %s", tok);
+	ipam_store_close(&st);
+	cr_assert_eq(stat(path_in(".ib-host-local/net/token"), &st2), 0);
+	cr_assert_eq(st1.st_ino, st2.st_ino, "rewritten in place, no new file");
+	cr_assert_eq(ipam_store_open(&st, data, "net", true, &err), 0);
+	cr_assert_not(st.rebuilt, "resealed");
+	ipam_store_close(&st);
+
+	/* What a kill after the spoiling leaves: a temp lease, a spoilt token. */
+	write_file(IPAM_LEASE_TMP, "c3\r\neth0");
+	fd = open(path_in(".ib-host-local/net/token"), O_WRONLY);
+	cr_assert_eq(pwrite(fd, "!", 1, 0), 1);
+	close(fd);
+	cr_assert_eq(ipam_store_open(&st, data, "net", true, &err), 0);
+	cr_assert(st.rebuilt, "a spoilt token is no token");
+	cr_assert_not(exists("net/" IPAM_LEASE_TMP), "swept with the rebuild");
+	ipam_store_close(&st);
+
+	/* A longer token than the next one: cut to length, so it matches. */
+	fd = open(path_in(".ib-host-local/net/token"), O_WRONLY | O_APPEND);
+	cr_assert_eq(write(fd, "                                        ", 40), 40);
+	close(fd);
+	cr_assert_eq(ipam_store_open(&st, data, "net", true, &err), 0);
+	cr_assert(st.rebuilt);
+	ipam_store_close(&st);
+	free(tok);
+	tok = NULL;
+	cr_assert_eq(read_file(path_in(".ib-host-local/net/token"), 256, &tok, NULL), 0);
+	cr_assert_eq(strchr(tok, '\n') - tok + 1, (long)strlen(tok), "no tail left: %s", tok);
+	cr_assert_eq(ipam_store_open(&st, data, "net", true, &err), 0);
+	cr_assert_not(st.rebuilt);
+}
+
 Test(alloc, a_lease_rewritten_in_place_wins_over_the_index)
 {
 	struct cni_addr a = ip("10.1.2.20"), *ips;

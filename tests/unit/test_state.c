@@ -253,9 +253,39 @@ Test(state, temp_files_of_a_killed_writer_are_removed)
 	cr_assert_eq(cni_state_remove(tmp, "rec"), 0);
 	cr_assert_eq(stat(path, &st), -1, "remove removes it");
 	snprintf(path, sizeof(path), "%s/.rec.Ab12Cd", tmp);
-	cr_assert_eq(stat(path, &st), -1, "remove removes older temp files");
+	cr_assert_eq(stat(path, &st), 0, "remove lists nothing: older temp files are GC's");
 	snprintf(path, sizeof(path), "%s/.other.tmp", tmp);
 	cr_assert_eq(read_file(path, 64, &raw, NULL), 0, "another name's temp file is kept");
+}
+
+Test(state, the_sweep_removes_older_builds_temp_files_only)
+{
+	char path[128];
+	struct stat st;
+	const char *gone[] = {".rec.Ab12Cd", ".net-ctr-eth0.x9Y8z7", ".a.b.000000"};
+	const char *kept[] = {"rec",	  ".other.tmp",	 ".rec.Ab12C", ".rec.Ab12Cd7",
+			      "..abcdef", ".rec.Ab-2Cd", "rec.Ab12Cd"};
+
+	for (size_t i = 0; i < ARRAY_SIZE(gone); i++)
+		tree_put(tmp, gone[i], "{}");
+	for (size_t i = 0; i < ARRAY_SIZE(kept); i++)
+		tree_put(tmp, kept[i], "{}");
+	snprintf(path, sizeof(path), "%s/.dir.abcdef", tmp);
+	cr_assert_eq(mkdir(path, 0700), 0);
+	cr_assert_eq(cni_state_sweep(tmp), (int)ARRAY_SIZE(gone));
+	for (size_t i = 0; i < ARRAY_SIZE(gone); i++) {
+		snprintf(path, sizeof(path), "%s/%s", tmp, gone[i]);
+		cr_assert_eq(stat(path, &st), -1, "%s swept", gone[i]);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(kept); i++) {
+		snprintf(path, sizeof(path), "%s/%s", tmp, kept[i]);
+		cr_assert_eq(stat(path, &st), 0, "%s kept", kept[i]);
+	}
+	snprintf(path, sizeof(path), "%s/.dir.abcdef", tmp);
+	cr_assert_eq(stat(path, &st), 0, "a directory is kept");
+	cr_assert_eq(cni_state_sweep(tmp), 0);
+	snprintf(path, sizeof(path), "%s/absent", tmp);
+	cr_assert_eq(cni_state_sweep(path), 0);
 }
 
 Test(state, a_hard_link_is_not_written_through)
