@@ -269,8 +269,18 @@ static void put_string(struct buf *b, const char *s, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = u[i];
 		char esc[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
-		size_t k = c < 0x80 ? 1 : utf8_seq(u + i, n - i, &cp);
+		size_t k, run = 0;
 
+		/* Printable ASCII that needs no escape goes out as one run. */
+		while (i + run < n && u[i + run] >= 0x20 && u[i + run] < 0x80 &&
+		       !strchr("\"\\<>&", u[i + run]))
+			run++;
+		if (run) {
+			put(b, s + i, run);
+			i += run - 1;
+			continue;
+		}
+		k = c < 0x80 ? 1 : utf8_seq(u + i, n - i, &cp);
 		if (!k) {
 			puts_(b, "\\ufffd");
 		} else if (k > 1 && (cp == 0x2028 || cp == 0x2029)) {
@@ -288,10 +298,8 @@ static void put_string(struct buf *b, const char *s, size_t n)
 			puts_(b, "\\r");
 		} else if (c == '\t') {
 			puts_(b, "\\t");
-		} else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
-			puts_(b, esc);
 		} else {
-			put(b, (const char *)&s[i], 1);
+			puts_(b, esc); /* below 0x20, or < > & */
 		}
 	}
 	put(b, "\"", 1);

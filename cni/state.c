@@ -386,9 +386,10 @@ int cni_state_remove_at(int dirfd, const char *name)
 	return fsync(dirfd) < 0 ? -errno : 0;
 }
 
-static int write_path(const char *dir, const char *name, const void *data, size_t len, bool durable)
+static int write_path(const char *dir, unsigned int flags, const char *name, const void *data,
+		      size_t len, bool durable)
 {
-	_cleanup_close_ int fd = cni_state_opendir(dir, CNI_DIR_PRIVATE);
+	_cleanup_close_ int fd = cni_state_opendir(dir, flags | CNI_DIR_PRIVATE);
 
 	if (fd < 0)
 		return fd;
@@ -397,12 +398,12 @@ static int write_path(const char *dir, const char *name, const void *data, size_
 
 int cni_state_write_raw(const char *dir, const char *name, const void *data, size_t len)
 {
-	return write_path(dir, name, data, len, true);
+	return write_path(dir, 0, name, data, len, true);
 }
 
 int cni_state_write_cache(const char *dir, const char *name, const void *data, size_t len)
 {
-	return write_path(dir, name, data, len, false);
+	return write_path(dir, 0, name, data, len, false);
 }
 
 int cni_state_write(const char *dir, const char *name, struct json_object *rec)
@@ -411,7 +412,7 @@ int cni_state_write(const char *dir, const char *name, struct json_object *rec)
 
 	if (!s)
 		return -ENOMEM;
-	return cni_state_write_raw(dir, name, s, strlen(s));
+	return write_path(dir, CNI_DIR_CREATE, name, s, strlen(s), true);
 }
 
 int cni_state_read(const char *dir, const char *name, struct json_object **rec)

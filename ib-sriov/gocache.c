@@ -214,7 +214,6 @@ int ibsriov_gocache_save(const struct ibsriov_record *r, const char *cni_version
 {
 	_cleanup_json_ struct json_object *o = NULL;
 	char file[NAME_MAX + 1];
-	int ret;
 
 	/* A name the Go plugin could not have used: nothing to leave for it. */
 	if (check_snprintf(file, sizeof(file), "%s-%s", r->container_id, r->ifname))
@@ -222,6 +221,5 @@ int ibsriov_gocache_save(const struct ibsriov_record *r, const char *cni_version
 	o = go_json(r, cni_version, ipam_type);
 	if (!o)
 		return -ENOMEM;
-	ret = cni_state_mkdir(IBSRIOV_GO_DIR);
-	return ret ? ret : cni_state_write(IBSRIOV_GO_DIR, file, o);
+	return cni_state_write(IBSRIOV_GO_DIR, file, o);
 }

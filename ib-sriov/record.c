@@ -380,12 +380,7 @@ int ibsriov_record_from_json(struct json_object *o, struct ibsriov_record *r)
 int ibsriov_record_save(const struct ibsriov_record *r)
 {
 	_cleanup_json_ struct json_object *o = ibsriov_record_to_json(r);
-	int ret;
-
-	if (!o)
-		return -ENOMEM;
-	ret = cni_state_mkdir(IBSRIOV_STATE_DIR);
-	return ret ? ret : cni_state_write(IBSRIOV_STATE_DIR, r->name, o);
+	return o ? cni_state_write(IBSRIOV_STATE_DIR, r->name, o) : -ENOMEM;
 }
 
 static int load_from(const char *dir, const char *name, struct json_object **o)

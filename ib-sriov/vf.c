@@ -79,11 +79,12 @@ static int pf_ifindex(const struct ibsriov_record *r)
 int ibsriov_vf_restore(const struct ibsriov_record *r, const char **what)
 {
 	struct cni_vf orig = r->vf_orig, *vfs = NULL, *cur = NULL;
-	int pf = pf_ifindex(r), ret = 0;
 	size_t n = 0;
+	int pf, ret = 0;
 
 	*what = NULL;
-	if (!(r->flags & IBSRIOV_REC_HAS_VF_ORIG) || !r->vf_changed || !pf)
+	/* Nothing changed, nothing to restore: the PF is not even looked up. */
+	if (!(r->flags & IBSRIOV_REC_HAS_VF_ORIG) || !r->vf_changed || !(pf = pf_ifindex(r)))
 		return 0;
 	orig.vf = (uint32_t)r->vf;
 	/* "No admin MAC" is restored as such: zeros clear it. */

@@ -246,8 +246,7 @@ int rdmans_record_save(const char *name, const struct rdmans_record *rec)
 	_cleanup_json_ struct json_object *obj = NULL;
 	int ret = rdmans_record_to_json(rec, &obj);
 
-	return ret ?: cni_state_mkdir(RDMANS_STATE_DIR) ?:
-		      cni_state_write(RDMANS_STATE_DIR, name, obj);
+	return ret ?: cni_state_write(RDMANS_STATE_DIR, name, obj);
 }
 
 int rdmacni_cache_load(const char *name, struct rdmacni_cache *c)

@@ -55,6 +55,12 @@ Test(state, modes_ignore_umask)
 		cr_assert_eq(cni_state_write(dir, "rec", rec), 0);
 		snprintf(file, sizeof(file), "%s/rec", dir);
 		cr_assert_eq(mode_of(file), 0600, "umask %o", masks[i]);
+		/* A record's write makes its directory as cni_state_mkdir would. */
+		snprintf(dir, sizeof(dir), "%s/w%zu/a/b", tmp, i);
+		cr_assert_eq(cni_state_write(dir, "rec", rec), 0);
+		cr_assert_eq(mode_of(dir), 0700, "umask %o", masks[i]);
+		snprintf(file, sizeof(file), "%s/rec", dir);
+		cr_assert_eq(mode_of(file), 0600, "umask %o", masks[i]);
 	}
 }
 
