@@ -9,10 +9,16 @@
 
 int cni_caps_require(uint64_t mask, struct cni_error *err)
 {
+	/* Capabilities found held: a built-in delegate asks again. Nothing
+	 * here drops any, so a yes stays true for the process. */
+	static __thread uint64_t held;
 	char missing[256] = "";
 	size_t used = 0;
-	cap_t caps = cap_get_proc();
+	cap_t caps;
 
+	if (!(mask & ~held))
+		return 0;
+	caps = cap_get_proc();
 	if (!caps)
 		return cni_errorf(err, -errno, CNI_ERR_INTERNAL, "cannot read process capabilities",
 				  "%s", strerror(errno));
@@ -31,8 +37,10 @@ int cni_caps_require(uint64_t mask, struct cni_error *err)
 		cap_free(name);
 	}
 	cap_free(caps);
-	if (!used)
+	if (!used) {
+		held |= mask;
 		return 0;
+	}
 	for (char *p = missing; *p; p++)
 		if (*p >= 'a' && *p <= 'z')
 			*p = (char)(*p - 'a' + 'A');

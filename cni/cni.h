@@ -15,9 +15,10 @@
 
 struct cni_ctx {
 	struct cni_env env;
-	struct cni_args args;	   /* CNI_ARGS, parsed */
-	struct cni_conf *conf;	   /* NULL for VERSION */
-	struct cni_result *result; /* ADD sets it; cni_run prints and frees it */
+	struct cni_args args;	     /* CNI_ARGS, parsed */
+	const struct cni_conf *conf; /* NULL for VERSION; read only */
+	struct cni_conf *own_conf;   /* the parse this context frees (conf, or NULL) */
+	struct cni_result *result;   /* ADD sets it; cni_run prints and frees it */
 	struct cni_error err;
 };
 
@@ -52,11 +53,13 @@ struct cni_plugin {
 int cni_run(const struct cni_plugin *plugin, int argc, char **argv);
 
 /* Serve one request for plugin p in this process, as if it had been exec'ed
- * with env (CNI_COMMAND cmd) and raw on stdin: *out is what it would have
- * printed (NULL for a silent success). Returns its exit status (0 or 1), or
- * -ENOMEM when not even the error could be built. Log context is restored. */
+ * with env (CNI_COMMAND cmd) and conf's stdin bytes on stdin: *out is what it
+ * would have printed (NULL for a silent success). conf itself serves when it
+ * was parsed for cmd (p only reads it); otherwise its bytes are parsed anew.
+ * Returns its exit status (0 or 1), or -ENOMEM when not even the error
+ * could be built. Log context is restored. */
 int cni_run_builtin(const struct cni_plugin *p, const struct cni_env *env, enum cni_command cmd,
-		    const char *raw, size_t len, struct json_object **out);
+		    const struct cni_conf *conf, struct json_object **out);
 
 /* For a state the process cannot safely continue from: print the CNI error
  * (in the request's cniVersion when known) on stdout and _exit(1) without

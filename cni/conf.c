@@ -198,6 +198,7 @@ int cni_conf_parse(char *raw, size_t len, enum cni_command cmd, struct cni_conf 
 	}
 	c->raw = raw;
 	c->raw_len = len;
+	c->command = cmd;
 	c->root = cni_json_parse(raw, len, &why);
 	if (!c->root)
 		ret = decode_error(err, why);

@@ -24,6 +24,7 @@ struct cni_conf {
 	struct json_object *root;
 	char *raw; /* stdin bytes, NUL-terminated */
 	size_t raw_len;
+	enum cni_command command; /* the request it was parsed for */
 	enum cni_version version;
 	const char *version_str;
 	const char *name;

@@ -276,7 +276,7 @@ static int run_builtin(const struct cni_builtin *b, const char *path, const stru
 	int status;
 
 	log_debug("delegating %s to %s (built in)", cni_command_str(cmd), path);
-	status = cni_run_builtin(b->plugin, env, cmd, conf->raw, conf->raw_len, &o);
+	status = cni_run_builtin(b->plugin, env, cmd, conf, &o);
 	if (status < 0)
 		return cni_errorf(err, status, CNI_ERR_DELEGATE, "delegated plugin failed",
 				  "%s: %s", b->type, strerror(-status));

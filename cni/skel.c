@@ -254,9 +254,10 @@ static int run(const struct cni_plugin *p, struct cni_ctx *ctx)
 	ret = cni_conf_read(STDIN_FILENO, &raw, &len, &ctx->err);
 	if (ret)
 		return ret;
-	ret = cni_conf_parse(raw, len, ctx->env.command, &ctx->conf, &ctx->err);
+	ret = cni_conf_parse(raw, len, ctx->env.command, &ctx->own_conf, &ctx->err);
 	if (ret)
 		return ret;
+	ctx->conf = ctx->own_conf;
 	cni_log_setup(ctx->conf->log_level, ctx->conf->log_file);
 	ret = serve(p, ctx, &out);
 	return ret || !out ? ret : print_json(out);
@@ -275,29 +276,45 @@ static void ctx_free(struct cni_ctx *ctx)
 {
 	cni_result_free(ctx->result);
 	cni_args_free(&ctx->args);
-	cni_conf_free(ctx->conf);
+	cni_conf_free(ctx->own_conf);
+}
+
+/* ctx's configuration for a request cmd: conf itself when it was parsed
+ * for cmd (parsing depends on nothing else), else its bytes parsed anew. */
+static int builtin_conf(struct cni_ctx *ctx, const struct cni_conf *conf, enum cni_command cmd)
+{
+	char *copy;
+	int ret;
+
+	if (conf->command == cmd) {
+		ctx->conf = conf;
+		return 0;
+	}
+	copy = malloc(conf->raw_len + 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, conf->raw, conf->raw_len);
+	copy[conf->raw_len] = '\0';
+	ret = cni_conf_parse(copy, conf->raw_len, cmd, &ctx->own_conf, &ctx->err);
+	ctx->conf = ctx->own_conf;
+	return ret;
 }
 
 int cni_run_builtin(const struct cni_plugin *p, const struct cni_env *env, enum cni_command cmd,
-		    const char *raw, size_t len, struct json_object **out)
+		    const struct cni_conf *conf, struct json_object **out)
 {
 	struct cni_ctx ctx = {.env = *env}, *outer = current;
-	char *copy = malloc(len + 1);
 	struct cni_log_ctx saved;
 	int ret;
 
 	*out = NULL;
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, raw, len);
-	copy[len] = '\0';
 	ctx.env.command = cmd;
 	ctx.env.command_str = cni_command_str(cmd);
 	saved = cni_log_swap_context((struct cni_log_ctx){p->name, ctx.env.command_str,
 							  ctx.env.containerid, ctx.env.ifname});
 	current = &ctx;
 	/* The log is already set up: the request is the caller's own. */
-	ret = cni_conf_parse(copy, len, cmd, &ctx.conf, &ctx.err) ?: serve(p, &ctx, out);
+	ret = builtin_conf(&ctx, conf, cmd) ?: serve(p, &ctx, out);
 	if (ret) {
 		fail(&ctx, ret);
 		json_object_put(*out);

@@ -28,8 +28,8 @@ static bool device_parse(const char *v, char dev[RDMANS_DEV_MAX])
 	return cni_valid_id(v) && !copy_str(dev, RDMANS_DEV_MAX, v);
 }
 
-int rdmans_configured_device(struct cni_conf *conf, char dev[RDMANS_DEV_MAX], const char **key,
-			     struct cni_error *err)
+int rdmans_configured_device(const struct cni_conf *conf, char dev[RDMANS_DEV_MAX],
+			     const char **key, struct cni_error *err)
 {
 	static const char *const keys[] = {"deviceID", "pciBusID"};
 	const char *v = NULL;

@@ -74,7 +74,8 @@ int fuzz_ctx(struct cni_ctx *ctx, const char *conf, size_t len, enum cni_command
 	ctx->env.netns = "/var/run/netns/fuzz";
 	ctx->env.args = args;
 	ctx->env.path = "/nonexistent";
-	ret = cni_conf_parse(raw, len, cmd, &ctx->conf, &ctx->err);
+	ret = cni_conf_parse(raw, len, cmd, &ctx->own_conf, &ctx->err);
+	ctx->conf = ctx->own_conf;
 	if (!ret)
 		ret = cni_args_parse(args, &ctx->args, &ctx->err);
 	/* Quiet: a config's logLevel/logFile must not make the fuzzer write. */
@@ -86,7 +87,7 @@ void fuzz_ctx_free(struct cni_ctx *ctx)
 {
 	cni_result_free(ctx->result);
 	cni_args_free(&ctx->args);
-	cni_conf_free(ctx->conf);
+	cni_conf_free(ctx->own_conf);
 	memset(ctx, 0, sizeof(*ctx));
 }
 

@@ -25,8 +25,9 @@ static int load(const char *keys, const char *cni_args, struct ibsriov_conf *c, 
 	cr_assert(asprintf(&raw,
 			   "{\"cniVersion\":\"1.0.0\",\"name\":\"n\",\"type\":\"ib-sriov\"%s%s}",
 			   *keys ? "," : "", keys) > 0);
-	cr_assert_eq(cni_conf_parse(raw, strlen(raw), CNI_CMD_ADD, &ctx->conf, &ctx->err), 0, "%s",
-		     ctx->err.details);
+	cr_assert_eq(cni_conf_parse(raw, strlen(raw), CNI_CMD_ADD, &ctx->own_conf, &ctx->err), 0,
+		     "%s", ctx->err.details);
+	ctx->conf = ctx->own_conf;
 	cr_assert_eq(cni_args_parse(cni_args, &ctx->args, &ctx->err), 0);
 	return ibsriov_conf_load(ctx, c, false);
 }
@@ -136,7 +137,7 @@ ParameterizedTest(struct conf_case *tc, ibsriov, config_table)
 			cr_assert_str_eq(ctx.err.details, tc->details);
 	}
 	cni_args_free(&ctx.args);
-	cni_conf_free(ctx.conf);
+	cni_conf_free(ctx.own_conf);
 }
 
 Test(ibsriov, values_land_where_they_belong)
@@ -162,7 +163,7 @@ Test(ibsriov, values_land_where_they_belong)
 	cr_assert_eq(c.vf.link_state, IFLA_VF_LINK_STATE_DISABLE);
 	cr_assert_eq(c.netdev_wait_ms, IBSRIOV_NETDEV_WAIT_MS);
 	cni_args_free(&ctx.args);
-	cni_conf_free(ctx.conf);
+	cni_conf_free(ctx.own_conf);
 	/* The MAC: runtimeConfig, then CNI_ARGS, then the key. */
 	cr_assert_eq(load("\"deviceID\":\"0000:3b:00.2\",\"mac\":\"02:00:00:00:00:03\"",
 			  "IgnoreUnknown=1;MAC=02:00:00:00:00:02", &c, &ctx),
@@ -170,7 +171,7 @@ Test(ibsriov, values_land_where_they_belong)
 	cr_assert_eq(c.vf.mac[5], 2);
 	cr_assert(c.has_mac && (c.vf.mask & CNI_VF_MAC));
 	cni_args_free(&ctx.args);
-	cni_conf_free(ctx.conf);
+	cni_conf_free(ctx.own_conf);
 }
 
 Test(ibsriov, guid_parser)

@@ -92,7 +92,7 @@ static struct cni_ctx *ctx_for(const char *keys)
 	static struct cni_ctx ctx;
 	char *raw;
 
-	cni_conf_free(ctx.conf);
+	cni_conf_free(ctx.own_conf);
 	cni_result_free(ctx.result);
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.env = (struct cni_env){.command = CNI_CMD_ADD,
@@ -106,7 +106,8 @@ static struct cni_ctx *ctx_for(const char *keys)
 			   "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"type\":\"ib-sriov\","
 			   "\"deviceID\":\"0000:03:00.2\",%s}",
 			   keys) > 0);
-	cr_assert_eq(cni_conf_parse(raw, strlen(raw), CNI_CMD_ADD, &ctx.conf, &ctx.err), 0);
+	cr_assert_eq(cni_conf_parse(raw, strlen(raw), CNI_CMD_ADD, &ctx.own_conf, &ctx.err), 0);
+	ctx.conf = ctx.own_conf;
 	return &ctx;
 }
 
