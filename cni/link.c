@@ -24,8 +24,10 @@ struct nl_msg *cni_link_req(int type, int flags, int family, size_t hdrlen)
 	struct nl_msg *msg;
 	unsigned char *hdr;
 
-	/* NLM_F_DUMP's bits overlap NLM_F_EXCL's: compare all of them. */
-	if ((flags & NLM_F_DUMP) != NLM_F_DUMP)
+	/* Changes are acked; a GET (rtnetlink's kind 2, as the kernel tells
+	 * them apart) is answered by its reply or an error, one read. NLM_F_DUMP's
+	 * bits overlap NLM_F_EXCL's: compare all of them. */
+	if ((flags & NLM_F_DUMP) != NLM_F_DUMP && (type & 3) != 2)
 		flags |= NLM_F_ACK;
 	msg = nlmsg_alloc_simple(type, flags | NLM_F_REQUEST);
 	if (!msg)

@@ -22,38 +22,6 @@
 #define NS_GET_NSTYPE _IO(NSIO, 0x3)
 #endif
 
-int cni_netns_open(const char *path, struct cni_error *err)
-{
-	_cleanup_close_ int fd = -1;
-	struct stat st, self;
-	struct statfs sfs;
-
-	/* Non-blocking: a FIFO planted as CNI_NETNS must not hang us. */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
-		return cni_errorf(err, -errno, CNI_ERR_INVALID_ENV, "cannot open CNI_NETNS",
-				  "%s: %s", path, strerror(errno));
-	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != NSFS_MAGIC)
-		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_ENV,
-				  "CNI_NETNS is not a network namespace",
-				  "%s is not a namespace file (nsfs)", path);
-	if (ioctl(fd, NS_GET_NSTYPE) != CLONE_NEWNET)
-		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_ENV,
-				  "CNI_NETNS is not a network namespace",
-				  "%s refers to another kind of namespace", path);
-	/* The plugin's own namespace is the host's: a "pod" there would get
-	 * the host's devices moved and configured as if they were the pod's. */
-	if (fstat(fd, &st) < 0 || stat("/proc/self/ns/net", &self) < 0)
-		return cni_errorf(err, -errno, CNI_ERR_INTERNAL,
-				  "cannot compare CNI_NETNS with our namespace", "%s: %s", path,
-				  strerror(errno));
-	if (st.st_dev == self.st_dev && st.st_ino == self.st_ino)
-		return cni_errorf(
-		    err, -EINVAL, CNI_ERR_INVALID_ENV, "CNI_NETNS is the host network namespace",
-		    "%s is the plugin's own network namespace; a pod needs its own", path);
-	return steal_fd(fd);
-}
-
 /* The calling thread's namespace as nsfs device and inode, kept here where
  * every switch of ours happens (cni_netns_enter/restore, and _forget after
  * any other), so that finding a netlink socket for it costs no lookup of
@@ -76,26 +44,54 @@ static __thread unsigned int depth;
 static __thread int home = -1;
 static __thread struct ns_id home_id;
 
-static int open_current(void)
+/* The home fd, opened the first time the thread is at depth 0: its identity
+ * is also the thread's current namespace's, so the first lookup of
+ * /proc/thread-self/ns/net is the only one. */
+static int home_get(void)
 {
+	struct stat st;
 	int fd;
 
-	if (!depth && cur.known && home >= 0 && cur.dev == home_id.dev && cur.ino == home_id.ino)
+	if (home >= 0 || depth)
 		return home;
 	fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (!depth && home < 0) {
-		struct stat st;
+	if (fstat(fd, &st) < 0) {
+		int ret = -errno;
 
-		if (!cur.known && !fstat(fd, &st))
-			cur = (struct ns_id){.known = true, .dev = st.st_dev, .ino = st.st_ino};
-		if (cur.known) {
-			home = fd;
-			home_id = cur;
-		}
+		close(fd);
+		return ret;
 	}
-	return fd;
+	home = fd;
+	home_id = cur = (struct ns_id){.known = true, .dev = st.st_dev, .ino = st.st_ino};
+	return home;
+}
+
+static bool at_home(void)
+{
+	return !depth && cur.known && home >= 0 && cur.dev == home_id.dev && cur.ino == home_id.ino;
+}
+
+static int open_current(void)
+{
+	int fd;
+
+	home_get();
+	if (at_home())
+		return home;
+	fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int cni_netns_open_current(void)
+{
+	int fd;
+
+	home_get();
+	fd = at_home() ? fcntl(home, F_DUPFD_CLOEXEC, 0)
+		       : open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
 }
 
 static void close_saved(int fd)
@@ -108,6 +104,8 @@ int cni_netns_current(dev_t *dev, ino_t *ino)
 {
 	struct stat st;
 
+	if (!cur.known)
+		home_get();
 	if (!cur.known) {
 		if (stat("/proc/thread-self/ns/net", &st) < 0)
 			return -errno;
@@ -171,6 +169,49 @@ int cni_netns_restore(int *saved)
 	if (depth)
 		depth--;
 	return 0;
+}
+
+/* The plugin's own namespace (the process's), as device and inode. */
+static int own_netns(struct stat *st)
+{
+	if (!depth && !cni_netns_current(&st->st_dev, &st->st_ino))
+		return 0;
+	return stat("/proc/self/ns/net", st) < 0 ? -errno : 0;
+}
+
+int cni_netns_open(const char *path, struct cni_error *err)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st, self;
+	struct statfs sfs;
+	int ret;
+
+	/* Non-blocking: a FIFO planted as CNI_NETNS must not hang us. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return cni_errorf(err, -errno, CNI_ERR_INVALID_ENV, "cannot open CNI_NETNS",
+				  "%s: %s", path, strerror(errno));
+	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != NSFS_MAGIC)
+		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_ENV,
+				  "CNI_NETNS is not a network namespace",
+				  "%s is not a namespace file (nsfs)", path);
+	if (ioctl(fd, NS_GET_NSTYPE) != CLONE_NEWNET)
+		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_ENV,
+				  "CNI_NETNS is not a network namespace",
+				  "%s refers to another kind of namespace", path);
+	/* The plugin's own namespace is the host's: a "pod" there would get
+	 * the host's devices moved and configured as if they were the pod's.
+	 * Outside any entry of ours that is where the thread is. */
+	ret = fstat(fd, &st) < 0 ? -errno : own_netns(&self);
+	if (ret)
+		return cni_errorf(err, ret, CNI_ERR_INTERNAL,
+				  "cannot compare CNI_NETNS with our namespace", "%s: %s", path,
+				  strerror(-ret));
+	if (st.st_dev == self.st_dev && st.st_ino == self.st_ino)
+		return cni_errorf(
+		    err, -EINVAL, CNI_ERR_INVALID_ENV, "CNI_NETNS is the host network namespace",
+		    "%s is the plugin's own network namespace; a pod needs its own", path);
+	return steal_fd(fd);
 }
 
 int cni_netns_is_current(int fd)

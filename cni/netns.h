@@ -30,6 +30,11 @@ int cni_netns_current(dev_t *dev, ino_t *ino);
  * setns of a child's own): the next cni_netns_current looks it up. */
 void cni_netns_forget(void);
 
+/* A new fd of the calling thread's network namespace (caller closes it):
+ * a dup of the one kept for outermost entries when the thread is there,
+ * else /proc/thread-self/ns/net. -errno on failure. */
+int cni_netns_open_current(void);
+
 /* True when fd and the caller are in the same network namespace. */
 int cni_netns_is_current(int fd);
 

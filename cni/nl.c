@@ -183,6 +183,7 @@ static void sock_discard(struct nl_sock *sk)
 struct talk {
 	int err;
 	bool done, broken;
+	bool single; /* neither acked nor a dump: the reply ends it */
 	uint32_t seq, port;
 	uint64_t deadline;
 	cni_nl_parse_fn parse;
@@ -258,11 +259,12 @@ static int on_valid(struct nl_msg *msg, void *arg)
 
 	/* After a parse error keep reading to the end, so that nothing of this
 	 * dump is left for the next exchange on the socket. */
-	if (!t->parse || t->err)
-		return NL_OK;
-	ret = t->parse(msg, t->arg);
-	if (ret)
+	if (t->parse && !t->err && (ret = t->parse(msg, t->arg)))
 		t->err = ret;
+	if (t->single) {
+		t->done = true;
+		return NL_STOP;
+	}
 	return NL_OK;
 }
 
@@ -277,6 +279,7 @@ int cni_nl_talk(struct nl_sock *sk, struct nl_msg *msg, cni_nl_parse_fn parse, v
 	t.seq = h->nlmsg_seq = nl_socket_use_seq(sk);
 	t.port = h->nlmsg_pid = nl_socket_get_local_port(sk);
 	h->nlmsg_flags |= NLM_F_REQUEST;
+	t.single = !(h->nlmsg_flags & NLM_F_ACK) && (h->nlmsg_flags & NLM_F_DUMP) != NLM_F_DUMP;
 	cb = nl_cb_alloc(NL_CB_CUSTOM);
 	if (!cb)
 		return -ENOMEM;

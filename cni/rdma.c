@@ -255,14 +255,14 @@ static int return_one(const struct cni_rdma_dev *d, int host)
 
 int cni_rdma_return(int pod_fd, const char *const *names, size_t n, const char **failed)
 {
-	_cleanup_close_ int host = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	_cleanup_close_ int host = cni_netns_open_current();
 	struct cni_rdma_dev *devs = NULL;
 	size_t count = 0;
 	int saved = -1, ret;
 
 	*failed = NULL;
 	if (host < 0)
-		return -errno;
+		return host;
 	ret = cni_netns_enter(pod_fd, &saved);
 	if (ret)
 		return ret;

@@ -308,10 +308,10 @@ static int netdev_leave(const struct ibsriov_record *r, struct cni_error *err)
 
 	if (r->kind == IBSRIOV_VFIO || !(r->flags & IBSRIOV_REC_HAS_NETDEV))
 		return 0;
-	host = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	host = cni_netns_open_current();
 	if (host < 0)
-		return cni_errorf(err, -errno, CNI_ERR_INTERNAL, "cannot open the host namespace",
-				  "%s", strerror(errno));
+		return cni_errorf(err, host, CNI_ERR_INTERNAL, "cannot open the host namespace",
+				  "%s", strerror(-host));
 	return leave_pod(r, host, err);
 }
 

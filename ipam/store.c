@@ -256,6 +256,10 @@ static int lease_dir_usable(struct ipam_store *s, bool created, bool create, con
 	ret = dir_empty(s->dir_fd);
 	if (ret < 0)
 		return dir_error(err, ret, s->dir, data_dir);
+	/* What made it non-empty may be the lock itself: a first ADD that
+	 * created the directory took its lock since we looked. */
+	if (!ret && !fstatat(s->dir_fd, "lock", &st, AT_SYMLINK_NOFOLLOW))
+		return 0;
 	if (!ret)
 		return cni_errorf(err, -ENOTEMPTY, CNI_ERR_INVALID_CONFIG, "not a lease directory",
 				  "%s holds files but no lock file, so it is not a lease "

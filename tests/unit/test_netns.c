@@ -112,6 +112,47 @@ Test(netns, enter_and_restore)
 	cr_assert_eq(cni_netns_is_current(pod), 0);
 }
 
+/* fd names the namespace the thread is in now. */
+static bool same_ns_as_thread(int fd)
+{
+	struct stat a, b;
+
+	return !fstat(fd, &a) && !stat("/proc/thread-self/ns/net", &b) && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+Test(netns, open_current_names_where_the_thread_is)
+{
+	struct cni_error err = {0};
+	_cleanup_close_ int orig = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	_cleanup_close_ int pod = -1;
+	char path[64];
+	int saved = -1, fd, before;
+
+	cr_assert_geq(orig, 0);
+	if (!leave_netns())
+		cr_skip_test("no new network namespace here: covered by the netns tier");
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", orig);
+	pod = cni_netns_open(path, &err);
+	cr_assert_geq(pod, 0, "%s", err.details);
+	before = open_fds();
+	for (int i = 0; i < 3; i++) {
+		fd = cni_netns_open_current();
+		cr_assert(same_ns_as_thread(fd), "at home");
+		cr_assert(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+		close(fd);
+		cr_assert_eq(cni_netns_enter(pod, &saved), 0);
+		fd = cni_netns_open_current();
+		cr_assert(same_ns_as_thread(fd), "in the pod");
+		cr_assert_eq(cni_netns_is_current(pod), 1);
+		close(fd);
+		cr_assert_eq(cni_netns_restore(&saved), 0);
+	}
+	/* The kept home fd (at most one) is all that stays open. */
+	cr_assert_leq(open_fds(), before + 1);
+	cr_assert_eq(cni_netns_is_current(pod), 0);
+}
+
 /* What cni_netns_current says is what the kernel says, at every step. */
 static void assert_tracked(const char *when)
 {
