@@ -429,19 +429,34 @@ static int lease_tmp(struct ipam_store *s, const char *text)
 	return ret;
 }
 
-/* last_reserved_ip.<set> published as a new file through one fixed temp
- * name (never rewritten in place: a hard link to it would be written
+/* last_reserved_ip.<set>, rewritten in place as host-local does (no new
+ * file) when it is a regular file with one link; else published as a new
+ * file through one fixed temp name (a second link must never be written
  * through), which the next open sweeps if a kill left it. Not fsync'ed: it
- * only steers round robin. */
+ * only steers round robin, and a torn one reads as no pointer. */
+static bool pointer_in_place(struct ipam_store *s, const char *ptr, const char *text, size_t len)
+{
+	_cleanup_close_ int fd =
+	    openat(s->dir_fd, ptr, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+
+	return fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
+	       pwrite(fd, text, len, 0) == (ssize_t)len &&
+	       (st.st_size <= (off_t)len || !ftruncate(fd, (off_t)len));
+}
+
 static int write_pointer(struct ipam_store *s, const char *ptr, const char *text)
 {
 	_cleanup_close_ int fd = -1;
+	size_t len = strlen(text);
 	int ret;
 
+	if (pointer_in_place(s, ptr, text, len))
+		return 0;
 	fd = cni_state_create_tmp(s->dir_fd, IPAM_PTR_TMP);
 	if (fd < 0)
 		return fd;
-	ret = write_all(fd, text, strlen(text));
+	ret = write_all(fd, text, len);
 	if (!ret && renameat(s->dir_fd, IPAM_PTR_TMP, s->dir_fd, ptr) < 0)
 		ret = -errno;
 	if (ret)

@@ -540,16 +540,22 @@ test_packed_range_one_fsync_per_lease() {
 
 test_killed_runs_leave_nothing_for_good() {
 	# strace kills the plugin at the step named: just before publishing the
-	# lease or the pointer (a temp file is left), or before resealing the
-	# index token it spoilt in place. The next run removes what the killed
-	# one left, rebuilds the index, and the store stays consistent.
-	local conf step left
+	# lease, a pointer that did not exist yet (removed first) or an owner
+	# file (a temp file is left), or before resealing the index token it
+	# spoilt in place (an existing pointer is rewritten in place too). The
+	# next run removes what the killed one left, rebuilds the index, and the
+	# store stays consistent.
+	local conf step n=0 sc when left prep ids=()
 	command -v strace >/dev/null || { fail "strace is missing"; return; }
 	conf=$(ipam_conf k "$T/ours" '"ranges":[[{"subnet":"10.155.0.0/24"}]]')
-	for step in linkat:1:"k/.ib-host-local.lease.tmp" renameat:1:"k/.ib-host-local.ptr.tmp" \
-		pwrite64:2:".ib-host-local/k/token"; do
-		IFS=: read -r sc when left <<<"$step"
-		env -i CNI_COMMAND=ADD CNI_CONTAINERID=kill-$sc-$when CNI_NETNS=/proc/self/ns/net \
+	for step in linkat:1:k/.ib-host-local.lease.tmp: \
+		renameat:1:k/.ib-host-local.ptr.tmp:rmptr \
+		renameat:1:.ib-host-local/k/owners/.kill3@65746830.tmp: \
+		pwrite64:3:.ib-host-local/k/token:; do
+		IFS=: read -r sc when left prep <<<"$step"
+		n=$((n + 1))
+		[ "$prep" = rmptr ] && rm -f "$T/ours/k/last_reserved_ip.0"
+		env -i CNI_COMMAND=ADD CNI_CONTAINERID=kill$n CNI_NETNS=/proc/self/ns/net \
 			CNI_IFNAME=eth0 CNI_PATH=/x strace -f -qq -o /dev/null \
 			-e trace=$sc -e inject=$sc:signal=SIGKILL:when=$when "$BIN/ib-host-local" \
 			<<<"$conf" >/dev/null 2>&1
@@ -558,20 +564,21 @@ test_killed_runs_leave_nothing_for_good() {
 		else
 			[ -e "$T/ours/$left" ] || fail "$step: the kill left no $left (wrong kill point?)"
 		fi
-		cni_exec ib-host-local ADD next-$sc-$when /proc/self/ns/net eth0 "$conf"
+		cni_exec ib-host-local ADD next$n /proc/self/ns/net eth0 "$conf"
 		assert_eq 0 "$RC" "ADD after a kill at $step ($OUT)"
 		if [ "$sc" = pwrite64 ]; then
 			[ "$(head -c1 "$T/ours/$left")" = "!" ] && fail "$step: the token is still spoilt"
 		else
 			[ -e "$T/ours/$left" ] && fail "$step: $left is still there"
 		fi
+		ids+=(kill$n next$n)
 	done
 	# Every lease names its owner and DEL releases what the killed runs got.
 	for f in "$T"/ours/k/10.*; do
 		[ -s "$f" ] || fail "empty lease $f"
 	done
-	for step in kill-linkat-1 kill-renameat-1 kill-pwrite64-2 next-linkat-1 next-renameat-1 next-pwrite64-2; do
-		cni_exec ib-host-local DEL $step "" eth0 "$conf"
+	for step in "${ids[@]}"; do
+		cni_exec ib-host-local DEL "$step" "" eth0 "$conf"
 	done
 	assert_eq "" "$(ls "$T/ours/k" | grep '^10\.')" "all released"
 }

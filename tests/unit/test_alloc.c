@@ -514,6 +514,22 @@ Test(alloc, pointer_and_token_are_replaced_not_written_through)
 	cr_assert_eq(ipam_store_open(&st, data, "net", true, &err), 0);
 }
 
+Test(alloc, the_pointer_is_rewritten_in_place_and_cut_to_length)
+{
+	struct cni_addr a = ip("10.1.2.10"), b = ip("10.1.2.2");
+	_cleanup_free_ char *ptr = NULL;
+	struct stat st1, st2;
+
+	cr_assert_eq(ipam_store_reserve(&st, &a, "c1", "eth0", 0), 0);
+	cr_assert_eq(stat(path_in("net/last_reserved_ip.0"), &st1), 0);
+	cr_assert_eq(ipam_store_reserve(&st, &b, "c2", "eth0", 0), 0);
+	cr_assert_eq(stat(path_in("net/last_reserved_ip.0"), &st2), 0);
+	cr_assert_eq(st1.st_ino, st2.st_ino, "the same file, as host-local writes it");
+	cr_assert_eq(read_file(path_in("net/last_reserved_ip.0"), 64, &ptr, NULL), 0);
+	cr_assert_str_eq(ptr, "10.1.2.2", "no tail of the longer address");
+	cr_assert_not(exists("net/" IPAM_PTR_TMP));
+}
+
 Test(alloc, the_token_is_rewritten_in_place_and_spoilt_while_changing)
 {
 	struct cni_addr a = ip("10.1.2.2"), b = ip("10.1.2.3");

@@ -123,6 +123,21 @@ Test(pci, netdev_gone_and_back)
 	tree_mkdir(root, "devices/0000:03:00.1/net/ib7");
 	cr_assert_eq(cni_pci_wait_netdev(root, "0000:03:00.1", 50, name), 0);
 	cr_assert_str_eq(name, "ib7");
+	/* Several (an IPoIB child beside its parent): the first in byte order,
+	 * dot files skipped, whatever order the directory lists them in. */
+	tree_mkdir(root, "devices/0000:03:00.1/net/ib7.8001");
+	tree_mkdir(root, "devices/0000:03:00.1/net/.hidden");
+	tree_mkdir(root, "devices/0000:03:00.1/net/ib10");
+	cr_assert_eq(cni_pci_netdev(root, "0000:03:00.1", name), 0);
+	cr_assert_str_eq(name, "ib10");
+	for (int i = 0; i < 200; i++) {
+		char many[64];
+
+		snprintf(many, sizeof(many), "devices/0000:03:00.1/net/zz%03d-padding-padding", i);
+		tree_mkdir(root, many);
+	}
+	cr_assert_eq(cni_pci_netdev(root, "0000:03:00.1", name), 0);
+	cr_assert_str_eq(name, "ib10", "found across several reads of the directory");
 }
 
 Test(pci, rebind_writes_unbind_then_bind)
