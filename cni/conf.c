@@ -13,7 +13,7 @@ int cni_conf_read(int fd, char **out, size_t *len, struct cni_error *err)
 {
 	/* A config is a few hundred bytes: start small and grow, rather than
 	 * map (and fault, and unmap) the largest one allowed for each request. */
-	int ret = read_all(fd, 16384, CNI_CONF_MAX, out, len);
+	int ret = read_all(fd, 4096, CNI_CONF_MAX, out, len);
 
 	if (ret == -EFBIG)
 		return cni_errorf(

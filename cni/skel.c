@@ -320,7 +320,8 @@ int cni_run_builtin(const struct cni_plugin *p, const struct cni_env *env, enum 
 		json_object_put(*out);
 		*out = error_json(&ctx);
 	} else {
-		log_info("%s succeeded", ctx.env.command_str);
+		/* The caller logs its own success; this one is a detail of it. */
+		log_debug("%s succeeded", ctx.env.command_str);
 	}
 	ctx_free(&ctx);
 	current = outer;

@@ -75,6 +75,19 @@ static int resolve_device(struct add *a)
 	return 0;
 }
 
+/* The PF's link (its index, type), read once. */
+static int pf_link(struct add *a)
+{
+	if (a->pf.ifindex)
+		return 0;
+	if (cni_link_get(a->pci.pf_netdev, 0, &a->pf))
+		return cni_errorf(
+		    &a->ctx->err, -ENODEV, CNI_ERR_DEVICE, "the VF's PF has no netdev",
+		    "PF %s of %s: the PF driver must be loaded", a->pci.pf_addr, a->conf.device);
+	a->rec.pf_ifindex = a->pf.ifindex;
+	return 0;
+}
+
 /* The PF's and the VF's netdevs as they are now, under the VF lock (fresh:
  * sysfs read again when an earlier attempt was just undone). */
 static int resolve_links(struct add *a, bool fresh)
@@ -84,14 +97,14 @@ static int resolve_links(struct add *a, bool fresh)
 
 	if (a->pf_passthrough)
 		return 0;
-	if (cni_link_get(a->pci.pf_netdev, 0, &a->pf))
-		return cni_errorf(err, -ENODEV, CNI_ERR_DEVICE, "the VF's PF has no netdev",
-				  "PF %s of %s: the PF driver must be loaded", a->pci.pf_addr,
-				  c->device);
 	if (a->vfio) {
+		if (pf_link(a))
+			return -ENODEV;
 		a->ib = a->pf.type == ARPHRD_INFINIBAND;
 		return 0;
 	}
+	/* The PF by name from sysfs; its link is read when a VF setting needs it. */
+	copy_str(a->pf.name, sizeof(a->pf.name), a->pci.pf_netdev);
 	if (fresh)
 		cni_pci_netdev(CNI_PCI_ROOT, c->device, a->pci.netdev);
 	if (!*a->pci.netdev || cni_link_get(a->pci.netdev, 0, &a->vf))
@@ -282,6 +295,9 @@ static int apply_vf(struct add *a)
 	}
 	if (!want.mask)
 		return 0;
+	ret = pf_link(a);
+	if (ret)
+		return ret;
 	want.vf = (uint32_t)a->pci.vf_index;
 	ret = read_vf(a, &want, &cur);
 	if (ret && ret != -ENOENT)

@@ -382,15 +382,17 @@ static int rdma_release(const struct ibsriov_record *r, struct cni_error *err)
 
 int ibsriov_lock(const char *kind, const char *pci, struct cni_error *err)
 {
-	char path[PATH_MAX];
-	int ret = cni_state_mkdir(IBSRIOV_LOCK_DIR);
+	_cleanup_close_ int dir =
+	    cni_state_opendir(IBSRIOV_LOCK_DIR, CNI_DIR_CREATE | CNI_DIR_PRIVATE);
+	char name[NAME_MAX + 1], path[PATH_MAX];
 
-	if (ret)
-		return cni_errorf(err, ret, CNI_ERR_IO, "cannot create the lock directory",
-				  "%s: %s", IBSRIOV_LOCK_DIR, strerror(-ret));
-	if (check_snprintf(path, sizeof(path), "%s/%s-%s.lock", IBSRIOV_LOCK_DIR, kind, pci))
+	if (dir < 0)
+		return cni_errorf(err, dir, CNI_ERR_IO, "cannot create the lock directory",
+				  "%s: %s", IBSRIOV_LOCK_DIR, strerror(-dir));
+	if (check_snprintf(name, sizeof(name), "%s-%s.lock", kind, pci) ||
+	    check_snprintf(path, sizeof(path), "%s/%s", IBSRIOV_LOCK_DIR, name))
 		return -ENAMETOOLONG;
-	return cni_lock_acquire(path, IBSRIOV_LOCK_WAIT_MS, err);
+	return cni_lock_acquireat(dir, name, path, IBSRIOV_LOCK_WAIT_MS, err);
 }
 
 int ibsriov_release_locked(struct ibsriov_record *r, struct cni_error *err)
