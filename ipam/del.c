@@ -22,12 +22,12 @@ int ipam_del(struct cni_ctx *ctx)
 		  ?: ipam_store_open(&st, c.data_dir, c.name, false, &ctx->err);
 	if (ret)
 		goto out;
-	ret = ipam_store_owned(&st, ctx->env.containerid, ctx->env.ifname, &ips, &n, &legacy);
-	for (size_t i = 0; !ret && i < n; i++) {
-		ret = ipam_store_release(&st, &ips[i]);
+	ret = ipam_store_owned(&st, ctx->env.containerid, ctx->env.ifname, &ips, &n, &legacy)
+		  ?: ipam_store_release_owned(&st, ctx->env.containerid,
+					      legacy ? NULL : ctx->env.ifname, ips, n);
+	for (size_t i = 0; !ret && i < n; i++)
 		log_info("released %s%s", cni_addr_str(&ips[i], ip, sizeof(ip)),
 			 legacy ? " (legacy lease without ifname)" : "");
-	}
 	if (ret)
 		cni_errorf(&ctx->err, ret, CNI_ERR_IO, "cannot release leases", "%s: %s", st.dir,
 			   strerror(-ret));

@@ -248,6 +248,16 @@ int ipam_index_update(struct ipam_store *s, const char *id, const char *ifname,
 	return unlinkat(s->owners_fd, key, 0) < 0 && errno != ENOENT ? -errno : 0;
 }
 
+void ipam_index_forget(struct ipam_store *s, const char *id, const char *ifname)
+{
+	char key[NAME_MAX + 2];
+
+	/* A cache verified on every lookup: one left behind is only stale. */
+	if (owner_key(id, ifname, key, sizeof(key)) && unlinkat(s->owners_fd, key, 0) < 0 &&
+	    errno != ENOENT)
+		log_warn("cannot update the owner index of %s: %s", s->dir, strerror(errno));
+}
+
 int ipam_index_lookup(struct ipam_store *s, const char *id, const char *ifname,
 		      struct cni_addr **ips, size_t *n)
 {

@@ -30,6 +30,10 @@ void ipam_index_seal(struct ipam_store *s);
 int ipam_index_update(struct ipam_store *s, const char *id, const char *ifname,
 		      const struct cni_addr *ip, bool add);
 
+/* Drop the owner file of (id, ifname) (ifname NULL: legacy) whole: its
+ * leases were all released. */
+void ipam_index_forget(struct ipam_store *s, const char *id, const char *ifname);
+
 /* Append to *ips the addresses the index gives (id, ifname) (ifname NULL:
  * legacy) that their lease files confirm. -ESTALE when a lease file names
  * another owner (the file wins: rebuild and ask again), -ENAMETOOLONG when

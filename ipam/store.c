@@ -520,6 +520,26 @@ int ipam_store_release(struct ipam_store *s, const struct cni_addr *ip)
 	return ret;
 }
 
+int ipam_store_release_owned(struct ipam_store *s, const char *id, const char *ifname,
+			     const struct cni_addr *ips, size_t n)
+{
+	char name[64];
+
+	if (!n)
+		return 0;
+	if (s->dir_fd < 0 || s->lock_fd < 0)
+		return -EBADF;
+	mark_changed(s);
+	for (size_t i = 0; i < n; i++)
+		if (unlinkat(s->dir_fd, ipam_ip_name(&ips[i], name, sizeof(name)), 0) < 0 &&
+		    errno != ENOENT)
+			return -errno;
+	if (fsync(s->dir_fd) < 0)
+		return -errno;
+	ipam_index_forget(s, id, ifname);
+	return 0;
+}
+
 int ipam_store_last_reserved(struct ipam_store *s, size_t set, struct cni_addr *ip)
 {
 	_cleanup_free_ char *buf = NULL;

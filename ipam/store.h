@@ -77,6 +77,12 @@ int ipam_store_release(struct ipam_store *s, const struct cni_addr *ip);
  * another -errno when it could not be read. */
 int ipam_store_last_reserved(struct ipam_store *s, size_t set, struct cni_addr *ip);
 
+/* Release ips[n], the leases ipam_store_owned() just found for (id, ifname)
+ * (ifname NULL: legacy) under the same lock: not read again, the directory
+ * fsync'ed once, the owner's index entry dropped whole. Absent is success. */
+int ipam_store_release_owned(struct ipam_store *s, const char *id, const char *ifname,
+			     const struct cni_addr *ips, size_t n);
+
 /* Addresses leased to (id, ifname); when none, those of a legacy bare-ID
  * file of id (and *legacy is set). The lease files decide: an index entry
  * they contradict rebuilds the index. Caller frees *ips. */

@@ -514,6 +514,46 @@ Test(alloc, pointer_and_token_are_replaced_not_written_through)
 	cr_assert_eq(ipam_store_open(&st, data, "net", true, &err), 0);
 }
 
+Test(alloc, an_owners_leases_released_at_once)
+{
+	struct cni_addr a = ip("10.1.2.2"), b = ip("10.1.2.3"), c = ip("10.1.2.4"), *ips = NULL;
+	struct cni_error err = {0};
+	size_t n;
+	bool legacy;
+
+	cr_assert_eq(ipam_store_reserve(&st, &a, "c1", "eth0", 0), 0);
+	cr_assert_eq(ipam_store_reserve(&st, &b, "c1", "eth0", 1), 0);
+	cr_assert_eq(ipam_store_reserve(&st, &c, "c2", "eth0", 0), 0);
+	cr_assert(exists(".ib-host-local/net/owners/c1@65746830"));
+	cr_assert_eq(ipam_store_owned(&st, "c1", "eth0", &ips, &n, &legacy), 0);
+	cr_assert(n == 2 && !legacy);
+	cr_assert_eq(ipam_store_release_owned(&st, "c1", "eth0", ips, n), 0);
+	free(ips);
+	cr_assert_not(exists("net/10.1.2.2"));
+	cr_assert_not(exists("net/10.1.2.3"));
+	cr_assert_not(exists(".ib-host-local/net/owners/c1@65746830"), "the owner's entry went");
+	cr_assert(exists("net/10.1.2.4"), "another owner's lease stays");
+	cr_assert(exists(".ib-host-local/net/owners/c2@65746830"));
+	/* Released twice (a retried DEL): nothing left, no error. */
+	cr_assert_eq(ipam_store_release_owned(&st, "c1", "eth0", &a, 1), 0);
+	ipam_store_close(&st);
+	cr_assert_eq(ipam_store_open(&st, data, "net", false, &err), 0);
+	cr_assert_not(st.rebuilt, "sealed: the index agrees with the directory");
+	cr_assert_eq(ipam_store_owned(&st, "c2", "eth0", &ips, &n, &legacy), 0);
+	cr_assert(n == 1 && !ipam_addr_cmp(&ips[0], &c));
+	free(ips);
+	/* A legacy bare-ID lease, found and released as such. */
+	write_file("10.1.2.5", "old");
+	ipam_store_close(&st);
+	cr_assert_eq(ipam_store_open(&st, data, "net", false, &err), 0);
+	cr_assert_eq(ipam_store_owned(&st, "old", "eth0", &ips, &n, &legacy), 0);
+	cr_assert(n == 1 && legacy);
+	cr_assert_eq(ipam_store_release_owned(&st, "old", NULL, ips, n), 0);
+	free(ips);
+	cr_assert_not(exists("net/10.1.2.5"));
+	cr_assert_not(exists(".ib-host-local/net/owners/old@"));
+}
+
 Test(alloc, the_pointer_is_rewritten_in_place_and_cut_to_length)
 {
 	struct cni_addr a = ip("10.1.2.10"), b = ip("10.1.2.2");
