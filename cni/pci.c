@@ -263,21 +263,20 @@ int cni_pci_aux_parent(const char *aux_root, const char *id, char parent[CNI_PCI
 
 int cni_pci_vf_get(const char *root, const char *addr, struct cni_pci_vf *vf)
 {
-	char path[PATH_MAX], rdma[1][CNI_RDMA_NAME_MAX];
+	char path[PATH_MAX];
 	struct stat st;
 	int ret;
 
 	memset(vf, 0, sizeof(*vf));
 	if (copy_str(vf->addr, sizeof(vf->addr), addr) ||
-	    dev_path(path, sizeof(path), root, addr, NULL))
+	    dev_path(path, sizeof(path), root, addr, "physfn"))
 		return -EINVAL;
-	if (stat(path, &st) < 0)
-		return errno == ENOENT ? -ENODEV : -errno;
-	if (dev_path(path, sizeof(path), root, addr, "physfn"))
-		return -ENAMETOOLONG;
 	ret = link_base(path, vf->pf_addr, sizeof(vf->pf_addr));
+	/* No physfn: not a VF, or no such device at all. */
+	if (ret == -ENOENT && !dev_path(path, sizeof(path), root, addr, NULL))
+		return stat(path, &st) < 0 ? (errno == ENOENT ? -ENODEV : -errno) : -ENOTTY;
 	if (ret)
-		return ret == -ENOENT ? -ENOTTY : ret;
+		return ret;
 	ret = cni_pci_vf_index_rid(root, vf->pf_addr, addr);
 	if (ret < 0)
 		ret = vf_index(root, vf->pf_addr, addr);
@@ -293,12 +292,10 @@ int cni_pci_vf_get(const char *root, const char *addr, struct cni_pci_vf *vf)
 	ret = cni_pci_driver(root, addr, vf->driver, sizeof(vf->driver));
 	if (ret && ret != -ENOENT)
 		return ret;
-	ret = cni_pci_rdma_devs(root, addr, rdma, 1);
-	if (ret < 0)
-		return ret;
-	if (ret == 1)
-		copy_str(vf->rdma_dev, sizeof(vf->rdma_dev), rdma[0]);
-	return 0;
+	if (dev_path(path, sizeof(path), root, addr, "infiniband"))
+		return -ENAMETOOLONG;
+	ret = first_entry(path, vf->rdma_dev, sizeof(vf->rdma_dev));
+	return ret == -ENODEV ? 0 : ret;
 }
 
 static int write_attr(const char *path, const char *val)
