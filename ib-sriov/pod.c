@@ -59,7 +59,7 @@ int ibsriov_move_in(struct add *a)
 			return fail(a, ret, CNI_ERR_IO, "cannot update the attachment record",
 				    a->rec.name);
 	}
-	ret = cni_link_set_up(idx, false);
+	ret = a->vf.flags & IFF_UP ? cni_link_set_up(idx, false) : 0;
 	if (!ret && strcmp(a->vf.name, tmp))
 		ret = cni_link_rename(idx, tmp);
 	if (ret)

@@ -286,7 +286,8 @@ static int restore_mac(const struct ibsriov_record *r, const struct cni_link *l)
 
 static int restore_netdev(const struct ibsriov_record *r, const struct cni_link *l)
 {
-	int ret = cni_link_set_up(l->ifindex, false);
+	/* Down for the rename; back from the pod it usually is already. */
+	int ret = l->flags & IFF_UP ? cni_link_set_up(l->ifindex, false) : 0;
 
 	if (!ret && *r->orig_name && strcmp(l->name, r->orig_name))
 		ret = cni_link_rename(l->ifindex, r->orig_name);
