@@ -434,6 +434,20 @@ int cni_state_read(const char *dir, const char *name, struct json_object **rec)
 	return *rec ? 0 : -EBADMSG;
 }
 
+int cni_state_identity(const char *dir, const char *name, char *buf, size_t len)
+{
+	_cleanup_close_ int fd = cni_state_opendir(dir, CNI_DIR_PRIVATE);
+	struct stat st;
+
+	if (fd < 0)
+		return fd;
+	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	return check_snprintf(buf, len, "%ju:%ju:%lld.%09ld", (uintmax_t)st.st_dev,
+			      (uintmax_t)st.st_ino, (long long)st.st_ctim.tv_sec,
+			      st.st_ctim.tv_nsec);
+}
+
 int cni_state_remove(const char *dir, const char *name)
 {
 	_cleanup_close_ int fd = cni_state_opendir(dir, CNI_DIR_PRIVATE);

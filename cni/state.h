@@ -79,6 +79,13 @@ int cni_state_read(const char *dir, const char *name, struct json_object **rec);
 /* Remove dir/name and its temp files, fsync dir; an absent file is success. */
 int cni_state_remove(const char *dir, const char *name);
 
+#define CNI_STATE_ID_MAX 80
+
+/* What identifies dir/name as written ("dev:ino:ctime"; a rewrite, a
+ * rename over it or a change of its inode gives another), never through a
+ * link. 0 or -errno (-ENOENT when absent). */
+int cni_state_identity(const char *dir, const char *name, char *buf, size_t len);
+
 /* Remove the temp files older builds named ".<name>.XXXXXX" (mkostemp) that
  * a kill before their rename left in dir: a listing of dir, so GC's work,
  * not every remove's. How many were removed, or -errno; absent dir is 0. */

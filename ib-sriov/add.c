@@ -601,17 +601,16 @@ static int run_ipam(struct add *a, bool *done)
 	return a->vfio ? 0 : ibsriov_configure_ip(a);
 }
 
-/* The record says ADD finished; the Go-format twin lets a downgraded
- * node's DEL find the VF. */
+/* The Go-format twin lets a downgraded node's DEL find the VF; then the
+ * record says ADD finished, and which twin it left. */
 static int finish(struct add *a)
 {
-	int ret;
+	int ret = ibsriov_gocache_save(&a->rec, cni_version_str(a->ctx->conf->version),
+				       a->ctx->conf->ipam_type);
 
 	a->rec.flags |= IBSRIOV_REC_COMPLETE;
-	ret = ibsriov_record_save(&a->rec);
 	if (!ret)
-		ret = ibsriov_gocache_save(&a->rec, cni_version_str(a->ctx->conf->version),
-					   a->ctx->conf->ipam_type);
+		ret = ibsriov_record_save(&a->rec);
 	if (ret)
 		return fail(a, ret, CNI_ERR_IO, "cannot update the attachment record", a->rec.name);
 	return 0;

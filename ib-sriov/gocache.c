@@ -209,11 +209,11 @@ static struct json_object *go_json(const struct ibsriov_record *r, const char *c
 	return ret ? NULL : steal_ptr(o);
 }
 
-int ibsriov_gocache_save(const struct ibsriov_record *r, const char *cni_version,
-			 const char *ipam_type)
+int ibsriov_gocache_save(struct ibsriov_record *r, const char *cni_version, const char *ipam_type)
 {
 	_cleanup_json_ struct json_object *o = NULL;
 	char file[NAME_MAX + 1];
+	int ret;
 
 	/* A name the Go plugin could not have used: nothing to leave for it. */
 	if (check_snprintf(file, sizeof(file), "%s-%s", r->container_id, r->ifname))
@@ -221,5 +221,8 @@ int ibsriov_gocache_save(const struct ibsriov_record *r, const char *cni_version
 	o = go_json(r, cni_version, ipam_type);
 	if (!o)
 		return -ENOMEM;
-	return cni_state_write(IBSRIOV_GO_DIR, file, o);
+	ret = cni_state_write(IBSRIOV_GO_DIR, file, o);
+	if (!ret && !cni_state_identity(IBSRIOV_GO_DIR, file, r->go_twin, sizeof(r->go_twin)))
+		r->flags |= IBSRIOV_REC_HAS_GO_TWIN;
+	return ret;
 }

@@ -81,6 +81,7 @@ static const struct key rec_keys[] = {
     {"rdma", K_RDMA, REC(rdma), IBSRIOV_REC_HAS_RDMA, false},
     {"pf_passthrough", K_FLAG, 0, 0, IBSRIOV_REC_PF_PASSTHROUGH, false},
     {"complete", K_FLAG, 0, 0, IBSRIOV_REC_COMPLETE, false},
+    {"go_twin", K_STR, REC(go_twin), IBSRIOV_REC_HAS_GO_TWIN, false},
     {NULL},
 };
 
@@ -470,12 +471,17 @@ int ibsriov_record_find(const char *id, const char *ifname, const char *netns,
 static int remove_go_twin(const struct ibsriov_record *r)
 {
 	struct ibsriov_record other;
-	char file[NAME_MAX + 1];
+	char file[NAME_MAX + 1], id[CNI_STATE_ID_MAX];
 	int ret;
 
 	if (!r->container_id ||
 	    check_snprintf(file, sizeof(file), "%s-%s", r->container_id, r->ifname))
 		return 0;
+	/* Untouched since ADD wrote it: ours, no need to read it. */
+	if ((r->flags & IBSRIOV_REC_HAS_GO_TWIN) &&
+	    cni_state_identity(IBSRIOV_GO_DIR, file, id, sizeof(id)) == 0 &&
+	    !strcmp(id, r->go_twin))
+		return cni_state_remove(IBSRIOV_GO_DIR, file);
 	ret = find_legacy(r->container_id, r->ifname, r->netns, &other);
 	/* Absent: an ADD killed while writing the twin may have left its
 	 * temp file, which removing the name clears. */

@@ -13,6 +13,7 @@
 
 #include "link.h"
 #include "pci.h"
+#include "state.h"
 
 /* Overridable so the unit tier can run ADD against a fake kernel. The
  * records live where the Go ib-sriov-cni never looks; IBSRIOV_GO_DIR is
@@ -40,6 +41,7 @@ enum {
 	IBSRIOV_REC_GO_CACHE = 1 << 5,	     /* read from a Go ib-sriov-cni cache */
 	IBSRIOV_REC_MAC_UNSET = 1 << 6,	     /* the VF had no admin MAC */
 	IBSRIOV_REC_PF_PASSTHROUGH = 1 << 7, /* deviceID is a PF (vfio-pci) */
+	IBSRIOV_REC_HAS_GO_TWIN = 1 << 8,    /* go_twin identifies the twin written */
 };
 
 struct ibsriov_record {
@@ -67,6 +69,9 @@ struct ibsriov_record {
 	uint32_t vf_changed;
 	char rdma[IBSRIOV_RECORD_RDMA_MAX][CNI_RDMA_NAME_MAX];
 	unsigned int n_rdma;
+	/* The Go-format twin as ADD left it (IBSRIOV_REC_HAS_GO_TWIN), from
+	 * cni_state_identity(): DEL removes it unread while it is unchanged. */
+	char go_twin[CNI_STATE_ID_MAX];
 };
 
 /* The record's file name for an attachment, "<containerID>:<ifname>" (no
@@ -108,9 +113,9 @@ int ibsriov_record_load(const char *name, struct ibsriov_record *r);
 int ibsriov_record_remove(const struct ibsriov_record *r);
 
 /* The Go ib-sriov-cni cache for this attachment, so that a downgrade's
- * DEL finds the VF (written when ADD completes, removed with the record). */
-int ibsriov_gocache_save(const struct ibsriov_record *r, const char *cni_version,
-			 const char *ipam_type);
+ * DEL finds the VF (written when ADD completes, removed with the record);
+ * its identity into r->go_twin. */
+int ibsriov_gocache_save(struct ibsriov_record *r, const char *cni_version, const char *ipam_type);
 
 /* A Go ib-sriov-cni cache (or a 0.x record) as a record; netns from DEL. */
 int ibsriov_gocache_parse(struct json_object *o, const char *file, const char *netns,

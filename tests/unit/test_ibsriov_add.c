@@ -10,11 +10,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "fake_kernel.h"
 #include "fake_paths.h"
 #include "fake_verbs.h"
 #include "helpers.h"
 #include "ibsriov.h"
+#include "util.h"
 
 static char base[64];
 
@@ -282,5 +284,51 @@ Test(ibsriov_add, pkey_table_through_verbs_then_sysfs, .init = sysfs, .fini = te
 		cr_assert_eq(ret, 0, "case %zu: %s %s", i, ctx->err.msg, ctx->err.details);
 		ctx->env.command = CNI_CMD_DEL;
 		cr_assert_eq(ibsriov_del(ctx), 0, "DEL: %s", ctx->err.details);
+	}
+}
+
+/* The record names the Go-format twin ADD left: DEL removes that twin
+ * without reading it, and keeps one rewritten since (another attachment's
+ * under a colliding name). */
+Test(ibsriov_add, the_twin_left_is_removed_and_a_rewritten_one_kept, .init = sysfs,
+     .fini = teardown)
+{
+	_cleanup_free_ char *rec = NULL;
+	_cleanup_free_ char *twin = NULL;
+	char id[CNI_STATE_ID_MAX], path[256], want[CNI_STATE_ID_MAX + 16];
+	/* Go's cache of ("a", "b-c"): the file name of ("a-b", "c") too. */
+	const char *other = "{\"name\":\"n\",\"deviceID\":\"0000:03:00.2\",\"ContIFNames\":\"b-c\","
+			    "\"Master\":\"pf0\",\"HostIFNames\":\"vf0\"}";
+	struct cni_ctx *ctx;
+
+	for (int round = 0; round < 2; round++) {
+		kernel(false);
+		ctx = ctx_for("\"mtu\":1400");
+		ctx->env.containerid = "a-b";
+		ctx->env.ifname = "c";
+		cr_assert_eq(ibsriov_add(ctx), 0, "%s %s", ctx->err.msg, ctx->err.details);
+		cr_assert_eq(cni_state_identity(fake_path("gostate"), "a-b-c", id, sizeof(id)), 0);
+		snprintf(path, sizeof(path), "%s/a-b:c", fake_path("state"));
+		free(rec);
+		rec = NULL;
+		cr_assert_eq(read_file(path, 65536, &rec, NULL), 0);
+		snprintf(want, sizeof(want), "\"go_twin\":\"%s\"", id);
+		cr_assert(strstr(rec, want), "the record names its twin: %s", rec);
+		if (round) {
+			/* Rewritten (a new file renamed over it): not the one ADD left. */
+			tree_put(fake_path("gostate"), ".new", other);
+			snprintf(path, sizeof(path), "%s/.new", fake_path("gostate"));
+			snprintf(want, sizeof(want), "%s/a-b-c", fake_path("gostate"));
+			cr_assert_eq(rename(path, want), 0);
+		}
+		ctx->env.command = CNI_CMD_DEL;
+		cr_assert_eq(ibsriov_del(ctx), 0, "DEL: %s %s", ctx->err.msg, ctx->err.details);
+		snprintf(path, sizeof(path), "%s/a-b-c", fake_path("gostate"));
+		if (!round) {
+			cr_assert_eq(access(path, F_OK), -1, "the twin ADD left is gone");
+		} else {
+			cr_assert_eq(read_file(path, 4096, &twin, NULL), 0, "another's twin stays");
+			cr_assert_str_eq(twin, other);
+		}
 	}
 }
