@@ -12,19 +12,15 @@
 #include "announce.h"
 #include "link.h"
 
-int cni_announce(int ifindex)
+int cni_announce(const struct cni_link *link)
 {
-	struct cni_link link;
-	int ret = cni_link_get(NULL, ifindex, &link);
+	int ret = cni_link_conf_set(AF_INET, link->name, "arp_notify", "1");
 
 	if (ret)
 		return ret;
-	ret = cni_link_conf_set(AF_INET, link.name, "arp_notify", "1");
-	if (ret)
-		return ret;
 	/* A kernel without IPv6 has no ipv6/conf: IPv4 is announced alone. */
-	ret = cni_link_conf_set(AF_INET6, link.name, "ndisc_notify", "1");
+	ret = cni_link_conf_set(AF_INET6, link->name, "ndisc_notify", "1");
 	if (ret && ret != -ENOENT)
 		return ret;
-	return cni_link_notify_peers(&link);
+	return cni_link_notify_peers(link);
 }

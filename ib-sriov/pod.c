@@ -126,7 +126,7 @@ int ibsriov_configure_ip(struct add *a)
 			 a->ctx->env.ifname);
 	/* Neighbours may still map these addresses to a previous owner. */
 	if (!ret && !a->ib && a->vf.mac_len == 6 && r->n_ips) {
-		int sent = cni_announce(a->vf.ifindex);
+		int sent = cni_announce(&a->vf);
 
 		if (sent)
 			log_warn("cannot announce the addresses of %s: %s", a->ctx->env.ifname,

@@ -209,7 +209,7 @@ int cni_link_vf_set(int pf_ifindex, const struct cni_vf *vf)
 	return 0;
 }
 
-int cni_announce(int ifindex)
+int cni_announce(const struct cni_link *link)
 {
 	return 0;
 }
