@@ -172,7 +172,7 @@ for n in $LEASES; do
 	iter=$IPAM_ITER
 	[ "$n" -ge 10000 ] && iter=7 # Go takes ~0.5 s an ADD at 60k
 	out=$("$run" add "$iter" go="$d/jobs/go" zero="$zero/jobs/go")
-	g=$(field go wall) zg=$(field zero wall)
+	g=$(field go wall) zg=$(field zero wall) grss=$(rss go)
 	out=$("$run" add "$IPAM_ITER" ours="$d/jobs/ours" zero="$zero/jobs/ours")
 	o=$(field ours wall) zo=$(field zero wall)
 	read -r fw fr < <(first ours)
@@ -180,7 +180,7 @@ for n in $LEASES; do
 	row "IPAM ADD, $n leases (tmpfs, ms; growth from 0)" "$(cell "$g") ($(ratio "$(med "$g")" "$(med "$zg")"))" \
 		"$(cell "$o") ($(ratio "$(med "$o")" "$(med "$zo")")); index rebuild $(ms "$fw")" "" \
 		"Go is $(ratio "$(med "$g")" "$(med "$o")") slower"
-	row "peak RSS, $n leases (MiB)" "$(mib "$(rss go)")" "$(mib "$(rss ours)"), index rebuild $(mib "$fr")" "" ""
+	row "peak RSS, $n leases (MiB)" "$(mib "$grss")" "$(mib "$(rss ours)"), index rebuild $(mib "$fr")" "" ""
 	for v in $(rss ours) $fr; do [ "$v" -gt "$peak" ] && peak=$v; done
 	rm -rf "$d"
 done
