@@ -214,13 +214,7 @@ int cni_json_array(struct json_object *obj, const char *key, const char *where,
 	return 0;
 }
 
-struct buf {
-	char *p;
-	size_t len, cap;
-	bool oom;
-};
-
-static void put(struct buf *b, const char *s, size_t n)
+static void put(struct cni_json_buf *b, const char *s, size_t n)
 {
 	if (b->oom)
 		return;
@@ -243,12 +237,12 @@ static void put(struct buf *b, const char *s, size_t n)
 	b->p[b->len] = '\0';
 }
 
-static void puts_(struct buf *b, const char *s)
+static void puts_(struct cni_json_buf *b, const char *s)
 {
 	put(b, s, strlen(s));
 }
 
-static void put_indent(struct buf *b, bool indent, int depth)
+static void put_indent(struct cni_json_buf *b, bool indent, int depth)
 {
 	if (!indent)
 		return;
@@ -259,7 +253,7 @@ static void put_indent(struct buf *b, bool indent, int depth)
 
 /* Go escapes <, > and & too, and U+2028/U+2029; invalid UTF-8 becomes
  * U+FFFD so that what we print is always valid JSON for libcni. */
-static void put_string(struct buf *b, const char *s, size_t n)
+static void put_string(struct cni_json_buf *b, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *u = (const unsigned char *)s;
@@ -305,7 +299,7 @@ static void put_string(struct buf *b, const char *s, size_t n)
 	put(b, "\"", 1);
 }
 
-static void dump(struct buf *b, struct json_object *o, bool indent, int depth)
+static void dump(struct cni_json_buf *b, struct json_object *o, bool indent, int depth)
 {
 	char num[64];
 	size_t n, i = 0;
@@ -368,7 +362,7 @@ static void dump(struct buf *b, struct json_object *o, bool indent, int depth)
 
 char *cni_json_dump(struct json_object *o, bool indent)
 {
-	struct buf b = {0};
+	struct cni_json_buf b = {0};
 
 	dump(&b, o, indent, 0);
 	if (b.oom || !b.p) {
@@ -377,6 +371,37 @@ char *cni_json_dump(struct json_object *o, bool indent)
 		return NULL;
 	}
 	return b.p;
+}
+
+void cni_json_put_raw(struct cni_json_buf *b, const char *s)
+{
+	puts_(b, s);
+}
+
+void cni_json_put_str(struct cni_json_buf *b, const char *s)
+{
+	put_string(b, s, strlen(s));
+}
+
+void cni_json_put_key(struct cni_json_buf *b, const char *key, bool first)
+{
+	if (!first)
+		put(b, ",", 1);
+	put_string(b, key, strlen(key));
+	put(b, ":", 1);
+}
+
+char *cni_json_buf_take(struct cni_json_buf *b)
+{
+	char *p = b->p;
+
+	if (b->oom || !p) {
+		free(p);
+		p = NULL;
+		errno = ENOMEM;
+	}
+	*b = (struct cni_json_buf){0};
+	return p;
 }
 
 struct json_object *cni_json_parse(const char *buf, size_t len, const char **why)

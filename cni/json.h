@@ -43,6 +43,26 @@ int cni_json_array(struct json_object *obj, const char *key, const char *where,
  * Returns a malloc'd string the caller frees, or NULL with errno set. */
 char *cni_json_dump(struct json_object *o, bool indent);
 
+/* JSON text written directly, byte for byte as cni_json_dump() writes it
+ * compact: for records built from a table, without a json-c tree. */
+struct cni_json_buf {
+	char *p;
+	size_t len, cap;
+	bool oom; /* an allocation failed: cni_json_buf_take() says so */
+};
+
+/* Append s as is (a number, a literal, a bracket). */
+void cni_json_put_raw(struct cni_json_buf *b, const char *s);
+
+/* Append s as a JSON string, escaped as cni_json_dump() escapes it. */
+void cni_json_put_str(struct cni_json_buf *b, const char *s);
+
+/* Append "key": (after a comma unless first). */
+void cni_json_put_key(struct cni_json_buf *b, const char *key, bool first);
+
+/* The text written (caller frees), or NULL with errno ENOMEM; b is reset. */
+char *cni_json_buf_take(struct cni_json_buf *b);
+
 /* Parse a whole buffer as one JSON value; trailing non-space is an error.
  * On failure returns NULL and points *why at a static description. */
 struct json_object *cni_json_parse(const char *buf, size_t len, const char **why);

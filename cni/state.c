@@ -406,13 +406,16 @@ int cni_state_write_cache(const char *dir, const char *name, const void *data, s
 	return write_path(dir, 0, name, data, len, false);
 }
 
+int cni_state_write_text(const char *dir, const char *name, const char *text)
+{
+	return write_path(dir, CNI_DIR_CREATE, name, text, strlen(text), true);
+}
+
 int cni_state_write(const char *dir, const char *name, struct json_object *rec)
 {
 	_cleanup_free_ char *s = cni_json_dump(rec, false);
 
-	if (!s)
-		return -ENOMEM;
-	return write_path(dir, CNI_DIR_CREATE, name, s, strlen(s), true);
+	return s ? cni_state_write_text(dir, name, s) : -ENOMEM;
 }
 
 int cni_state_read(const char *dir, const char *name, struct json_object **rec)

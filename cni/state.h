@@ -66,8 +66,11 @@ int cni_state_write_raw(const char *dir, const char *name, const void *data, siz
  * caches that are rebuilt from the truth after a crash. */
 int cni_state_write_cache(const char *dir, const char *name, const void *data, size_t len);
 
-/* The same as cni_state_write_raw for a JSON record (compact form), dir
- * created first when missing (as cni_state_mkdir does). */
+/* The same as cni_state_write_raw for a record's text, dir created first
+ * when missing (as cni_state_mkdir does). */
+int cni_state_write_text(const char *dir, const char *name, const char *text);
+
+/* The same for a JSON record (compact form). */
 int cni_state_write(const char *dir, const char *name, struct json_object *rec);
 
 /* Read dir/name as JSON into *rec (caller puts): non-blocking, regular files

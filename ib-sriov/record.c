@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /* The attachment record on disk: one key table, both directions. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cleanup.h"
@@ -205,6 +208,99 @@ struct json_object *ibsriov_record_to_json(const struct ibsriov_record *r)
 	return encode_obj(rec_keys, r, r->flags);
 }
 
+/* The same keys written as text: what cni_json_dump() makes of
+ * encode_obj(), without building the tree (a record is saved twice an ADD). */
+static void text_one(struct cni_json_buf *b, const struct key *k, const void *base);
+
+static void text_obj(struct cni_json_buf *b, const struct key *keys, const void *base,
+		     uint32_t flags)
+{
+	bool first = true;
+
+	cni_json_put_raw(b, "{");
+	for (const struct key *k = keys; k->name; k++) {
+		if (k->flag && !(flags & k->flag))
+			continue;
+		cni_json_put_key(b, k->name, first);
+		first = false;
+		text_one(b, k, base);
+	}
+	cni_json_put_raw(b, "}");
+}
+
+static void text_num(struct cni_json_buf *b, int64_t v)
+{
+	char num[24];
+
+	snprintf(num, sizeof(num), "%" PRId64, v);
+	cni_json_put_raw(b, num);
+}
+
+static void text_one(struct cni_json_buf *b, const struct key *k, const void *base)
+{
+	const char *p = (const char *)base + k->off;
+	const struct ibsriov_record *r = base;
+	char buf[64];
+
+	switch (k->type) {
+	case K_STR:
+		cni_json_put_str(b, p);
+		break;
+	case K_PSTR:
+		cni_json_put_str(b, *(char *const *)(const void *)p ?: "");
+		break;
+	case K_INT:
+		text_num(b, *(const int *)(const void *)p);
+		break;
+	case K_U32:
+		text_num(b, *(const uint32_t *)(const void *)p);
+		break;
+	case K_U16:
+		text_num(b, *(const uint16_t *)(const void *)p);
+		break;
+	case K_BOOL:
+		cni_json_put_raw(b, *(const bool *)(const void *)p ? "true" : "false");
+		break;
+	case K_FLAG:
+		cni_json_put_raw(b, "true");
+		break;
+	case K_KIND:
+		cni_json_put_str(b, kind_names[*(const enum ibsriov_kind *)(const void *)p]);
+		break;
+	case K_GUID:
+		cni_json_put_str(
+		    b, ibsriov_guid_str(*(const uint64_t *)(const void *)p, buf, sizeof(buf)));
+		break;
+	case K_MAC6:
+		cni_json_put_str(b, ibsriov_hw_str((const unsigned char *)p, 6, buf, sizeof(buf)));
+		break;
+	case K_HWADDR:
+		cni_json_put_str(b, ibsriov_hw_str(r->orig_mac, r->orig_mac_len, buf, sizeof(buf))
+					?: "");
+		break;
+	case K_RDMA:
+		cni_json_put_raw(b, "[");
+		for (unsigned int i = 0; i < r->n_rdma; i++) {
+			if (i)
+				cni_json_put_raw(b, ",");
+			cni_json_put_str(b, r->rdma[i]);
+		}
+		cni_json_put_raw(b, "]");
+		break;
+	case K_VF:
+		text_obj(b, vf_keys, p, 0);
+		break;
+	}
+}
+
+char *ibsriov_record_text(const struct ibsriov_record *r)
+{
+	struct cni_json_buf b = {0};
+
+	text_obj(&b, rec_keys, r, r->flags);
+	return cni_json_buf_take(&b);
+}
+
 static int decode_int(struct json_object *v, int64_t min, int64_t max, int64_t *out)
 {
 	if (!json_object_is_type(v, json_type_int))
@@ -380,8 +476,9 @@ int ibsriov_record_from_json(struct json_object *o, struct ibsriov_record *r)
 
 int ibsriov_record_save(const struct ibsriov_record *r)
 {
-	_cleanup_json_ struct json_object *o = ibsriov_record_to_json(r);
-	return o ? cni_state_write(IBSRIOV_STATE_DIR, r->name, o) : -ENOMEM;
+	_cleanup_free_ char *text = ibsriov_record_text(r);
+
+	return text ? cni_state_write_text(IBSRIOV_STATE_DIR, r->name, text) : -ENOMEM;
 }
 
 static int load_from(const char *dir, const char *name, struct json_object **o)

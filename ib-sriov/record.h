@@ -109,6 +109,10 @@ bool ibsriov_record_unreadable(int ret);
 /* Read a record of ours by file name (GC). Same returns. */
 int ibsriov_record_load(const char *name, struct ibsriov_record *r);
 
+/* The record as compact JSON text, the same bytes as cni_json_dump() of
+ * ibsriov_record_to_json() (caller frees); NULL with errno ENOMEM. */
+char *ibsriov_record_text(const struct ibsriov_record *r);
+
 /* Remove the record and any Go-format cache of the same attachment. */
 int ibsriov_record_remove(const struct ibsriov_record *r);
 

@@ -192,3 +192,54 @@ Test(ibsriov_record, zero_host_guid_restores_all_ones)
 	ibsriov_record_clear(&r);
 	json_object_put(o);
 }
+
+/* The text a record is saved as is, byte for byte, the compact dump of its
+ * tree, for every key type and flag, escapes included. */
+Test(ibsriov_record, text_is_the_dump_of_the_tree)
+{
+	struct ibsriov_record recs[4];
+
+	for (size_t i = 0; i < 3; i++)
+		recs[i] = full();
+
+	/* Every flag and key: an Ethernet VF with all PF-side settings. */
+	recs[1].kind = IBSRIOV_ETH;
+	recs[1].flags |=
+	    IBSRIOV_REC_HAS_CHILD | IBSRIOV_REC_PF_PASSTHROUGH | IBSRIOV_REC_HAS_GO_TWIN;
+	recs[1].orig_mac_len = 6;
+	recs[1].vf_orig = (struct cni_vf){.mask = ~0u,
+					  .vf = 3,
+					  .vlan = 4094,
+					  .qos = 7,
+					  .vlan_proto = 0x88a8,
+					  .min_tx_rate = 1,
+					  .max_tx_rate = 100000,
+					  .spoofchk = 1,
+					  .trust = 1,
+					  .link_state = 2,
+					  .mac = {0x02, 0, 0, 0, 0, 0xff}};
+	recs[1].vf = -1;
+	strcpy(recs[1].rdma[1], "mlx5_5");
+	recs[1].n_rdma = 2;
+	strcpy(recs[1].go_twin, "2049:131:1796160184.063242241");
+	strcpy(recs[1].link_kind, "a\"b\\c<d>&e\n\x01");
+	free(recs[1].network);
+	recs[1].network = strdup("n\xc3\xa9t\xff\xe2\x80\xa8");
+	/* No netns, no flags: the fewest keys. */
+	free(recs[2].netns);
+	recs[2].netns = NULL;
+	recs[2].flags = 0;
+	recs[2].n_rdma = 0;
+	cr_assert_eq(ibsriov_record_init(&recs[3], "n", "c", "eth0", ""), 0);
+	for (size_t i = 0; i < 4; i++) {
+		struct json_object *o = ibsriov_record_to_json(&recs[i]);
+		char *dump = cni_json_dump(o, false), *text = ibsriov_record_text(&recs[i]);
+
+		cr_assert(dump && text);
+		cr_assert_str_eq(text, dump, "record %zu", i);
+		free(dump);
+		free(text);
+		json_object_put(o);
+		ibsriov_record_clear(&recs[i]);
+	}
+}
