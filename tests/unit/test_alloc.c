@@ -6,6 +6,8 @@
 #include <criterion/parameterized.h>
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -552,6 +554,38 @@ Test(alloc, an_owners_leases_released_at_once)
 	free(ips);
 	cr_assert_not(exists("net/10.1.2.5"));
 	cr_assert_not(exists(".ib-host-local/net/owners/old@"));
+}
+
+/* FS_IMMUTABLE_FL on the token; false where the filesystem has no such flag. */
+static bool token_immutable(bool on)
+{
+	_cleanup_close_ int fd = open(path_in(".ib-host-local/net/token"), O_RDONLY | O_CLOEXEC);
+	int flags = 0;
+
+	if (fd < 0 || ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0)
+		return false;
+	flags = on ? flags | FS_IMMUTABLE_FL : flags & ~FS_IMMUTABLE_FL;
+	return ioctl(fd, FS_IOC_SETFLAGS, &flags) == 0;
+}
+
+Test(alloc, a_token_that_cannot_be_written_is_still_read)
+{
+	struct cni_addr a = ip("10.1.2.2"), *ips = NULL;
+	struct cni_error err = {0};
+	size_t n;
+	bool legacy;
+
+	cr_assert_eq(ipam_store_reserve(&st, &a, "c1", "eth0", 0), 0);
+	ipam_store_close(&st);
+	if (!token_immutable(true))
+		cr_skip_test("no immutable flag on this filesystem: the token is always writable");
+	cr_assert_eq(ipam_store_open(&st, data, "net", false, &err), 0, "%s", err.details);
+	cr_assert_not(st.rebuilt, "the token is read, not rewritten");
+	cr_assert_eq(ipam_store_owned(&st, "c1", "eth0", &ips, &n, &legacy), 0);
+	cr_assert(n == 1 && !ipam_addr_cmp(&ips[0], &a), "n %zu", n);
+	free(ips);
+	ipam_store_close(&st);
+	cr_assert(token_immutable(false));
 }
 
 Test(alloc, the_pointer_is_rewritten_in_place_and_cut_to_length)
