@@ -86,12 +86,12 @@ static int open_current(void)
 
 int cni_netns_open_current(void)
 {
-	int fd;
+	int fd = open_current();
 
-	home_get();
-	fd = at_home() ? fcntl(home, F_DUPFD_CLOEXEC, 0)
-		       : open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	/* The kept one is never handed out: the caller closes what it gets. */
+	if (fd >= 0 && fd == home && (fd = fcntl(home, F_DUPFD_CLOEXEC, 0)) < 0)
+		return -errno;
+	return fd;
 }
 
 static void close_saved(int fd)

@@ -129,87 +129,9 @@ void ibsriov_record_clear(struct ibsriov_record *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static struct json_object *encode_one(const struct key *k, const void *base);
-
-static struct json_object *encode_obj(const struct key *keys, const void *base, uint32_t flags)
-{
-	_cleanup_json_ struct json_object *o = json_object_new_object();
-
-	if (!o)
-		return NULL;
-	for (const struct key *k = keys; k->name; k++) {
-		struct json_object *v;
-
-		if (k->flag && !(flags & k->flag))
-			continue;
-		v = k->type == K_FLAG ? json_object_new_boolean(1) : encode_one(k, base);
-		if (!v || json_object_object_add(o, k->name, v)) {
-			json_object_put(v);
-			return NULL;
-		}
-	}
-	return steal_ptr(o);
-}
-
-static struct json_object *encode_one(const struct key *k, const void *base)
-{
-	const char *p = (const char *)base + k->off;
-	const struct ibsriov_record *r = base;
-	char buf[64];
-
-	switch (k->type) {
-	case K_STR:
-		return json_object_new_string(p);
-	case K_PSTR:
-		return json_object_new_string(*(char *const *)(const void *)p ?: "");
-	case K_INT:
-		return json_object_new_int64(*(const int *)(const void *)p);
-	case K_U32:
-		return json_object_new_int64(*(const uint32_t *)(const void *)p);
-	case K_U16:
-		return json_object_new_int64(*(const uint16_t *)(const void *)p);
-	case K_BOOL:
-		return json_object_new_boolean(*(const bool *)(const void *)p);
-	case K_KIND:
-		return json_object_new_string(
-		    kind_names[*(const enum ibsriov_kind *)(const void *)p]);
-	case K_GUID:
-		return json_object_new_string(
-		    ibsriov_guid_str(*(const uint64_t *)(const void *)p, buf, sizeof(buf)));
-	case K_MAC6:
-		return json_object_new_string(
-		    ibsriov_hw_str((const unsigned char *)p, 6, buf, sizeof(buf)));
-	case K_HWADDR:
-		return json_object_new_string(
-		    ibsriov_hw_str(r->orig_mac, r->orig_mac_len, buf, sizeof(buf)) ?: "");
-	case K_RDMA: {
-		_cleanup_json_ struct json_object *a = json_object_new_array();
-
-		for (unsigned int i = 0; a && i < r->n_rdma; i++) {
-			struct json_object *s = json_object_new_string(r->rdma[i]);
-
-			if (!s || json_object_array_add(a, s)) {
-				json_object_put(s);
-				return NULL;
-			}
-		}
-		return steal_ptr(a);
-	}
-	case K_VF:
-		return encode_obj(vf_keys, p, 0);
-	case K_FLAG:
-		break;
-	}
-	return NULL;
-}
-
-struct json_object *ibsriov_record_to_json(const struct ibsriov_record *r)
-{
-	return encode_obj(rec_keys, r, r->flags);
-}
-
-/* The same keys written as text: what cni_json_dump() makes of
- * encode_obj(), without building the tree (a record is saved twice an ADD). */
+/* Records are written as text straight from the key table, byte for byte
+ * what cni_json_dump() makes of the same object, without building the tree
+ * (a record is saved twice an ADD). */
 static void text_one(struct cni_json_buf *b, const struct key *k, const void *base);
 
 static void text_obj(struct cni_json_buf *b, const struct key *keys, const void *base,

@@ -86,10 +86,9 @@ int ibsriov_record_init(struct ibsriov_record *r, const char *network, const cha
 /* Free what r owns (not r itself); r is left empty. */
 void ibsriov_record_clear(struct ibsriov_record *r);
 
-/* Encode / decode (GUIDs as "xx:..:xx" strings; integers written by 0.x
- * records are still read). from_json: -EBADMSG on a missing or mistyped
- * key, -ENOMEM. to_json: a new object or NULL (-ENOMEM). */
-struct json_object *ibsriov_record_to_json(const struct ibsriov_record *r);
+/* Decode (GUIDs as "xx:..:xx" strings; integers written by 0.x records
+ * are still read): -EBADMSG on a missing or mistyped key, -ENOMEM. The
+ * encoding is ibsriov_record_text(). */
 int ibsriov_record_from_json(struct json_object *o, struct ibsriov_record *r);
 
 /* Write atomically (0600) under IBSRIOV_STATE_DIR. 0 or -errno. */
@@ -109,8 +108,8 @@ bool ibsriov_record_unreadable(int ret);
 /* Read a record of ours by file name (GC). Same returns. */
 int ibsriov_record_load(const char *name, struct ibsriov_record *r);
 
-/* The record as compact JSON text, the same bytes as cni_json_dump() of
- * ibsriov_record_to_json() (caller frees); NULL with errno ENOMEM. */
+/* The record as compact JSON text, in cni_json_dump()'s form (GUIDs as
+ * "xx:..:xx" strings); caller frees; NULL with errno ENOMEM. */
 char *ibsriov_record_text(const struct ibsriov_record *r);
 
 /* Remove the record and any Go-format cache of the same attachment. */

@@ -85,12 +85,13 @@ bool ipam_index_current(struct ipam_store *s)
 	token_close(s);
 	if (token_text(s, now, sizeof(now)))
 		return false;
-	s->token_fd = openat(s->idx_fd, TOKEN, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	s->token_fd =
+	    openat(s->idx_fd, TOKEN, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	/* A store that cannot be written (a read-only mount, an immutable
 	 * token) is still read. */
 	if (s->token_fd < 0 && (errno == EROFS || errno == EACCES || errno == EPERM))
-		s->token_fd =
-		    openat(s->idx_fd, TOKEN, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		s->token_fd = openat(s->idx_fd, TOKEN,
+				     O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (s->token_fd < 0)
 		return false;
 	/* Rewritten in place later: a second link would be written through. */

@@ -436,12 +436,17 @@ static int lease_tmp(struct ipam_store *s, const char *text)
  * only steers round robin, and a torn one reads as no pointer. */
 static bool pointer_in_place(struct ipam_store *s, const char *ptr, const char *text, size_t len)
 {
-	_cleanup_close_ int fd =
-	    openat(s->dir_fd, ptr, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	struct stat st;
+	_cleanup_close_ int fd = -1;
+	struct stat at, st;
 
-	return fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
-	       pwrite(fd, text, len, 0) == (ssize_t)len &&
+	/* Only a regular file with one link is opened for writing: whatever
+	 * else was planted under the name (a device) is never opened. */
+	if (fstatat(s->dir_fd, ptr, &at, AT_SYMLINK_NOFOLLOW) || !S_ISREG(at.st_mode) ||
+	    at.st_nlink != 1)
+		return false;
+	fd = openat(s->dir_fd, ptr, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	return fd >= 0 && !fstat(fd, &st) && st.st_dev == at.st_dev && st.st_ino == at.st_ino &&
+	       st.st_nlink == 1 && pwrite(fd, text, len, 0) == (ssize_t)len &&
 	       (st.st_size <= (off_t)len || !ftruncate(fd, (off_t)len));
 }
 
