@@ -4,7 +4,9 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -166,13 +168,46 @@ static int canonical(char out[PATH_MAX], const char *dir)
 	return 0;
 }
 
+/* Whether rel ("a/b/c") has a "." or ".." component, which the walk refuses. */
+static bool has_dot_component(const char *rel)
+{
+	for (const char *c = rel; *c; c += strcspn(c, "/"), c += *c == '/') {
+		size_t n = strcspn(c, "/");
+
+		if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return true;
+	}
+	return false;
+}
+
+/* rel below dirfd in one system call, no symbolic link anywhere on it (what
+ * the walk's O_NOFOLLOW checks component by component): the fd, or negative
+ * errno. -ENOSYS once a kernel without openat2 (before 5.6) said so. */
+static int open_no_symlinks(int dirfd, const char *rel)
+{
+	static __thread bool unsupported;
+	struct open_how how = {
+	    .flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+	    .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	long fd;
+
+	if (unsupported)
+		return -ENOSYS;
+	fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+	if (fd < 0 && errno == ENOSYS)
+		unsupported = true;
+	return fd < 0 ? -errno : (int)fd;
+}
+
 /* Open the canonical path's components below its longest cached prefix (or
  * from /). *cached tells whether it began at a cached directory other than
- * /, which may have been removed since: -ESTALE then. */
-static int walk(const char *path, unsigned int flags, bool *cached)
+ * /, which may have been removed since: -ESTALE then. path is cut in place
+ * for the cache keys of its prefixes, and restored. */
+static int walk(char *path, unsigned int flags, bool *cached)
 {
 	_cleanup_close_ int owned = -1;
-	char key[PATH_MAX], part[NAME_MAX + 1];
+	char part[NAME_MAX + 1];
 	size_t at;
 	int fd = cache_prefix(path, &at), ret;
 	bool fresh = false;
@@ -188,12 +223,29 @@ static int walk(const char *path, unsigned int flags, bool *cached)
 	}
 	if (at == 1 || !*cached)
 		at = 0; /* path[at] is the '/' before the next component */
+	/* The rest in one call when it is all there: any failure (a component
+	 * to create, a link, an old kernel) takes the walk below, which says
+	 * which component is wrong. Only the end is cached then. */
+	if (path[at] && path[at + 1] && !has_dot_component(path + at + 1)) {
+		int sub = open_no_symlinks(fd, path + at + 1);
+
+		if (sub >= 0) {
+			if (owned >= 0)
+				close(owned);
+			fd = owned = sub;
+			fresh = true;
+			if (cache_exact(path) < 0 && cache_put(path, sub))
+				owned = -1;
+			at = strlen(path);
+		}
+	}
 	while (path[at] && path[at + 1]) {
 		const char *name = path + at + 1;
 		size_t n = strcspn(name, "/");
 		/* The last one's private check is below, as on a cache hit. */
 		unsigned int f = name[n] ? flags & CNI_DIR_CREATE : flags & ~CNI_DIR_PRIVATE;
 		int sub;
+		char c;
 
 		if (n >= sizeof(part))
 			return -ENAMETOOLONG;
@@ -210,10 +262,12 @@ static int walk(const char *path, unsigned int flags, bool *cached)
 		fd = owned = sub;
 		fresh = true;
 		at += 1 + n;
-		memcpy(key, path, at);
-		key[at] = '\0';
-		if (cache_exact(key) < 0 && cache_put(key, sub))
+		/* The prefix walked so far is the cache key: cut path there. */
+		c = path[at];
+		path[at] = '\0';
+		if (cache_exact(path) < 0 && cache_put(path, sub))
 			owned = -1;
+		path[at] = c;
 	}
 	if ((flags & CNI_DIR_PRIVATE) || (*cached && !fresh)) {
 		if (fstat(fd, &st) < 0)

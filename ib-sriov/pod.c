@@ -11,6 +11,7 @@
 #include "json.h"
 #include "netns.h"
 #include "rdma.h"
+#include "util.h"
 
 /* RDMA isolation: the VF's RDMA devices into the pod before its netdev,
  * because moving them re-creates their ULP netdevs in the old namespace. */
@@ -86,8 +87,17 @@ int ibsriov_move_in(struct add *a)
 		ret = cni_link_set_mac(a->vf.ifindex, a->conf.vf.mac, 6);
 	if (!ret)
 		ret = cni_link_set_up(a->vf.ifindex, true);
-	if (!ret)
-		ret = cni_link_get(NULL, a->vf.ifindex, &a->vf);
+	if (!ret) {
+		/* What the kernel took is what we asked for: no query again. */
+		copy_str(a->vf.name, sizeof(a->vf.name), a->ctx->env.ifname);
+		if (a->conf.mtu)
+			a->vf.mtu = a->conf.mtu;
+		if (a->conf.has_mac) {
+			memcpy(a->vf.mac, a->conf.vf.mac, 6);
+			a->vf.mac_len = 6;
+		}
+		a->vf.flags |= IFF_UP;
+	}
 	if (ret)
 		ret = fail(a, ret, CNI_ERR_INTERNAL, "cannot configure the VF netdev in the pod",
 			   a->ctx->env.ifname);

@@ -71,12 +71,13 @@ static int check_duplicate(struct cni_ctx *ctx, struct ipam_store *st, const str
 int ipam_add(struct cni_ctx *ctx)
 {
 	struct ipam_conf c;
-	struct ipam_store st = IPAM_STORE_INIT;
+	struct ipam_store st;
 	const struct cni_addr **want = NULL;
 	struct cni_ip *got = NULL;
 	size_t leased = 0;
 	int ret;
 
+	ipam_store_init(&st);
 	ret = ipam_conf_load(ctx, false, &c);
 	if (ret)
 		goto out;

@@ -37,13 +37,14 @@ static int check_one(struct cni_ctx *ctx, struct ipam_store *st, const struct cn
 int ipam_check(struct cni_ctx *ctx)
 {
 	const struct cni_result *prev = ctx->conf->prev_result;
-	struct ipam_store st = IPAM_STORE_INIT;
+	struct ipam_store st;
 	struct cni_addr *ips = NULL;
 	struct ipam_conf c;
 	size_t n = 0, checked = 0;
 	bool legacy;
 	int ret;
 
+	ipam_store_init(&st);
 	ret = ipam_conf_load(ctx, false, &c)
 		  ?: ipam_store_open(&st, c.data_dir, c.name, false, &ctx->err);
 	for (size_t i = 0; !ret && prev && i < prev->n_ips; i++) {

@@ -9,7 +9,7 @@
 
 int ipam_del(struct cni_ctx *ctx)
 {
-	struct ipam_store st = IPAM_STORE_INIT;
+	struct ipam_store st;
 	struct ipam_conf c;
 	struct cni_addr *ips = NULL;
 	char ip[INET6_ADDRSTRLEN];
@@ -17,6 +17,7 @@ int ipam_del(struct cni_ctx *ctx)
 	bool legacy;
 	int ret;
 
+	ipam_store_init(&st);
 	/* Only name and dataDir matter: ranges may have changed since ADD. */
 	ret = ipam_conf_load(ctx, true, &c)
 		  ?: ipam_store_open(&st, c.data_dir, c.name, false, &ctx->err);

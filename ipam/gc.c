@@ -22,12 +22,13 @@ static bool still_valid(const struct cni_conf *conf, const struct ipam_lease *l)
 
 int ipam_gc(struct cni_ctx *ctx)
 {
-	struct ipam_store st = IPAM_STORE_INIT;
+	struct ipam_store st;
 	struct ipam_lease *leases = NULL;
 	struct ipam_conf c;
 	size_t n = 0, released = 0;
 	int ret;
 
+	ipam_store_init(&st);
 	ret = ipam_conf_load(ctx, true, &c);
 	if (ret)
 		goto out;
@@ -66,12 +67,13 @@ out:
 
 int ipam_status(struct cni_ctx *ctx)
 {
-	struct ipam_store st = IPAM_STORE_INIT;
+	struct ipam_store st;
 	struct ipam_lease *leases = NULL;
 	struct ipam_conf c;
 	size_t n = 0;
 	int ret;
 
+	ipam_store_init(&st);
 	ret = ipam_conf_load(ctx, false, &c) ?:
 	      ipam_store_open(&st, c.data_dir, c.name, false, &ctx->err) ?:
 	      ipam_store_list(&st, &leases, &n);

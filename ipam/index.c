@@ -222,6 +222,22 @@ static int owners_read(struct ipam_store *s, const char *key, char **buf)
 	}
 }
 
+/* A new owner's file, written where it is: 1 when it existed already. Only
+ * while the token is spoilt (s->changed): a kill halfway leaves a torn file
+ * that the next open's rebuild replaces. */
+static int owners_create(struct ipam_store *s, const char *key, const char *name)
+{
+	_cleanup_close_ int fd = -1;
+	char line[80];
+
+	if (!s->changed || check_snprintf(line, sizeof(line), "%s\n", name))
+		return 1;
+	fd = openat(s->owners_fd, key, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return errno == EEXIST ? 1 : -errno;
+	return write_all(fd, line, strlen(line));
+}
+
 int ipam_index_update(struct ipam_store *s, const char *id, const char *ifname,
 		      const struct cni_addr *ip, bool add)
 {
@@ -234,6 +250,9 @@ int ipam_index_update(struct ipam_store *s, const char *id, const char *ifname,
 	if (!owner_key(id, ifname, key, sizeof(key)))
 		return 0; /* such owners are found by scanning */
 	ipam_ip_name(ip, name, sizeof(name));
+	/* The usual ADD: an owner with no file yet. */
+	if (add && (ret = owners_create(s, key, name)) <= 0)
+		return ret;
 	ret = owners_read(s, key, &buf);
 	if (ret && ret != -ESTALE)
 		return ret; /* a bad owner file is replaced below */

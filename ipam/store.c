@@ -313,6 +313,15 @@ static void sweep(struct ipam_store *s)
 	unlinkat(s->idx_fd, "tmp", AT_REMOVEDIR);
 }
 
+void ipam_store_init(struct ipam_store *s)
+{
+	s->dir[0] = s->tmp_text[0] = '\0';
+	s->dir_fd = s->idx_fd = s->owners_fd = s->lock_fd = s->token_fd = -1;
+	s->token_len = 0;
+	s->list_max = IPAM_LIST_MAX;
+	s->changed = s->rebuilt = s->tmp_ready = false;
+}
+
 int ipam_store_open(struct ipam_store *s, const char *data_dir, const char *network, bool create,
 		    struct cni_error *err)
 {
@@ -322,9 +331,7 @@ int ipam_store_open(struct ipam_store *s, const char *data_dir, const char *netw
 	bool created;
 	int ret;
 
-	memset(s, 0, sizeof(*s));
-	s->dir_fd = s->idx_fd = s->owners_fd = s->lock_fd = s->token_fd = -1;
-	s->list_max = IPAM_LIST_MAX;
+	ipam_store_init(s);
 	if (check_snprintf(s->dir, sizeof(s->dir), "%s/%s", data_dir, network))
 		return cni_errorf(err, -ENAMETOOLONG, CNI_ERR_INVALID_CONFIG,
 				  "invalid configuration", "ipam.dataDir is too long");

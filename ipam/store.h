@@ -37,11 +37,9 @@ struct ipam_store {
 	char tmp_text[4096];
 };
 
-/* A store not (or no longer) open: ipam_store_close() on it does nothing. */
-#define IPAM_STORE_INIT                                                                            \
-	{                                                                                          \
-		.dir_fd = -1, .idx_fd = -1, .owners_fd = -1, .lock_fd = -1, .token_fd = -1         \
-	}
+/* Make s a store not (or no longer) open: ipam_store_close() on it does
+ * nothing. Its buffers are left as they are (8 KiB nobody reads unset). */
+void ipam_store_init(struct ipam_store *s);
 
 /* A lease as found on disk. ifname is NULL for a legacy bare-ID file; id is
  * NULL for a file that is empty, unparsable or not a regular file. */

@@ -540,17 +540,18 @@ test_packed_range_one_fsync_per_lease() {
 
 test_killed_runs_leave_nothing_for_good() {
 	# strace kills the plugin at the step named: just before publishing the
-	# lease, a pointer that did not exist yet (removed first) or an owner
-	# file (a temp file is left), or before resealing the index token it
-	# spoilt in place (an existing pointer is rewritten in place too). The
-	# next run removes what the killed one left, rebuilds the index, and the
-	# store stays consistent.
+	# lease or a pointer that did not exist yet (removed first: a temp file
+	# is left), before writing a new owner file (created empty, while the
+	# token is spoilt), or before resealing the index token it spoilt in
+	# place (an existing pointer is rewritten in place too). The next run
+	# removes what the killed one left, rebuilds the index, and the store
+	# stays consistent.
 	local conf step n=0 sc when left prep ids=()
 	command -v strace >/dev/null || { fail "strace is missing"; return; }
 	conf=$(ipam_conf k "$T/ours" '"ranges":[[{"subnet":"10.155.0.0/24"}]]')
 	for step in linkat:1:k/.ib-host-local.lease.tmp: \
 		renameat:1:k/.ib-host-local.ptr.tmp:rmptr \
-		renameat:1:.ib-host-local/k/owners/.kill3@65746830.tmp: \
+		write:2:.ib-host-local/k/owners/kill3@65746830:owner \
 		pwrite64:3:.ib-host-local/k/token:; do
 		IFS=: read -r sc when left prep <<<"$step"
 		n=$((n + 1))
@@ -561,6 +562,11 @@ test_killed_runs_leave_nothing_for_good() {
 			<<<"$conf" >/dev/null 2>&1
 		if [ "$sc" = pwrite64 ]; then
 			[ "$(head -c1 "$T/ours/$left")" = "!" ] || fail "$step: the kill left no spoilt token"
+		elif [ "$prep" = owner ]; then
+			[ -e "$T/ours/$left" ] && [ ! -s "$T/ours/$left" ] ||
+				fail "$step: the kill left no empty owner file"
+			[ "$(head -c1 "$T/ours/.ib-host-local/k/token")" = "!" ] ||
+				fail "$step: the kill left the token sealed over a torn owner file"
 		else
 			[ -e "$T/ours/$left" ] || fail "$step: the kill left no $left (wrong kill point?)"
 		fi
@@ -568,6 +574,10 @@ test_killed_runs_leave_nothing_for_good() {
 		assert_eq 0 "$RC" "ADD after a kill at $step ($OUT)"
 		if [ "$sc" = pwrite64 ]; then
 			[ "$(head -c1 "$T/ours/$left")" = "!" ] && fail "$step: the token is still spoilt"
+		elif [ "$prep" = owner ]; then
+			# Rebuilt from the leases: it names the killed run's lease.
+			grep -qx '10\.155\.0\.[0-9]*' "$T/ours/$left" ||
+				fail "$step: the owner file was not rebuilt: $(cat "$T/ours/$left")"
 		else
 			[ -e "$T/ours/$left" ] && fail "$step: $left is still there"
 		fi
