@@ -75,7 +75,7 @@ enum bad_value { VALUE_OK, VALUE_NUL, VALUE_NONFINITE };
 
 /* Depth-first: the first string value holding a NUL, or number that is not
  * finite (json-c takes NaN and Infinity; JSON and Go have no such numbers),
- * its path in path[]. */
+ * its path in path[] unless path is NULL. */
 static enum bad_value find_bad(struct json_object *o, char *path, size_t len, size_t used)
 {
 	enum bad_value bad;
@@ -91,9 +91,10 @@ static enum bad_value find_bad(struct json_object *o, char *path, size_t len, si
 	case json_type_array:
 		n = json_object_array_length(o);
 		for (size_t i = 0; i < n; i++) {
-			snprintf(path + used, len - used, "[%zu]", i);
+			if (path)
+				snprintf(path + used, len - used, "[%zu]", i);
 			bad = find_bad(json_object_array_get_idx(o, i), path, len,
-				       used + strlen(path + used));
+				       path ? used + strlen(path + used) : 0);
 			if (bad)
 				return bad;
 		}
@@ -102,8 +103,9 @@ static enum bad_value find_bad(struct json_object *o, char *path, size_t len, si
 		/* Braces: the macro declares variables, which clang refuses
 		 * right after a case label. */
 		json_object_object_foreach (o, k, v) {
-			snprintf(path + used, len - used, "%s%s", used ? "." : "", k);
-			bad = find_bad(v, path, len, used + strlen(path + used));
+			if (path)
+				snprintf(path + used, len - used, "%s%s", used ? "." : "", k);
+			bad = find_bad(v, path, len, path ? used + strlen(path + used) : 0);
 			if (bad)
 				return bad;
 		}
@@ -112,7 +114,8 @@ static enum bad_value find_bad(struct json_object *o, char *path, size_t len, si
 	default:
 		break;
 	}
-	path[used] = '\0';
+	if (path)
+		path[used] = '\0';
 	return VALUE_OK;
 }
 
@@ -143,7 +146,8 @@ int cni_json_check_input(struct json_object *root, const char *raw, size_t len,
 	if (!utf8_valid(raw, len, &bad))
 		return cni_errorf(err, -EINVAL, CNI_ERR_DECODE, "error unmarshall network config",
 				  "invalid UTF-8 at byte %zu", bad);
-	switch (find_bad(root, path, sizeof(path), 0)) {
+	/* Found first; its path is built only then, for the message. */
+	switch (find_bad(root, NULL, 0, 0) ? find_bad(root, path, sizeof(path), 0) : VALUE_OK) {
 	case VALUE_NUL:
 		return nul_inside(err, path);
 	case VALUE_NONFINITE:
@@ -313,10 +317,9 @@ static void dump(struct cni_json_buf *b, struct json_object *o, bool indent, int
 		break;
 	case json_type_int:
 		if (json_object_get_int64(o) == INT64_MAX)
-			snprintf(num, sizeof(num), "%" PRIu64, json_object_get_uint64(o));
+			puts_(b, cni_u64_str(json_object_get_uint64(o), num));
 		else
-			snprintf(num, sizeof(num), "%" PRId64, json_object_get_int64(o));
-		puts_(b, num);
+			puts_(b, cni_i64_str(json_object_get_int64(o), num));
 		break;
 	case json_type_double:
 		puts_(b, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));

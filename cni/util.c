@@ -262,3 +262,54 @@ void sleep_ms(unsigned int ms)
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
 }
+
+/* v's digits at buf, NUL-terminated: at most 21 bytes. */
+static char *utoa(uint64_t v, char *buf)
+{
+	char tmp[CNI_NUM_MAX];
+	size_t n = 0, i = 0;
+
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	while (n)
+		buf[i++] = tmp[--n];
+	buf[i] = '\0';
+	return buf;
+}
+
+char *cni_u64_str(uint64_t v, char buf[CNI_NUM_MAX])
+{
+	return utoa(v, buf);
+}
+
+char *cni_i64_str(int64_t v, char buf[CNI_NUM_MAX])
+{
+	if (v >= 0)
+		return utoa((uint64_t)v, buf);
+	buf[0] = '-';
+	/* -(v + 1) + 1: INT64_MIN has no positive twin. */
+	utoa((uint64_t) - (v + 1) + 1, buf + 1);
+	return buf;
+}
+
+int cni_hex_str(const unsigned char *p, size_t n, char sep, char *buf, size_t len)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t need = n ? n * 2 + (sep ? n - 1 : 0) + 1 : 1, at = 0;
+
+	if (!len)
+		return -ENAMETOOLONG;
+	if (need > len) {
+		buf[0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (i && sep)
+			buf[at++] = sep;
+		buf[at++] = digits[p[i] >> 4];
+		buf[at++] = digits[p[i] & 15];
+	}
+	buf[at] = '\0';
+	return 0;
+}

@@ -24,6 +24,16 @@ size_t utf8_seq(const unsigned char *s, size_t n, uint32_t *cp);
 /* True when s[0..n) is well-formed UTF-8; else *bad is the first bad offset. */
 bool utf8_valid(const char *s, size_t n, size_t *bad);
 
+/* The decimal text of v into buf (CNI_NUM_MAX bytes); returns buf. What
+ * snprintf("%" PRId64) writes, for the paths that format a number per field. */
+#define CNI_NUM_MAX 21
+char *cni_i64_str(int64_t v, char buf[CNI_NUM_MAX]);
+char *cni_u64_str(uint64_t v, char buf[CNI_NUM_MAX]);
+
+/* n bytes as lowercase hex pairs, sep between them when not 0, into
+ * buf[len] (NUL-terminated; -ENAMETOOLONG when it does not fit). */
+int cni_hex_str(const unsigned char *p, size_t n, char sep, char *buf, size_t len);
+
 /* Parse an unsigned decimal (or 0x hex when base is 0) no larger than max.
  * 0 or -EINVAL (not a number, trailing junk) / -ERANGE. */
 int parse_u64(const char *s, int base, uint64_t max, uint64_t *out);

@@ -76,13 +76,8 @@ bool ibsriov_mac_parse(const char *s, unsigned char mac[6])
 
 const char *ibsriov_hw_str(const unsigned char *hw, size_t n, char *buf, size_t len)
 {
-	size_t used = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < n && used + 3 < len + (i + 1 == n); i++) {
-		snprintf(buf + used, len - used, "%s%02x", i ? ":" : "", hw[i]);
-		used = strlen(buf);
-	}
+	/* "xx:" a byte, the last one's colon the NUL: as many as fit. */
+	cni_hex_str(hw, n < len / 3 ? n : len / 3, ':', buf, len);
 	return buf;
 }
 

@@ -152,10 +152,9 @@ static void text_obj(struct cni_json_buf *b, const struct key *keys, const void 
 
 static void text_num(struct cni_json_buf *b, int64_t v)
 {
-	char num[24];
+	char num[CNI_NUM_MAX];
 
-	snprintf(num, sizeof(num), "%" PRId64, v);
-	cni_json_put_raw(b, num);
+	cni_json_put_raw(b, cni_i64_str(v, num));
 }
 
 static void text_one(struct cni_json_buf *b, const struct key *k, const void *base)

@@ -43,19 +43,15 @@ int ipam_push_ip(struct cni_addr **ips, size_t *n, const struct cni_addr *ip)
  * not be a safe file name. */
 static bool owner_key(const char *id, const char *ifname, char *buf, size_t len)
 {
-	size_t used;
+	size_t used, n;
 
 	if (check_snprintf(buf, len, "%s@", id) || strlen(buf) > CNI_STATE_NAME_MAX ||
 	    strchr(id, '/') || id[0] == '.')
 		return false;
 	used = strlen(buf);
-	for (const unsigned char *p = (const unsigned char *)(ifname ? ifname : ""); *p; p++) {
-		if (used + 3 > len || used + 2 > CNI_STATE_NAME_MAX)
-			return false;
-		snprintf(buf + used, len - used, "%02x", *p);
-		used += 2;
-	}
-	return true;
+	n = ifname ? strlen(ifname) : 0;
+	return used + 2 * n <= CNI_STATE_NAME_MAX &&
+	       !cni_hex_str((const unsigned char *)ifname, n, 0, buf + used, len - used);
 }
 
 static int token_text(struct ipam_store *s, char *buf, size_t len)

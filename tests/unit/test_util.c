@@ -2,7 +2,9 @@
 /* The bounded readers against what a config or a pod may plant, the string
  * helpers and the UTF-8 rules. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -123,6 +125,38 @@ Test(util, dup_str)
 	cr_assert_str_eq(a, "x");
 	cr_assert_eq(dup_str(&b, NULL), 0);
 	cr_assert_null(b);
+}
+
+Test(util, numbers_as_printf_writes_them)
+{
+	static const int64_t vals[] = {
+	    0, 1, -1, 9, 10, -10, 1500, 9000, 4294967295LL, INT64_MAX, INT64_MIN, INT64_MIN + 1};
+	char got[CNI_NUM_MAX], want[32];
+
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		snprintf(want, sizeof(want), "%" PRId64, vals[i]);
+		cr_assert_str_eq(cni_i64_str(vals[i], got), want);
+		snprintf(want, sizeof(want), "%" PRIu64, (uint64_t)vals[i]);
+		cr_assert_str_eq(cni_u64_str((uint64_t)vals[i], got), want);
+	}
+	cr_assert_eq(strlen(cni_u64_str(UINT64_MAX, got)), CNI_NUM_MAX - 1);
+}
+
+Test(util, hex_pairs_fit_or_refuse)
+{
+	static const unsigned char mac[6] = {0x00, 0x1b, 0xa0, 0xff, 0x7e, 0x09};
+	char buf[18];
+
+	cr_assert_eq(cni_hex_str(mac, 6, ':', buf, sizeof(buf)), 0);
+	cr_assert_str_eq(buf, "00:1b:a0:ff:7e:09");
+	cr_assert_eq(cni_hex_str(mac, 6, 0, buf, 13), 0);
+	cr_assert_str_eq(buf, "001ba0ff7e09");
+	cr_assert_eq(cni_hex_str(mac, 0, ':', buf, 1), 0);
+	cr_assert_str_eq(buf, "");
+	/* One byte short: nothing half-written. */
+	cr_assert_eq(cni_hex_str(mac, 6, ':', buf, 17), -ENAMETOOLONG);
+	cr_assert_str_eq(buf, "");
+	cr_assert_eq(cni_hex_str(mac, 6, 0, buf, 12), -ENAMETOOLONG);
 }
 
 Test(util, utf8)
