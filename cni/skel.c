@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <errno.h>
+#include <malloc.h>
 #include <gnu/libc-version.h>
 #include <json-c/json_c_version.h>
 #include <netlink/version.h>
@@ -344,6 +345,11 @@ int cni_run(const struct cni_plugin *p, int argc, char **argv)
 		return print_build(p) ? 1 : 0;
 	/* A delegate that exits before reading stdin must not kill us. */
 	signal(SIGPIPE, SIG_IGN);
+	/* Each netlink reply is read into a fresh 68 KiB buffer (see nl.c):
+	 * with glibc's default 128 KiB trim threshold the heap would shrink
+	 * after it and grow again for the next, faulting its pages in anew. A
+	 * short-lived process keeps what it grew. */
+	mallopt(M_TRIM_THRESHOLD, 4 << 20);
 	if (!getenv("CNI_COMMAND")) {
 		print_about(p);
 		return 0;
