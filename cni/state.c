@@ -150,8 +150,9 @@ static bool cache_put(const char *path, int fd)
 }
 
 /* dir (absolute) without repeated or trailing slashes: the form of the
- * cache's keys, so that "/a//b/" finds "/a/b". */
-static int canonical(char out[PATH_MAX], const char *dir)
+ * cache's keys, so that "/a//b/" finds "/a/b". out holds strlen(dir) + 1
+ * (never more is written) and at most PATH_MAX. */
+static int canonical(char *out, const char *dir)
 {
 	size_t n = 0;
 
@@ -285,12 +286,19 @@ static int walk(char *path, unsigned int flags, bool *cached)
 
 int cni_state_opendir(const char *dir, unsigned int flags)
 {
-	char path[PATH_MAX];
+	/* Allocated to its length: under a delegated IPAM's open, a PATH_MAX
+	 * buffer here was a stack page more to fault in. */
+	_cleanup_free_ char *path = NULL;
 	bool cached;
 	int fd;
 
 	if (!dir || dir[0] != '/')
 		return -EINVAL;
+	if (strlen(dir) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	path = malloc(strlen(dir) + 1);
+	if (!path)
+		return -ENOMEM;
 	if (canonical(path, dir))
 		return -ENAMETOOLONG;
 	fd = walk(path, flags, &cached);

@@ -268,12 +268,21 @@ static int lease_dir_usable(struct ipam_store *s, bool created, bool create, con
 	return 0;
 }
 
+/* Apart, so that its path buffer is not on every open's stack. */
+static __attribute__((noinline)) int index_error(struct cni_error *err, int ret,
+						 const char *data_dir, const char *network)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s/%s", data_dir, IPAM_INDEX_DIR, network);
+	return dir_error(err, ret, path, data_dir);
+}
+
 static int open_index(struct ipam_store *s, int data, const char *data_dir, const char *network,
 		      struct cni_error *err)
 {
 	const unsigned int f = CNI_DIR_CREATE | CNI_DIR_PRIVATE;
 	_cleanup_close_ int root = cni_state_opendirat(data, IPAM_INDEX_DIR, f, NULL);
-	char path[PATH_MAX];
 
 	if (root >= 0)
 		s->idx_fd = cni_state_opendirat(root, network, f, NULL);
@@ -281,12 +290,11 @@ static int open_index(struct ipam_store *s, int data, const char *data_dir, cons
 		s->owners_fd = cni_state_opendirat(s->idx_fd, "owners", f, NULL);
 	if (s->owners_fd >= 0)
 		return 0;
-	snprintf(path, sizeof(path), "%s/%s/%s", data_dir, IPAM_INDEX_DIR, network);
-	return dir_error(err,
-			 root < 0	 ? root
-			 : s->idx_fd < 0 ? s->idx_fd
-					 : s->owners_fd,
-			 path, data_dir);
+	return index_error(err,
+			   root < 0	   ? root
+			   : s->idx_fd < 0 ? s->idx_fd
+					   : s->owners_fd,
+			   data_dir, network);
 }
 
 /* Temp files a killed run left: ours beside the leases, and the tmp/
@@ -313,9 +321,12 @@ static void sweep(struct ipam_store *s)
 	unlinkat(s->idx_fd, "tmp", AT_REMOVEDIR);
 }
 
+static char no_dir[] = "";
+
 void ipam_store_init(struct ipam_store *s)
 {
-	s->dir[0] = s->tmp_text[0] = '\0';
+	s->dir = no_dir;
+	s->tmp_text = NULL;
 	s->dir_fd = s->idx_fd = s->owners_fd = s->lock_fd = s->token_fd = -1;
 	s->token_len = 0;
 	s->list_max = IPAM_LIST_MAX;
@@ -327,14 +338,25 @@ int ipam_store_open(struct ipam_store *s, const char *data_dir, const char *netw
 {
 	const unsigned int mk = create ? CNI_DIR_CREATE : 0;
 	_cleanup_close_ int data = -1;
-	char lock[PATH_MAX + 8];
+	_cleanup_free_ char *lock = NULL;
+	size_t n = strlen(data_dir) + 1 + strlen(network) + 1;
 	bool created;
 	int ret;
 
 	ipam_store_init(s);
-	if (check_snprintf(s->dir, sizeof(s->dir), "%s/%s", data_dir, network))
+	/* Allocated, as the lock's path below: deep in a delegated ADD, two
+	 * PATH_MAX buffers on the stack were two more pages to fault in. */
+	if (n > PATH_MAX)
 		return cni_errorf(err, -ENAMETOOLONG, CNI_ERR_INVALID_CONFIG,
 				  "invalid configuration", "ipam.dataDir is too long");
+	s->dir = malloc(n);
+	lock = malloc(n + strlen("/lock"));
+	if (!s->dir || !lock) {
+		ipam_store_close(s);
+		return -ENOMEM;
+	}
+	snprintf(s->dir, n, "%s/%s", data_dir, network);
+	snprintf(lock, n + strlen("/lock"), "%s/lock", s->dir);
 	data = cni_state_opendir(data_dir, mk);
 	if (data == -ENOENT && !create)
 		return 0; /* nothing was ever leased: an empty store */
@@ -350,7 +372,6 @@ int ipam_store_open(struct ipam_store *s, const char *data_dir, const char *netw
 		ipam_store_close(s);
 		return ret > 0 ? 0 : ret;
 	}
-	snprintf(lock, sizeof(lock), "%s/lock", s->dir);
 	s->lock_fd = cni_lock_acquireat(s->dir_fd, "lock", lock, lock_timeout(), err);
 	ret = s->lock_fd < 0 ? s->lock_fd : open_index(s, data, data_dir, network, err);
 	if (ret)
@@ -399,6 +420,10 @@ void ipam_store_close(struct ipam_store *s)
 	if (s->dir_fd >= 0)
 		close(s->dir_fd);
 	s->dir_fd = s->idx_fd = s->owners_fd = s->lock_fd = s->token_fd = -1;
+	if (s->dir != no_dir)
+		free(s->dir);
+	free(s->tmp_text);
+	ipam_store_init(s);
 }
 
 /* --- leasing --- */
@@ -422,8 +447,10 @@ static int lease_tmp(struct ipam_store *s, const char *text)
 	if (s->tmp_ready && !strcmp(s->tmp_text, text))
 		return 0;
 	drop_tmp(s);
-	if (copy_str(s->tmp_text, sizeof(s->tmp_text), text))
-		return -ENAMETOOLONG;
+	free(s->tmp_text);
+	s->tmp_text = strdup(text);
+	if (!s->tmp_text)
+		return -ENOMEM;
 	fd = cni_state_create_tmp(s->dir_fd, IPAM_LEASE_TMP);
 	if (fd < 0)
 		return fd;
@@ -479,15 +506,20 @@ static int write_pointer(struct ipam_store *s, const char *ptr, const char *text
 int ipam_store_reserve(struct ipam_store *s, const struct cni_addr *ip, const char *id,
 		       const char *ifname, size_t set)
 {
-	char name[64], ptr[64], text[LEASE_MAX];
+	_cleanup_free_ char *text = NULL;
+	size_t len = strlen(id) + 2 + strlen(ifname) + 1;
+	char name[64], ptr[64];
 	int ret;
 
 	if (s->dir_fd < 0 || s->lock_fd < 0)
 		return -EBADF;
 	ipam_ip_name(ip, name, sizeof(name));
-	if (check_snprintf(text, sizeof(text), "%s\r\n%s", id, ifname) ||
-	    check_snprintf(ptr, sizeof(ptr), "last_reserved_ip.%zu", set))
+	if (len > LEASE_MAX || check_snprintf(ptr, sizeof(ptr), "last_reserved_ip.%zu", set))
 		return -ENAMETOOLONG;
+	text = malloc(len);
+	if (!text)
+		return -ENOMEM;
+	snprintf(text, len, "%s\r\n%s", id, ifname);
 	mark_changed(s);
 	ret = lease_tmp(s, text);
 	if (ret)

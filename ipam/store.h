@@ -23,10 +23,10 @@
 #define IPAM_LIST_MAX	     (1 << 18) /* directory entries read before giving up */
 
 struct ipam_store {
-	char dir[PATH_MAX]; /* <dataDir>/<network>, for messages */
-	int dir_fd;	    /* the lease directory; -1 when absent (nothing leased) */
-	int idx_fd;	    /* <dataDir>/.ib-host-local/<network> */
-	int owners_fd;	    /* its owners/ */
+	char *dir;     /* <dataDir>/<network>, for messages; "" when not open */
+	int dir_fd;    /* the lease directory; -1 when absent (nothing leased) */
+	int idx_fd;    /* <dataDir>/.ib-host-local/<network> */
+	int owners_fd; /* its owners/ */
 	int lock_fd;
 	int token_fd;	  /* the index token, kept to be rewritten in place; -1 */
 	size_t token_len; /* its length as read or last written */
@@ -34,11 +34,11 @@ struct ipam_store {
 	bool changed;	  /* dir changed: refresh the index token on close */
 	bool rebuilt;	  /* the index was rebuilt by this open */
 	bool tmp_ready;	  /* IPAM_LEASE_TMP holds tmp_text, fsync'ed */
-	char tmp_text[4096];
+	char *tmp_text;	  /* what it holds then (allocated) */
 };
 
 /* Make s a store not (or no longer) open: ipam_store_close() on it does
- * nothing. Its buffers are left as they are (8 KiB nobody reads unset). */
+ * nothing. */
 void ipam_store_init(struct ipam_store *s);
 
 /* A lease as found on disk. ifname is NULL for a legacy bare-ID file; id is
