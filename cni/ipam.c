@@ -286,26 +286,21 @@ static int run_builtin(const struct cni_builtin *b, const char *path, const stru
 	return 0;
 }
 
-int cni_delegate_exec(const char *type, const struct cni_env *env, const struct cni_conf *conf,
-		      enum cni_command cmd, struct json_object **out, struct cni_error *err)
+/* Run the executable at path as the delegate: its own frame, so that the
+ * builtin path does not carry this one's buffers down the stack. */
+static __attribute__((noinline)) int exec_at(const char *path, const char *type,
+					     const struct cni_conf *conf, enum cni_command cmd,
+					     struct json_object **out, struct cni_error *err)
 {
 	_cleanup_free_ char *buf = NULL;
 	_cleanup_json_ struct json_object *o = NULL;
 	unsigned int timeout = delegate_timeout();
 	struct child c = {.pid = -1, .in = -1, .out = -1};
-	const struct cni_builtin *b;
-	char path[PATH_MAX];
 	const char *why = NULL;
 	size_t used = 0;
 	uint64_t deadline;
 	int ret, status = 0;
 
-	*out = NULL;
-	ret = cni_delegate_find(env->path, type, path, sizeof(path), err);
-	if (ret)
-		return ret;
-	if ((b = cni_builtin_for(type, path)))
-		return run_builtin(b, path, env, conf, cmd, out, err);
 	buf = malloc(CNI_DELEGATE_MAX_OUTPUT + 2);
 	if (!buf)
 		return -ENOMEM;
@@ -347,6 +342,25 @@ int cni_delegate_exec(const char *type, const struct cni_env *env, const struct 
 		return delegate_error(type, o, status, err);
 	*out = steal_ptr(o);
 	return 0;
+}
+
+int cni_delegate_exec(const char *type, const struct cni_env *env, const struct cni_conf *conf,
+		      enum cni_command cmd, struct json_object **out, struct cni_error *err)
+{
+	/* Allocated: below this frame a builtin delegate runs whole. */
+	_cleanup_free_ char *path = malloc(PATH_MAX);
+	const struct cni_builtin *b;
+	int ret;
+
+	*out = NULL;
+	if (!path)
+		return -ENOMEM;
+	ret = cni_delegate_find(env->path, type, path, PATH_MAX, err);
+	if (ret)
+		return ret;
+	if ((b = cni_builtin_for(type, path)))
+		return run_builtin(b, path, env, conf, cmd, out, err);
+	return exec_at(path, type, conf, cmd, out, err);
 }
 
 int cni_child_kill(pid_t pid, unsigned int wait_ms)

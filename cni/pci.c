@@ -13,6 +13,12 @@
 #include "pci.h"
 #include "util.h"
 
+/* A path under the PCI root, or a link target read there: far below
+ * PATH_MAX, and PATH_MAX buffers were stack pages to fault in on every ADD
+ * (stack clash protection probes each page of a frame). A longer one is
+ * refused (-ENAMETOOLONG), never cut. */
+#define SYSFS_PATH_MAX 512
+
 static bool hex_run(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -52,12 +58,14 @@ static int dev_path(char *buf, size_t len, const char *root, const char *addr, c
 /* Basename of a symlink's target. */
 static int link_base(const char *path, char *out, size_t len)
 {
-	char target[PATH_MAX];
-	ssize_t n = readlink(path, target, sizeof(target) - 1);
+	char target[SYSFS_PATH_MAX];
+	ssize_t n = readlink(path, target, sizeof(target));
 	const char *base;
 
 	if (n < 0)
 		return -errno;
+	if ((size_t)n >= sizeof(target))
+		return -ENAMETOOLONG;
 	target[n] = '\0';
 	base = strrchr(target, '/');
 	return copy_str(out, len, base ? base + 1 : target);
@@ -90,7 +98,7 @@ static int first_entry(const char *dir, char *out, size_t len)
 
 int cni_pci_netdev(const char *root, const char *addr, char name[IFNAMSIZ])
 {
-	char path[PATH_MAX];
+	char path[SYSFS_PATH_MAX];
 
 	name[0] = '\0';
 	if (dev_path(path, sizeof(path), root, addr, "net"))
@@ -114,7 +122,7 @@ int cni_pci_wait_netdev(const char *root, const char *addr, unsigned int timeout
 
 int cni_pci_driver(const char *root, const char *addr, char *drv, size_t len)
 {
-	char path[PATH_MAX];
+	char path[SYSFS_PATH_MAX];
 	int ret;
 
 	drv[0] = '\0';
@@ -129,7 +137,7 @@ int cni_pci_driver(const char *root, const char *addr, char *drv, size_t len)
 static int read_count(const char *root, const char *pf, const char *attr, unsigned int *out)
 {
 	_cleanup_close_ int fd = -1;
-	char path[PATH_MAX], buf[32];
+	char path[SYSFS_PATH_MAX], buf[32];
 	uint64_t v;
 	ssize_t n;
 	int ret;
@@ -170,7 +178,7 @@ static int pci_rid(const char *addr, unsigned int *domain, unsigned int *rid)
 int cni_pci_vf_index_rid(const char *root, const char *pf, const char *vf)
 {
 	unsigned int pf_dom, vf_dom, pf_rid, vf_rid, offset, stride, n;
-	char path[PATH_MAX], name[24], base[64];
+	char path[SYSFS_PATH_MAX], name[24], base[64];
 
 	if (pci_rid(pf, &pf_dom, &pf_rid) || pci_rid(vf, &vf_dom, &vf_rid) || pf_dom != vf_dom ||
 	    read_count(root, pf, "sriov_offset", &offset) ||
@@ -188,7 +196,7 @@ int cni_pci_vf_index_rid(const char *root, const char *pf, const char *vf)
 static int vf_index(const char *root, const char *pf, const char *vf)
 {
 	_cleanup_dir_ DIR *d = NULL;
-	char path[PATH_MAX], base[64];
+	char path[SYSFS_PATH_MAX], base[64];
 	struct dirent *e;
 
 	if (dev_path(path, sizeof(path), root, pf, NULL))
@@ -197,7 +205,7 @@ static int vf_index(const char *root, const char *pf, const char *vf)
 	if (!d)
 		return -errno;
 	while ((e = readdir(d))) {
-		char link[PATH_MAX];
+		char link[SYSFS_PATH_MAX];
 		uint64_t n;
 
 		if (strncmp(e->d_name, "virtfn", 6) || parse_u64(e->d_name + 6, 10, INT32_MAX, &n))
@@ -215,7 +223,7 @@ int cni_pci_rdma_devs(const char *root, const char *addr, char names[][CNI_RDMA_
 		      size_t max)
 {
 	struct dirent **list;
-	char path[PATH_MAX];
+	char path[SYSFS_PATH_MAX];
 	size_t found = 0;
 	int n;
 
@@ -237,15 +245,17 @@ int cni_pci_rdma_devs(const char *root, const char *addr, char names[][CNI_RDMA_
 int cni_pci_aux_parent(const char *aux_root, const char *id, char parent[CNI_PCI_ADDR_LEN],
 		       bool *sf)
 {
-	char path[PATH_MAX], target[PATH_MAX], *slash;
+	char path[SYSFS_PATH_MAX], target[SYSFS_PATH_MAX], *slash;
 	struct stat st;
 	ssize_t n;
 
 	if (dev_path(path, sizeof(path), aux_root, id, NULL))
 		return -ENAMETOOLONG;
-	n = readlink(path, target, sizeof(target) - 1);
+	n = readlink(path, target, sizeof(target));
 	if (n < 0)
 		return errno == ENOENT ? -ENODEV : -errno;
+	if ((size_t)n >= sizeof(target))
+		return -ENAMETOOLONG;
 	target[n] = '\0';
 	/* .../devices/pci0000:00/<parent>/<id>: the parent is the component before. */
 	slash = strrchr(target, '/');
@@ -263,7 +273,7 @@ int cni_pci_aux_parent(const char *aux_root, const char *id, char parent[CNI_PCI
 
 int cni_pci_vf_get(const char *root, const char *addr, struct cni_pci_vf *vf)
 {
-	char path[PATH_MAX];
+	char path[SYSFS_PATH_MAX];
 	struct stat st;
 	int ret;
 
@@ -309,7 +319,7 @@ static int write_attr(const char *path, const char *val)
 
 int cni_pci_rebind(const char *root, const char *addr)
 {
-	char drv[64], path[PATH_MAX];
+	char drv[64], path[SYSFS_PATH_MAX];
 	int ret = cni_pci_driver(root, addr, drv, sizeof(drv));
 
 	if (ret)
@@ -328,7 +338,7 @@ int cni_pci_pkeys(const char *root, const char *addr, const char *rdma_dev, unsi
 		  uint16_t *pkeys, size_t max)
 {
 	_cleanup_dir_ DIR *d = NULL;
-	char path[PATH_MAX], sub[PATH_MAX];
+	char path[SYSFS_PATH_MAX], sub[SYSFS_PATH_MAX];
 	struct dirent *e;
 	size_t n = 0;
 
@@ -340,7 +350,7 @@ int cni_pci_pkeys(const char *root, const char *addr, const char *rdma_dev, unsi
 		return -errno;
 	while ((e = readdir(d)) && n < max) {
 		_cleanup_free_ char *buf = NULL;
-		char file[PATH_MAX];
+		char file[SYSFS_PATH_MAX];
 		uint64_t v;
 
 		if (e->d_name[0] == '.' ||
@@ -363,7 +373,7 @@ static int not_dot(const struct dirent *e)
 int cni_pci_sriov_pfs(const char *root, char pfs[][CNI_PCI_ADDR_LEN], size_t max)
 {
 	struct dirent **list;
-	char path[PATH_MAX];
+	char path[SYSFS_PATH_MAX];
 	size_t found = 0;
 	int n;
 
@@ -373,7 +383,7 @@ int cni_pci_sriov_pfs(const char *root, char pfs[][CNI_PCI_ADDR_LEN], size_t max
 	if (n < 0)
 		return -errno;
 	for (int i = 0; i < n; i++) {
-		char probe[PATH_MAX];
+		char probe[SYSFS_PATH_MAX];
 		struct stat st;
 		bool pf = false;
 
@@ -391,7 +401,7 @@ int cni_pci_sriov_pfs(const char *root, char pfs[][CNI_PCI_ADDR_LEN], size_t max
 
 int cni_pci_vf_addr(const char *root, const char *pf, unsigned int n, char vf[CNI_PCI_ADDR_LEN])
 {
-	char path[PATH_MAX], sub[32], base[64];
+	char path[SYSFS_PATH_MAX], sub[32], base[64];
 	int ret;
 
 	if (check_snprintf(sub, sizeof(sub), "virtfn%u", n) ||
