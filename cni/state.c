@@ -205,7 +205,7 @@ static int open_no_symlinks(int dirfd, const char *rel)
  * from /). *cached tells whether it began at a cached directory other than
  * /, which may have been removed since: -ESTALE then. path is cut in place
  * for the cache keys of its prefixes, and restored. */
-static int walk(char *path, unsigned int flags, bool *cached)
+static int walk(char *path, unsigned int flags, bool *cached, bool *borrowed)
 {
 	_cleanup_close_ int owned = -1;
 	char part[NAME_MAX + 1];
@@ -280,11 +280,17 @@ static int walk(char *path, unsigned int flags, bool *cached)
 	}
 	if (owned >= 0)
 		return steal_fd(owned);
+	if (borrowed) {
+		*borrowed = true;
+		return fd;
+	}
 	ret = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	return ret < 0 ? -errno : ret;
 }
 
-int cni_state_opendir(const char *dir, unsigned int flags)
+/* The directory fd: the cache's own when *borrowed says so (used at once,
+ * never closed), else the caller's. NULL borrowed: always the caller's. */
+static int dir_open(const char *dir, unsigned int flags, bool *borrowed)
 {
 	/* Allocated to its length: under a delegated IPAM's open, a PATH_MAX
 	 * buffer here was a stack page more to fault in. */
@@ -292,6 +298,8 @@ int cni_state_opendir(const char *dir, unsigned int flags)
 	bool cached;
 	int fd;
 
+	if (borrowed)
+		*borrowed = false;
 	if (!dir || dir[0] != '/')
 		return -EINVAL;
 	if (strlen(dir) >= PATH_MAX)
@@ -301,13 +309,41 @@ int cni_state_opendir(const char *dir, unsigned int flags)
 		return -ENOMEM;
 	if (canonical(path, dir))
 		return -ENAMETOOLONG;
-	fd = walk(path, flags, &cached);
+	fd = walk(path, flags, &cached, borrowed);
 	if (fd != -ESTALE)
 		return fd;
 	/* A cached directory removed since: forget them all, walk from /. */
 	cache_flush();
-	fd = walk(path, flags, &cached);
+	fd = walk(path, flags, &cached, borrowed);
 	return fd == -ESTALE ? -ENOENT : fd;
+}
+
+int cni_state_opendir(const char *dir, unsigned int flags)
+{
+	return dir_open(dir, flags, NULL);
+}
+
+/* A directory for one operation of this file: the cached fd itself when
+ * there is one (no dup and close per record). */
+struct dir_ref {
+	int fd;
+	bool borrowed;
+};
+
+static void dir_ref_put(struct dir_ref *d)
+{
+	if (d->fd >= 0 && !d->borrowed)
+		close(d->fd);
+}
+
+#define _cleanup_dir_ref_ __attribute__((cleanup(dir_ref_put)))
+
+static struct dir_ref dir_ref(const char *dir, unsigned int flags)
+{
+	struct dir_ref d;
+
+	d.fd = dir_open(dir, flags, &d.borrowed);
+	return d;
 }
 
 int cni_state_mkdir(const char *dir)
@@ -451,11 +487,11 @@ int cni_state_remove_at(int dirfd, const char *name)
 static int write_path(const char *dir, unsigned int flags, const char *name, const void *data,
 		      size_t len, bool durable)
 {
-	_cleanup_close_ int fd = cni_state_opendir(dir, flags | CNI_DIR_PRIVATE);
+	_cleanup_dir_ref_ struct dir_ref d = dir_ref(dir, flags | CNI_DIR_PRIVATE);
 
-	if (fd < 0)
-		return fd;
-	return cni_state_write_at(fd, name, data, len, durable);
+	if (d.fd < 0)
+		return d.fd;
+	return cni_state_write_at(d.fd, name, data, len, durable);
 }
 
 int cni_state_write_raw(const char *dir, const char *name, const void *data, size_t len)
@@ -482,17 +518,17 @@ int cni_state_write(const char *dir, const char *name, struct json_object *rec)
 
 int cni_state_read(const char *dir, const char *name, struct json_object **rec)
 {
-	_cleanup_close_ int fd = -1;
+	_cleanup_dir_ref_ struct dir_ref d = {.fd = -1};
 	_cleanup_free_ char *buf = NULL;
 	const char *why;
 	size_t len;
 	int ret;
 
 	*rec = NULL;
-	fd = cni_state_opendir(dir, CNI_DIR_PRIVATE);
-	if (fd < 0)
-		return fd;
-	ret = read_fileat(fd, name, RECORD_MAX, &buf, &len);
+	d = dir_ref(dir, CNI_DIR_PRIVATE);
+	if (d.fd < 0)
+		return d.fd;
+	ret = read_fileat(d.fd, name, RECORD_MAX, &buf, &len);
 	if (ret)
 		return ret;
 	*rec = cni_json_parse(buf, len, &why);
@@ -501,12 +537,12 @@ int cni_state_read(const char *dir, const char *name, struct json_object **rec)
 
 int cni_state_identity(const char *dir, const char *name, char *buf, size_t len)
 {
-	_cleanup_close_ int fd = cni_state_opendir(dir, CNI_DIR_PRIVATE);
+	_cleanup_dir_ref_ struct dir_ref d = dir_ref(dir, CNI_DIR_PRIVATE);
 	struct stat st;
 
-	if (fd < 0)
-		return fd;
-	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+	if (d.fd < 0)
+		return d.fd;
+	if (fstatat(d.fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
 	return check_snprintf(buf, len, "%ju:%ju:%lld.%09ld", (uintmax_t)st.st_dev,
 			      (uintmax_t)st.st_ino, (long long)st.st_ctim.tv_sec,
@@ -515,11 +551,11 @@ int cni_state_identity(const char *dir, const char *name, char *buf, size_t len)
 
 int cni_state_remove(const char *dir, const char *name)
 {
-	_cleanup_close_ int fd = cni_state_opendir(dir, CNI_DIR_PRIVATE);
+	_cleanup_dir_ref_ struct dir_ref d = dir_ref(dir, CNI_DIR_PRIVATE);
 
-	if (fd == -ENOENT)
+	if (d.fd == -ENOENT)
 		return 0;
-	if (fd < 0)
-		return fd;
-	return cni_state_remove_at(fd, name);
+	if (d.fd < 0)
+		return d.fd;
+	return cni_state_remove_at(d.fd, name);
 }
