@@ -9,7 +9,7 @@
 # interquartile ranges; this script prints the table and the ratios.
 # Asserts nothing but that every run succeeded.
 #
-# ITER (cycle samples, default 41), WAVES (32-VF waves, default 7),
+# ITER (cycle samples, default 81), WAVES (32-VF waves, default 7),
 # IPAM_ITER (IPAM samples, default 101), LEASES (default "0 10000 60000").
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,7 +22,7 @@ run=$root/build/bench/run
 floor=$root/build/bench/floor
 dyn=$root/build/dynamic/bin
 go=${GO_CNI:-/usr/lib/cni}
-ITER=${ITER:-41} WAVES=${WAVES:-7} IPAM_ITER=${IPAM_ITER:-101}
+ITER=${ITER:-81} WAVES=${WAVES:-7} IPAM_ITER=${IPAM_ITER:-101}
 LEASES=${LEASES:-0 10000 60000}
 VFS=32
 
