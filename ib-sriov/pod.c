@@ -87,8 +87,12 @@ int ibsriov_move_in(struct add *a)
 		ret = cni_link_set_mac(a->vf.ifindex, a->conf.vf.mac, 6);
 	if (!ret)
 		ret = cni_link_set_up(a->vf.ifindex, true);
-	if (!ret) {
-		/* What the kernel took is what we asked for: no query again. */
+	/* IPoIB in datagram mode may lower the MTU it was given to its
+	 * multicast group's: ask. An Ethernet netdev takes what it is given,
+	 * or refuses it: no query again. */
+	if (!ret && a->ib) {
+		ret = cni_link_get(NULL, a->vf.ifindex, &a->vf);
+	} else if (!ret) {
 		copy_str(a->vf.name, sizeof(a->vf.name), a->ctx->env.ifname);
 		if (a->conf.mtu)
 			a->vf.mtu = a->conf.mtu;
