@@ -113,7 +113,7 @@ ParameterizedTestParameters(alloc, round_robin_table)
 	return cr_make_param_array(struct rr_case, cases, sizeof(cases) / sizeof(cases[0]));
 }
 
-ParameterizedTest(struct rr_case *c, alloc, round_robin_table, .init = setup, .fini = teardown)
+ParameterizedTest(struct rr_case *c, alloc, round_robin_table)
 {
 	struct ipam_rangeset s = set_of(c->subnets);
 	struct cni_error err;
