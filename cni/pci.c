@@ -55,18 +55,29 @@ static int dev_path(char *buf, size_t len, const char *root, const char *addr, c
 			      sub ? sub : "");
 }
 
+/* A symlink's target, NUL-terminated: 0, -errno, or -ENAMETOOLONG rather
+ * than a cut one. */
+static int read_link(const char *path, char target[SYSFS_PATH_MAX])
+{
+	ssize_t n = readlink(path, target, SYSFS_PATH_MAX);
+
+	if (n < 0)
+		return -errno;
+	if (n >= SYSFS_PATH_MAX)
+		return -ENAMETOOLONG;
+	target[n] = '\0';
+	return 0;
+}
+
 /* Basename of a symlink's target. */
 static int link_base(const char *path, char *out, size_t len)
 {
 	char target[SYSFS_PATH_MAX];
-	ssize_t n = readlink(path, target, sizeof(target));
 	const char *base;
+	int ret = read_link(path, target);
 
-	if (n < 0)
-		return -errno;
-	if ((size_t)n >= sizeof(target))
-		return -ENAMETOOLONG;
-	target[n] = '\0';
+	if (ret)
+		return ret;
 	base = strrchr(target, '/');
 	return copy_str(out, len, base ? base + 1 : target);
 }
@@ -247,16 +258,13 @@ int cni_pci_aux_parent(const char *aux_root, const char *id, char parent[CNI_PCI
 {
 	char path[SYSFS_PATH_MAX], target[SYSFS_PATH_MAX], *slash;
 	struct stat st;
-	ssize_t n;
+	int ret;
 
 	if (dev_path(path, sizeof(path), aux_root, id, NULL))
 		return -ENAMETOOLONG;
-	n = readlink(path, target, sizeof(target));
-	if (n < 0)
-		return errno == ENOENT ? -ENODEV : -errno;
-	if ((size_t)n >= sizeof(target))
-		return -ENAMETOOLONG;
-	target[n] = '\0';
+	ret = read_link(path, target);
+	if (ret)
+		return ret == -ENOENT ? -ENODEV : ret;
 	/* .../devices/pci0000:00/<parent>/<id>: the parent is the component before. */
 	slash = strrchr(target, '/');
 	if (!slash)

@@ -518,14 +518,13 @@ int cni_state_write(const char *dir, const char *name, struct json_object *rec)
 
 int cni_state_read(const char *dir, const char *name, struct json_object **rec)
 {
-	_cleanup_dir_ref_ struct dir_ref d = {.fd = -1};
+	_cleanup_dir_ref_ struct dir_ref d = dir_ref(dir, CNI_DIR_PRIVATE);
 	_cleanup_free_ char *buf = NULL;
 	const char *why;
 	size_t len;
 	int ret;
 
 	*rec = NULL;
-	d = dir_ref(dir, CNI_DIR_PRIVATE);
 	if (d.fd < 0)
 		return d.fd;
 	ret = read_fileat(d.fd, name, RECORD_MAX, &buf, &len);

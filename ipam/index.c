@@ -150,20 +150,27 @@ static int owners_clear(struct ipam_store *s)
 	return errno ? -errno : 0;
 }
 
-static int owners_append(struct ipam_store *s, const char *key, const char *name)
+/* Add name's line to owner file key: appended, or (fresh) to a file this
+ * call creates, -EEXIST when there is one. */
+static int owners_put(struct ipam_store *s, const char *key, const char *name, bool fresh)
 {
 	_cleanup_close_ int fd = -1;
 	char line[80];
 	struct stat st;
 
-	fd = openat(s->owners_fd, key,
-		    O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
-	if (fd < 0 || fstat(fd, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
 	if (check_snprintf(line, sizeof(line), "%s\n", name))
 		return -ENAMETOOLONG;
+	fd = openat(s->owners_fd, key,
+		    O_WRONLY | O_CREAT | (fresh ? O_EXCL : O_APPEND) | O_NOFOLLOW | O_NONBLOCK |
+			O_CLOEXEC,
+		    0600);
+	if (fd < 0)
+		return -errno;
+	/* One O_EXCL made is a regular file; an existing one may be anything. */
+	if (!fresh && fstat(fd, &st) < 0)
+		return -errno;
+	if (!fresh && !S_ISREG(st.st_mode))
+		return -EINVAL;
 	return write_all(fd, line, strlen(line));
 }
 
@@ -179,7 +186,7 @@ static int rebuild_one(struct ipam_lease *l, void *arg)
 
 	r->n++;
 	if (l->id && owner_key(l->id, l->ifname, key, sizeof(key)))
-		return owners_append(r->s, key, l->name);
+		return owners_put(r->s, key, l->name, false);
 	return 0;
 }
 
@@ -218,20 +225,15 @@ static int owners_read(struct ipam_store *s, const char *key, char **buf)
 	}
 }
 
-/* A new owner's file, written where it is: 1 when it existed already. Only
- * while the token is spoilt (s->changed): a kill halfway leaves a torn file
- * that the next open's rebuild replaces. */
+/* A new owner's file, written where it is: 1 when it cannot be (one
+ * exists, or the token is not spoilt). Only while the token is spoilt
+ * (s->changed): a kill halfway leaves a torn file the next open's rebuild
+ * replaces. */
 static int owners_create(struct ipam_store *s, const char *key, const char *name)
 {
-	_cleanup_close_ int fd = -1;
-	char line[80];
+	int ret = s->changed ? owners_put(s, key, name, true) : 1;
 
-	if (!s->changed || check_snprintf(line, sizeof(line), "%s\n", name))
-		return 1;
-	fd = openat(s->owners_fd, key, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return errno == EEXIST ? 1 : -errno;
-	return write_all(fd, line, strlen(line));
+	return ret == -EEXIST || ret == -ENAMETOOLONG ? 1 : ret;
 }
 
 int ipam_index_update(struct ipam_store *s, const char *id, const char *ifname,

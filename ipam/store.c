@@ -419,7 +419,6 @@ void ipam_store_close(struct ipam_store *s)
 		close(s->idx_fd);
 	if (s->dir_fd >= 0)
 		close(s->dir_fd);
-	s->dir_fd = s->idx_fd = s->owners_fd = s->lock_fd = s->token_fd = -1;
 	if (s->dir != no_dir)
 		free(s->dir);
 	free(s->tmp_text);

@@ -9,22 +9,23 @@
 
 #include "ibsriov.h"
 #include "json.h"
+#include "util.h"
 
 static struct ibsriov_record full(void)
 {
 	struct ibsriov_record r;
 
 	cr_assert_eq(ibsriov_record_init(&r, "rdma-net", "ctr1", "net1", "/run/netns/p"), 0);
-	strcpy(r.device, "0000:03:01.1");
+	copy_str(r.device, sizeof(r.device), "0000:03:01.1");
 	r.kind = IBSRIOV_IB;
-	strcpy(r.pf, "ibp3s0");
+	copy_str(r.pf, sizeof(r.pf), "ibp3s0");
 	r.pf_ifindex = 4;
 	r.vf = 1;
 	r.flags |= IBSRIOV_REC_HAS_NETDEV | IBSRIOV_REC_HAS_VF_ORIG | IBSRIOV_REC_HAS_RDMA |
 		   IBSRIOV_REC_COMPLETE | IBSRIOV_REC_MAC_UNSET;
-	strcpy(r.orig_name, "ibp3s0v1");
-	strcpy(r.tmpname, "ibcni9");
-	strcpy(r.link_kind, "ipoib");
+	copy_str(r.orig_name, sizeof(r.orig_name), "ibp3s0v1");
+	copy_str(r.tmpname, sizeof(r.tmpname), "ibcni9");
+	copy_str(r.link_kind, sizeof(r.link_kind), "ipoib");
 	r.orig_mtu = 2044;
 	r.orig_up = true;
 	r.orig_mac_len = 20;
@@ -37,7 +38,7 @@ static struct ibsriov_record full(void)
 	r.vf_orig.port_guid = 0x8000000000000001ULL;
 	r.vf_orig.link_state = IFLA_VF_LINK_STATE_AUTO;
 	r.vf_changed = CNI_VF_NODE_GUID | CNI_VF_PORT_GUID;
-	strcpy(r.rdma[0], "mlx5_4");
+	copy_str(r.rdma[0], sizeof(r.rdma[0]), "mlx5_4");
 	r.n_rdma = 1;
 	return r;
 }
@@ -232,10 +233,10 @@ Test(ibsriov_record, text_is_the_dump_of_the_tree)
 					  .link_state = 2,
 					  .mac = {0x02, 0, 0, 0, 0, 0xff}};
 	recs[1].vf = -1;
-	strcpy(recs[1].rdma[1], "mlx5_5");
+	copy_str(recs[1].rdma[1], sizeof(recs[1].rdma[1]), "mlx5_5");
 	recs[1].n_rdma = 2;
-	strcpy(recs[1].go_twin, "2049:131:1796160184.063242241");
-	strcpy(recs[1].link_kind, "a\"b\\c<d>&e\n\x01");
+	copy_str(recs[1].go_twin, sizeof(recs[1].go_twin), "2049:131:1796160184.063242241");
+	copy_str(recs[1].link_kind, sizeof(recs[1].link_kind), "a\"b\\c<d>&e\n\x01");
 	free(recs[1].network);
 	recs[1].network = strdup("n\xc3\xa9t\xe2\x80\xa8");
 	/* No netns, no flags: the fewest keys. */
