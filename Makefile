@@ -6,10 +6,14 @@ BINDIR ?= $(PREFIX)/bin
 DESTDIR ?=
 PKG_CONFIG ?= pkg-config
 PKGS := libnl-3.0 json-c libcap
-# What --version prints (and the image's tag).
+# What --version prints (and the image's tag). SOURCE is "git <commit>[-dirty]"
+# in a checkout of this tree (its own, not one it was unpacked inside, and
+# whoever owns it), else what a release tarball is.
 VERSION := 0.1.0
-GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)$(shell \
-	git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
+GIT := git -c safe.directory='$(CURDIR)' -C '$(CURDIR)'
+SOURCE := $(shell test "$$($(GIT) rev-parse --show-toplevel 2>/dev/null)" = '$(CURDIR)' && \
+	echo "git $$($(GIT) rev-parse --short HEAD)$$($(GIT) diff --quiet HEAD -- || echo -dirty)" || \
+	echo 'not built from a git checkout')
 
 # The plugins link statically (libnl, json-c and libcap inside, as the Go
 # plugins are: one binary runs on any node). DYNAMIC=1 links them against
@@ -100,9 +104,9 @@ $(OBJ)/%.o: %.c
 # commit relinks the plugins without rebuilding everything.
 $(OBJ)/version.stamp: FORCE
 	@mkdir -p $(dir $@)
-	@echo '$(VERSION) $(GIT_REV)' | cmp -s - $@ || echo '$(VERSION) $(GIT_REV)' >$@
+	@echo '$(VERSION) $(SOURCE)' | cmp -s - $@ || echo '$(VERSION) $(SOURCE)' >$@
 $(OBJ)/cni/skel.o: $(OBJ)/version.stamp
-$(OBJ)/cni/skel.o: CFLAGS += -DIBCNI_VERSION='"$(VERSION)"' -DIBCNI_GIT='"$(GIT_REV)"'
+$(OBJ)/cni/skel.o: CFLAGS += -DIBCNI_VERSION='"$(VERSION)"' -DIBCNI_SOURCE='"$(SOURCE)"'
 FORCE:
 
 $(LIB): $(LIB_SRC:%.c=$(OBJ)/%.o)
@@ -225,7 +229,7 @@ bench: all $(BENCH_TOOLS)
 # The tree's C sources in the shipped .clang-format (kernel style); CI runs
 # format-check. FORMAT_SRC excludes nothing: every .c and .h is ours.
 CLANG_FORMAT ?= clang-format
-FORMAT_SRC = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
+FORMAT_SRC = $(shell $(GIT) ls-files '*.c' '*.h' 2>/dev/null || find cni ib-sriov ipam rdma-ns scripts tests bench -name '*.[ch]')
 
 format:
 	@$(CLANG_FORMAT) -i $(FORMAT_SRC)

@@ -98,12 +98,12 @@ static void print_about(const struct cni_plugin *p)
 	fputc('\n', stderr);
 }
 
-/* Set by the Makefile for this object only (see VERSION and GIT_REV there). */
+/* Set by the Makefile for this object only (see VERSION and SOURCE there). */
 #ifndef IBCNI_VERSION
 #define IBCNI_VERSION "unknown"
 #endif
-#ifndef IBCNI_GIT
-#define IBCNI_GIT "unknown"
+#ifndef IBCNI_SOURCE
+#define IBCNI_SOURCE "source unknown"
 #endif
 #ifdef __clang__
 #define CC_NAME "clang"
@@ -148,7 +148,7 @@ static int print_build(const struct cni_plugin *p)
 	/* No program interpreter (AT_BASE 0) means nothing was loaded beside us. */
 	bool is_static = getauxval(AT_BASE) == 0;
 
-	printf("%s %s (git %s)\n", p->name, IBCNI_VERSION, IBCNI_GIT);
+	printf("%s %s (%s)\n", p->name, IBCNI_VERSION, IBCNI_SOURCE);
 	printf("build: %s, " CC_NAME " %s, glibc %s\n", is_static ? "static" : "dynamic",
 	       __VERSION__, gnu_get_libc_version());
 	printf("libraries: libnl %d.%d.%d, json-c %s, libcap %d.%d\n", nl_ver_maj, nl_ver_min,

@@ -14,59 +14,9 @@ dir=$(cd "$dir" && pwd)
 . /etc/os-release
 codename=${VERSION_CODENAME:?/etc/os-release has no VERSION_CODENAME}
 
-# Print "URI<TAB>KEYRING" of the first enabled binary entry for $codename
-# with component main: deb822 files first (Debian 12's default), then the
-# one-line format.
-mirror_deb822() {
-	awk -v want="$codename" '
-	function flush() {
-		if (types ~ /(^| )deb( |$)/ && (" " suites " ") ~ (" " want " ") &&
-		    (" " comps " ") ~ / main / && tolower(enabled) != "no" && uri != "")
-			{ print uri "\t" key; found = 1; exit }
-		types = suites = comps = uri = key = enabled = ""
-	}
-	/^[ \t]*#/ { next }
-	/^[ \t]*$/ { flush(); next }
-	/^Types:/ { sub(/^Types:[ \t]*/, ""); types = $0 }
-	/^Suites:/ { sub(/^Suites:[ \t]*/, ""); suites = $0 }
-	/^Components:/ { sub(/^Components:[ \t]*/, ""); comps = $0 }
-	/^URIs:/ { uri = $2 }
-	/^Enabled:/ { enabled = $2 }
-	/^Signed-By:/ { if ($2 ~ /^\//) key = $2 }
-	END { if (!found) flush() }' "$@"
-}
-mirror_oneline() {
-	awk -v want="$codename" '
-	$1 == "deb" {
-		key = ""; i = 2
-		if ($2 ~ /^\[/) {
-			for (; i <= NF; i++) {
-				if ($i ~ /^\[?signed-by=/) { key = $i; sub(/.*signed-by=/, "", key); sub(/\]$/, "", key) }
-				if ($i ~ /\]$/) { i++; break }
-			}
-		}
-		if ($(i + 1) != want) next
-		for (j = i + 2; j <= NF; j++) if ($j == "main") { print $i "\t" key; exit }
-	}' "$@"
-}
-
-found=""
-for f in /etc/apt/sources.list.d/*.sources; do
-	[ -f "$f" ] || continue
-	found=$(mirror_deb822 "$f")
-	[ -n "$found" ] && break
-done
-if [ -z "$found" ]; then
-	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-		[ -f "$f" ] || continue
-		found=$(mirror_oneline "$f")
-		[ -n "$found" ] && break
-	done
-fi
-[ -n "$found" ] || {
-	echo "backports-apt: no enabled '$codename main' entry in /etc/apt/sources.list*" >&2
-	exit 1
-}
+# The mirror and keyring of the system's own '$codename main' entry (deb822
+# or one-line sources: scripts/apt-mirror.sh says what it could not find).
+found=$("$(dirname "$0")/apt-mirror.sh" "$codename") || exit 1
 uri=${found%%	*}
 key=${found#*	}
 

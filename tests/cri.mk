@@ -9,7 +9,7 @@ IMAGE := build/image/ibcni.tar
 INSTALLER := $(OUT)/build/image/ibcni-install
 $(INSTALLER): scripts/image/ibcni-install.c $(LIB) $(OBJ)/version.stamp
 	@mkdir -p $(dir $@)
-	$(call quiet,LD,$@)$(CC) $(CFLAGS) -DIBCNI_VERSION='"$(VERSION)"' -DIBCNI_GIT='"$(GIT_REV)"' \
+	$(call quiet,LD,$@)$(CC) $(CFLAGS) -DIBCNI_VERSION='"$(VERSION)"' -DIBCNI_SOURCE='"$(SOURCE)"' \
 		$(LDFLAGS) -static -o $@ $< $(LIB) $(shell $(PKG_CONFIG) --static --libs $(PKGS) 2>/dev/null)
 
 # An OCI archive built offline from the static binaries: `podman load -i`,

@@ -25,8 +25,8 @@
 #ifndef IBCNI_VERSION
 #define IBCNI_VERSION "unknown"
 #endif
-#ifndef IBCNI_GIT
-#define IBCNI_GIT "unknown"
+#ifndef IBCNI_SOURCE
+#define IBCNI_SOURCE "source unknown"
 #endif
 
 #define MAX_BINARY    (64u << 20)
@@ -294,7 +294,7 @@ static int parse(int argc, char **argv, struct opts *o)
 			usage(stdout);
 			exit(0);
 		case 'V':
-			printf("ibcni-install " IBCNI_VERSION " (git " IBCNI_GIT ")\n");
+			printf("ibcni-install " IBCNI_VERSION " (" IBCNI_SOURCE ")\n");
 			exit(0);
 		default:
 			return -EINVAL;

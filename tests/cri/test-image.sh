@@ -29,7 +29,8 @@ test_image_layout_and_contents() {
 	done
 	assert_eq "$(stat -c %i "$T/root/ibcni/bin/rdma-ns")" "$(stat -c %i "$T/root/ibcni/bin/rdma")" "rdma is a link"
 	file "$T/root/ibcni-install" | grep -q 'statically linked' || fail "the installer is not static"
-	assert_match '^ibcni-install [0-9.]+ \(git ' "$("$T/root/ibcni-install" --version)" "installer --version"
+	assert_match "^ibcni-install [0-9.]+ \\($(version_source_re "$IBCNI_FIXTURES/../..")\\)\$" \
+		"$("$T/root/ibcni-install" --version)" "installer --version"
 }
 
 test_image_reproducible() {

@@ -83,6 +83,19 @@ assert_mode() { # PATH MODE
 # cni_exec PLUGIN COMMAND CONTAINERID NETNS IFNAME CONFIG [CNI_ARGS]
 # PLUGIN is a bin/ name or a path; NETNS a name under /run/netns, a path or "".
 # IBCNI_WRAP, when set, prefixes the plugin (tests/valgrind.sh runs it so).
+# The "(...)" of --version for a build of the tree at $1: the commit in a
+# git checkout of that very tree (the Makefile's SOURCE), else what a
+# release tarball says.
+version_source_re() { # TREE
+	local top
+	top=$(git -c safe.directory="$1" -C "$1" rev-parse --show-toplevel 2>/dev/null)
+	if [ "$top" = "$(cd "$1" && pwd)" ]; then
+		echo 'git [0-9a-f]+(-dirty)?'
+	else
+		echo 'not built from a git checkout'
+	fi
+}
+
 cni_exec() {
 	local plugin=$1 cmd=$2 id=$3 ns=$4 ifname=$5 conf=$6 args=${7:-}
 	[[ $plugin == */* ]] || plugin=$BIN/$plugin

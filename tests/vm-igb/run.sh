@@ -32,6 +32,8 @@ missing=()
 [ -x /usr/bin/busybox ] && file -L /usr/bin/busybox | grep -q 'statically linked' ||
 	missing+=(busybox-static)
 [ -x /usr/lib/cni/host-local ] || missing+=(containernetworking-plugins)
+command -v xz >/dev/null || missing+=(xz-utils)	# Linux 6.12's modules are .ko.xz
+command -v zstd >/dev/null || missing+=(zstd)
 if [ ${#missing[@]} -gt 0 ]; then
 	log "installing ${missing[*]}"
 	apt_get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
@@ -98,7 +100,7 @@ add_module() { # NAME
 	*.xz) xz -dc "$f" >"$R/lib/modules/$name.ko" ;;
 	*.zst) zstd -qdc "$f" >"$R/lib/modules/$name.ko" ;;
 	*) cp "$f" "$R/lib/modules/$name.ko" ;;
-	esac
+	esac || die "cannot unpack module $f"
 	for dep in $(tr '\0' '\n' <"$R/lib/modules/$name.ko" | sed -n 's/^depends=//p' | tr ',' ' '); do
 		add_module "$dep"
 	done

@@ -12,6 +12,8 @@ die() { log "$*"; echo "vm: 0 passed, 1 failed"; exit 1; }
 [ "$(id -u)" -eq 0 ] || die "needs root (apt-get); run: sudo make check-vm"
 missing=()
 command -v qemu-system-x86_64 >/dev/null || missing+=(qemu-system-x86)
+command -v xz >/dev/null || missing+=(xz-utils)	# modules may be .ko.xz or .ko.zst
+command -v zstd >/dev/null || missing+=(zstd)
 [ -x /usr/bin/busybox ] && file -L /usr/bin/busybox | grep -q 'statically linked' ||
 	missing+=(busybox-static)
 if [ ${#missing[@]} -gt 0 ]; then
@@ -69,7 +71,7 @@ for m in crc32_generic udp_tunnel ip6_udp_tunnel ib_core ib_uverbs rdma_rxe veth
 	*.xz) xz -dc "$f" >"$R/lib/modules/$m.ko" ;;
 	*.zst) zstd -qdc "$f" >"$R/lib/modules/$m.ko" ;;
 	*) cp "$f" "$R/lib/modules/$m.ko" ;;
-	esac
+	esac || die "cannot unpack module $f"
 done
 (cd "$R" && find . | busybox cpio -o -H newc 2>/dev/null) | gzip -1 >"$W/initramfs.gz"
 
