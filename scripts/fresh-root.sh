@@ -98,3 +98,5 @@ unshare --mount --propagation private -- bash -euc '
 			{ echo \"== make demo\"; make demo; } && { echo \"== make check\"; make check; }"
 ' fresh-root "$R" "$cache/debs"
 log "make demo and make check passed in a fresh $codename root"
+reap
+rm -rf "$R"	# gigabytes of packages; the base tarball and the .debs stay cached

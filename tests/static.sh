@@ -27,5 +27,22 @@ for b in ib-sriov rdma-ns; do
 		fail=$((fail + 1)); echo "  FAIL  static $b: $n libnl-route symbols (or no nm)"
 	fi
 done
+# A release tarball (the tree without .git) builds, and --version says what
+# it is instead of a commit; here from `git archive` of this checkout, or the
+# tree itself when it is one.
+rel=$(mktemp -d)
+if git -c safe.directory="$PWD" rev-parse --show-toplevel 2>/dev/null | grep -qx "$PWD"; then
+	git -c safe.directory="$PWD" archive HEAD | tar -x -C "$rel"
+	src=$rel
+else
+	src=$PWD
+fi
+if make -C "$src" --no-print-directory -j2 bin/ib-host-local >"$rel.log" 2>&1 &&
+   [ "$("$src/bin/ib-host-local" --version | head -n 1)" = "ib-host-local $(sed -n 's/^VERSION := //p' Makefile) (not built from a git checkout)" ]; then
+	pass=$((pass + 1)); echo "  PASS  a tree without .git builds; --version says so"
+else
+	fail=$((fail + 1)); echo "  FAIL  tree without .git: $("$src/bin/ib-host-local" --version 2>&1 | head -n 1; tail -3 "$rel.log")"
+fi
+rm -rf "$rel" "$rel.log"
 echo "static: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
