@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "child.h"
 #include "cleanup.h"
 #include "cni.h"
 #include "ipam.h"
@@ -207,39 +208,6 @@ static int pump(struct child *c, const char *in, size_t in_len, char *buf, size_
 	return 0;
 }
 
-/* Blocked on the child's pidfd (readable once it exits) rather than a sleep
- * between tries: a delegate closes its stdout a moment before it can be
- * reaped, and each sleep there cost an ADD milliseconds. Without pidfds
- * (before Linux 5.3) the tries are 2 ms apart. */
-static int reap(pid_t pid, uint64_t deadline, int *status)
-{
-#ifdef SYS_pidfd_open
-	_cleanup_close_ int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
-#else
-	_cleanup_close_ int pfd = -1;
-#endif
-
-	for (;;) {
-		pid_t r = waitpid(pid, status, WNOHANG);
-		struct pollfd p = {.fd = pfd, .events = POLLIN};
-		uint64_t now = now_ms();
-
-		if (r == pid)
-			return 0;
-		if (r < 0 && errno != EINTR)
-			return -errno;
-		if (now >= deadline)
-			return -ETIMEDOUT;
-		if (pfd < 0 || poll(&p, 1, (int)(deadline - now)) < 0)
-			sleep_ms(2);
-	}
-}
-
-int cni_child_wait(pid_t pid, unsigned int wait_ms, int *status)
-{
-	return reap(pid, now_ms() + wait_ms, status);
-}
-
 /* Copy a delegate's CNI error into err, untouched but for an empty msg,
  * which would reach the pod's events as nothing at all. */
 static int delegate_error(const char *type, struct json_object *o, int status,
@@ -266,37 +234,75 @@ static int delegate_error(const char *type, struct json_object *o, int status,
 			  type, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 }
 
-/* The delegate served in this process (see cni/builtin.c): its answer is
- * taken exactly as its printed one would be. */
-static int run_builtin(const struct cni_builtin *b, const char *path, const struct cni_env *env,
-		       const struct cni_conf *conf, enum cni_command cmd, struct json_object **out,
-		       struct cni_error *err)
+/* What a delegate is asked: a file to exec, or a builtin to serve in a
+ * child (b set); the config it reads and the command. */
+struct delegate_req {
+	const char *path, *type;
+	const struct cni_builtin *b;
+	const struct cni_env *env;
+	const struct cni_conf *conf;
+	enum cni_command cmd;
+};
+
+/* The builtin's child (fork, no exec): the request served from the config
+ * the caller parsed, its answer printed to out as the executable prints it,
+ * its exit status the executable's. A child of its own, under the same
+ * deadline as an exec'ed delegate: a data directory that never answers (a
+ * FUSE or NFS mount, a dying disk) is killed with it, not waited for with
+ * the VF in the pod. */
+static _Noreturn void serve_builtin(const struct delegate_req *rq, pid_t parent, int out)
 {
-	_cleanup_json_ struct json_object *o = NULL;
+	struct json_object *o = NULL;
+	const char *txt;
+	size_t len;
 	int status;
 
-	log_debug("delegating %s to %s (built in)", cni_command_str(cmd), path);
-	status = cni_run_builtin(b->plugin, env, cmd, conf, &o);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(127);
+	setpgid(0, 0);
+	status = cni_run_builtin(rq->b->plugin, rq->env, rq->cmd, rq->conf, &o);
 	if (status < 0)
-		return cni_errorf(err, status, CNI_ERR_DELEGATE, "delegated plugin failed",
-				  "%s: %s", b->type, strerror(-status));
-	if (status)
-		return delegate_error(b->type, o, W_EXITCODE(status, 0), err);
-	*out = steal_ptr(o);
+		_exit(1);
+	if (o) {
+		txt = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN, &len);
+		if (!txt || write_all(out, txt, len))
+			_exit(1);
+	}
+	_exit(status);
+}
+
+static int fork_builtin(const struct delegate_req *rq, struct child *c)
+{
+	pid_t parent = getpid();
+	int p[2], ret;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	c->pid = fork();
+	ret = -errno;
+	if (c->pid == 0) {
+		close(p[0]);
+		serve_builtin(rq, parent, p[1]);
+	}
+	close(p[1]);
+	if (c->pid < 0) {
+		close(p[0]);
+		return ret;
+	}
+	c->out = p[0];
 	return 0;
 }
 
-/* Run the executable at path as the delegate: its own frame, so that the
- * builtin path does not carry this one's buffers down the stack. */
-static __attribute__((noinline)) int exec_at(const char *path, const char *type,
-					     const struct cni_conf *conf, enum cni_command cmd,
-					     struct json_object **out, struct cni_error *err)
+/* Run the delegate and take its answer: its own frame, so that the caller's
+ * stack does not carry these buffers. */
+static __attribute__((noinline)) int run_delegate(const struct delegate_req *rq,
+						  struct json_object **out, struct cni_error *err)
 {
 	_cleanup_free_ char *buf = NULL;
 	_cleanup_json_ struct json_object *o = NULL;
 	unsigned int timeout = delegate_timeout();
 	struct child c = {.pid = -1, .in = -1, .out = -1};
-	const char *why = NULL;
+	const char *why = NULL, *type = rq->type;
 	size_t used = 0;
 	uint64_t deadline;
 	int ret, status = 0;
@@ -304,25 +310,26 @@ static __attribute__((noinline)) int exec_at(const char *path, const char *type,
 	buf = malloc(CNI_DELEGATE_MAX_OUTPUT + 2);
 	if (!buf)
 		return -ENOMEM;
-	log_debug("delegating %s to %s", cni_command_str(cmd), path);
-	ret = spawn(path, cmd, &c);
+	log_debug("delegating %s to %s%s", cni_command_str(rq->cmd), rq->path,
+		  rq->b ? " (built in)" : "");
+	ret = rq->b ? fork_builtin(rq, &c) : spawn(rq->path, rq->cmd, &c);
 	if (ret)
 		return cni_errorf(err, ret, CNI_ERR_DELEGATE, "cannot run delegated plugin",
-				  "%s: %s", path, strerror(-ret));
+				  "%s: %s", rq->path, strerror(-ret));
 	deadline = now_ms() + timeout;
-	ret = pump(&c, conf->raw, conf->raw_len, buf, &used, deadline);
+	ret = pump(&c, rq->conf->raw, rq->conf->raw_len, buf, &used, deadline);
 	if (c.in >= 0)
 		close(c.in);
 	if (c.out >= 0)
 		close(c.out);
 	if (!ret)
-		ret = reap(c.pid, deadline, &status);
+		ret = cni_child_wait_until(c.pid, deadline, &status);
 	if (ret) {
 		cni_child_kill(c.pid, CNI_DELEGATE_KILL_WAIT_MS);
 		if (ret == -ETIMEDOUT)
 			return cni_errorf(err, ret, CNI_ERR_DELEGATE, "delegated plugin timed out",
 					  "%s %s did not finish within %u ms and was killed", type,
-					  cni_command_str(cmd), timeout);
+					  cni_command_str(rq->cmd), timeout);
 		if (ret == -EFBIG)
 			return cni_errorf(
 			    err, ret, CNI_ERR_DELEGATE, "delegated plugin output too large",
@@ -358,24 +365,8 @@ int cni_delegate_exec(const char *type, const struct cni_env *env, const struct 
 	ret = cni_delegate_find(env->path, type, path, PATH_MAX, err);
 	if (ret)
 		return ret;
-	if ((b = cni_builtin_for(type, path)))
-		return run_builtin(b, path, env, conf, cmd, out, err);
-	return exec_at(path, type, conf, cmd, out, err);
-}
-
-int cni_child_kill(pid_t pid, unsigned int wait_ms)
-{
-	int ret;
-
-	kill(-pid, SIGKILL);
-	kill(pid, SIGKILL);
-	/* SIGKILL does not end a process stuck in the kernel (a hung NFS or
-	 * FUSE read): waiting for it unbounded would hang us with it. */
-	ret = cni_child_wait(pid, wait_ms, &(int){0});
-	if (ret)
-		log_warn("delegate %d did not exit within %u ms of SIGKILL; left behind", (int)pid,
-			 wait_ms);
-	return ret;
+	b = cni_builtin_for(type, path);
+	return run_delegate(&(struct delegate_req){path, type, b, env, conf, cmd}, out, err);
 }
 
 static const char *ipam_type(const struct cni_conf *conf, struct cni_error *err)

@@ -9,6 +9,7 @@
 #include "conf.h"
 #include "env.h"
 #include "error.h"
+#include "child.h"
 #include "result.h"
 
 /* How long a delegate may run; IBCNI_DELEGATE_TIMEOUT_MS overrides it. */
@@ -33,14 +34,6 @@ int cni_delegate_find(const char *dirs, const char *name, char *out, size_t len,
  * with an empty msg gets "<type> failed with code N and no message". */
 int cni_delegate_exec(const char *type, const struct cni_env *env, const struct cni_conf *conf,
 		      enum cni_command cmd, struct json_object **out, struct cni_error *err);
-
-/* waitpid(pid) for at most wait_ms: 0 when reaped (*status filled),
- * -ETIMEDOUT when it is still running, or -errno. */
-int cni_child_wait(pid_t pid, unsigned int wait_ms, int *status);
-
-/* SIGKILL pid and its process group, then wait at most wait_ms for it:
- * 0 when reaped, -ETIMEDOUT when it is stuck (logged and left behind). */
-int cni_child_kill(pid_t pid, unsigned int wait_ms);
 
 /* ipam.type ADD: the delegate's result, decoded in its own version. */
 int cni_ipam_add(const struct cni_env *env, const struct cni_conf *conf, struct cni_result **res,

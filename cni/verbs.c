@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "cleanup.h"
 #include "netns.h"
 #include "util.h"
@@ -159,15 +160,23 @@ static _Noreturn void child(int out, int netns_fd, const char *name, unsigned in
 {
 	struct reply r = {0};
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	const int keep[] = {out, netns_fd};
 
-	/* A verbs call must not outlive the plugin (it may hold a VF lock fd). */
+	/* A verbs call must not outlive the plugin. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (null >= 0) {
 		dup2(null, STDOUT_FILENO);
 		dup2(null, STDERR_FILENO);
 	}
+	/* A fork of the plugin: none of its VF lock, netlink sockets or state
+	 * directories goes into a driver call that may never return. */
+	r.ret = cni_child_close_fds(keep, ARRAY_SIZE(keep));
 	clearenv();
-	r.ret = netns_fd >= 0 ? enter(netns_fd) : 0;
+	if (!r.ret && netns_fd >= 0)
+		r.ret = enter(netns_fd);
+	/* Queries need no capability; the pod's namespace is entered. */
+	if (!r.ret)
+		r.ret = cni_child_drop_caps();
 	if (!r.ret)
 		r.ret = cni_verbs_query(name, flags, &r.dev);
 	if (write_all(out, &r, sizeof(r)))
@@ -227,10 +236,10 @@ int cni_verbs_query_in(int netns_fd, const char *name, unsigned int flags, unsig
 		child(wr, netns_fd, name, flags);
 	close(steal_fd(wr));
 	ret = read_reply(rd, timeout_ms, &r);
-	if (ret)
-		kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	/* Reaped with a bound: a child stuck in a driver call (a firmware
+	 * command) must not hold CHECK, the doctor or ADD with it. */
+	if (ret || cni_child_wait(pid, CNI_VERBS_KILL_WAIT_MS, &status))
+		cni_child_kill(pid, CNI_VERBS_KILL_WAIT_MS);
 	if (ret)
 		return ret;
 	*dev = r.dev;

@@ -17,9 +17,10 @@
 #include "error.h"
 #include "rdma.h" /* CNI_RDMA_NAME_MAX */
 
-#define CNI_VERBS_PORTS_MAX  4	  /* ports read per device (ConnectX functions have 1) */
-#define CNI_VERBS_PKEYS_MAX  128  /* pkey table entries read per port */
-#define CNI_VERBS_TIMEOUT_MS 5000 /* default bound on one query */
+#define CNI_VERBS_PORTS_MAX    4    /* ports read per device (ConnectX functions have 1) */
+#define CNI_VERBS_PKEYS_MAX    128  /* pkey table entries read per port */
+#define CNI_VERBS_TIMEOUT_MS   5000 /* default bound on one query */
+#define CNI_VERBS_KILL_WAIT_MS 1000 /* then on its exit, after the reply or SIGKILL */
 
 /* Port states, numbered as the IB spec (and enum ibv_port_state) number them. */
 enum {

@@ -142,3 +142,32 @@ test_complete_attachment_not_added_twice() {
 	assert_json '[.code,.msg]' '[7,"already attached"]'
 	assert_link pod1 net1 '.ifname' '"net1"'
 }
+
+# A data directory that never answers (a FUSE mount whose daemon does not
+# read: it stands for a FUSE or NFS volume that hangs): the IPAM, exec'ed or
+# built in, is killed at the delegate's deadline and ADD rolls back whole.
+test_stuck_data_dir_times_out() {
+	local mac mode t0 took conf
+	sim_node 1 2 eth
+	pod_ns pod1
+	mac=$(ip -j link show vf0_1 | jq -r '.[0].address')
+	mkdir -p /var/lib/cni/networks/stuck
+	exec 3<>/dev/fuse
+	mount -t fuse -o fd=3,rootmode=40000,user_id=0,group_id=0 stuck /var/lib/cni/networks/stuck ||
+		{ fail "cannot mount a FUSE file system"; return; }
+	conf=$(sriov_conf ib-host-local | jq -c '.ipam.dataDir = "/var/lib/cni/networks/stuck"')
+	for mode in exec builtin; do
+		t0=$(date +%s%N)
+		IBCNI_DELEGATE_TIMEOUT_MS=1500 IBCNI_DELEGATE_EXEC=$([ $mode = exec ] && echo 1) \
+			cni_exec ib-sriov ADD ctr-$mode pod1 net1 "$conf"
+		took=$((($(date +%s%N) - t0) / 1000000))
+		assert_eq 1 "$RC" "$mode: ADD fails"
+		assert_json '[.code,.msg]' '[103,"delegated plugin timed out"]'
+		# The IPAM's ADD, then the rollback's IPAM DEL: two deadlines at most.
+		[ "$took" -lt 10000 ] || fail "$mode: ADD took $took ms"
+		vf_as_found vf0_1 "$mac" 1500
+		assert_no_link pod1 net1
+	done
+	umount -l /var/lib/cni/networks/stuck
+	exec 3>&-
+}

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* The fake libibverbs (fake_verbs.h). Built only into unit tests. */
+#include <dirent.h>
 #include <errno.h>
 #include <infiniband/verbs.h>
 #include <endian.h>
@@ -102,6 +103,37 @@ static int query_port(struct ibv_context *ctx, uint8_t num, struct ibv_port_attr
 	return 0;
 }
 
+/* Descriptors from 3 up, the listing's own apart. */
+static int fds_above_stdio(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (atoi(e->d_name) > 2 && atoi(e->d_name) != dirfd(d))
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* The process's effective capabilities are none ("CapEff:" all zeros). */
+static bool no_caps(void)
+{
+	char line[128];
+	bool none = false;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "CapEff:", 7))
+			none = strtoull(line + 7, NULL, 16) == 0;
+	if (f)
+		fclose(f);
+	return none;
+}
+
 struct ibv_context *ibv_open_device(struct ibv_device *dev)
 {
 	struct fake_verbs_dev *d = of(dev);
@@ -114,6 +146,11 @@ struct ibv_context *ibv_open_device(struct ibv_device *dev)
 	}
 	if (d->open_sleep_ms)
 		usleep(d->open_sleep_ms * 1000);
+	/* What the child holds: the reply pipe alone, no capability. */
+	if (d->audit && (fds_above_stdio() != 1 || !no_caps())) {
+		errno = fds_above_stdio() != 1 ? EMFILE : EACCES;
+		return NULL;
+	}
 	/* libibverbs honours SYSFS_PATH and friends: the child must not. */
 	if (d->open_errno || getenv("SYSFS_PATH")) {
 		errno = d->open_errno ? d->open_errno : EINVAL;

@@ -31,6 +31,8 @@ struct fake_verbs_dev {
 	int open_errno;		    /* ibv_open_device fails with it */
 	unsigned int open_sleep_ms; /* ... after sleeping this long */
 	bool chatty;		    /* writes to stdout and stderr when opened */
+	bool
+	    audit; /* open fails with EMFILE unless fd 3 up is one fd, EACCES with any capability */
 	unsigned int n_ports;
 	struct fake_verbs_port ports[FAKE_VERBS_PORTS];
 };

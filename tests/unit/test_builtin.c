@@ -8,7 +8,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -16,6 +18,7 @@
 #include "helpers.h"
 #include "builtin.h"
 #include "ipam.h"
+#include "util.h"
 
 static const struct cni_build_id our = {20, {0xc7, 0x17, 0x1d, 0x7f, 0x2c, 0xab, 0xd1,
 					     0xbe, 0x60, 0x85, 0x1a, 0xbf, 0x1a, 0xc7,
@@ -116,8 +119,21 @@ Test(builtin, hostile_headers_refused)
 }
 
 /* The builtin under test: ADD answers with one address and records what it
- * saw; DEL fails with a CNI error of its own. */
-static char seen[512];
+ * saw; DEL fails with a CNI error of its own. It runs in a child of the
+ * test (fork, no exec), so what it saw is written to a shared page. */
+#define SEEN_MAX 512
+static char *seen_page(void)
+{
+	static char *page;
+
+	if (!page) {
+		page =
+		    mmap(NULL, SEEN_MAX, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		cr_assert(page != MAP_FAILED);
+	}
+	return page;
+}
+#define seen seen_page()
 
 static int fake_add(struct cni_ctx *ctx)
 {
@@ -126,7 +142,7 @@ static int fake_add(struct cni_ctx *ctx)
 	struct json_object *o = json_tokener_parse(res);
 	int ret;
 
-	snprintf(seen, sizeof(seen), "%s %s %s %s", ctx->env.command_str, ctx->env.containerid,
+	snprintf(seen, SEEN_MAX, "%s %s %s %s", ctx->env.command_str, ctx->env.containerid,
 		 ctx->env.ifname, ctx->conf->name);
 	ret = cni_result_from_json(o, ctx->conf->version, &ctx->result, &ctx->err);
 	json_object_put(o);
@@ -142,6 +158,19 @@ static const struct cni_plugin fake_plugin = {
     .name = "fake-ipam", .about = "test", .add = fake_add, .del = fake_del, .check = fake_del};
 
 static const struct cni_builtin fake = {.type = "fake-ipam", .plugin = &fake_plugin, .id = &our};
+
+/* A builtin whose data directory never answers (a FUSE or NFS mount). */
+static int hang_add(struct cni_ctx *ctx)
+{
+	for (;;)
+		pause();
+	return 0;
+}
+
+static const struct cni_plugin hang_plugin = {
+    .name = "hang-ipam", .about = "test", .add = hang_add, .del = hang_add, .check = hang_add};
+
+static const struct cni_builtin hang = {.type = "hang-ipam", .plugin = &hang_plugin, .id = &our};
 
 /* An ADD of ctr1/net1 with CNI_PATH = dir. */
 static struct cni_env env_in(const char *dir)
@@ -169,7 +198,7 @@ static struct cni_conf *conf_with(const char *type)
 	return conf;
 }
 
-Test(builtin, served_in_process_when_the_file_is_ours)
+Test(builtin, served_without_exec_when_the_file_is_ours)
 {
 	char dir[64], path[128];
 	struct cni_env env = env_in(dir);
@@ -178,6 +207,7 @@ Test(builtin, served_in_process_when_the_file_is_ours)
 	struct cni_result *res = NULL;
 	struct cni_log_ctx outer;
 
+	seen[0] = '\0'; /* the page mapped here, shared with the child */
 	make_tmpdir(dir, sizeof(dir));
 	snprintf(path, sizeof(path), "%s/fake-ipam", dir);
 	/* Not executable as a program: exec'ing it could only fail. */
@@ -185,7 +215,10 @@ Test(builtin, served_in_process_when_the_file_is_ours)
 	cr_assert_eq(cni_delegate_builtin(&fake), 0);
 	cni_log_context("outer", "ADD", "c", "i");
 	cr_assert_eq(cni_ipam_add(&env, conf, &res, &err), 0, "%s: %s", err.msg, err.details);
+	/* Served by the builtin (nothing could exec the file), in a child:
+	 * no descendant is left behind. */
 	cr_assert_str_eq(seen, "ADD ctr1 net1 net");
+	cr_assert_eq(waitpid(-1, NULL, WNOHANG), -1);
 	cr_assert_eq(res->n_ips, 1);
 	cni_result_free(res);
 	/* The builtin's error arrives as an exec'ed delegate's would. */
@@ -237,6 +270,34 @@ Test(builtin, other_files_are_exec_ed)
 	cr_assert_lt(cni_ipam_add(&env, conf, &res, &err), 0);
 	cr_assert_eq(err.code, 103);
 	cr_assert_str_eq(seen, "");
+	cni_conf_free(conf);
+	rm_tree(dir);
+}
+
+/* A builtin that never returns gets the exec'ed delegate's deadline: killed,
+ * reaped, and the caller's error is the timeout, so ADD can roll back. */
+Test(builtin, a_hung_builtin_times_out)
+{
+	char dir[64], path[128];
+	struct cni_env env = env_in(dir);
+	struct cni_conf *conf = conf_with("hang-ipam");
+	struct cni_error err = {0};
+	struct cni_result *res = NULL;
+	uint64_t t0;
+
+	make_tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/hang-ipam", dir);
+	write_elf(path, NT_GNU_BUILD_ID, our.bytes, our.len, 0755);
+	cr_assert_eq(cni_delegate_builtin(&hang), 0);
+	setenv("IBCNI_DELEGATE_TIMEOUT_MS", "300", 1);
+	t0 = now_ms();
+	cr_assert_lt(cni_ipam_add(&env, conf, &res, &err), 0);
+	cr_assert_lt(now_ms() - t0, 5000, "bounded by the deadline, not by the builtin");
+	assert_cni_error(&err, 103, "delegated plugin timed out");
+	cr_assert(strstr(err.details, "within 300 ms"), "%s", err.details);
+	cr_assert_eq(waitpid(-1, NULL, WNOHANG), -1, "the hung child was reaped");
+	cr_assert_null(res);
+	unsetenv("IBCNI_DELEGATE_TIMEOUT_MS");
 	cni_conf_free(conf);
 	rm_tree(dir);
 }

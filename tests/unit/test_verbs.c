@@ -147,6 +147,22 @@ Test(verbs, child_writes_nothing_to_stdout_or_stderr)
 	cr_assert_leq(n, 0, "the child wrote %zd bytes", n);
 }
 
+/* The child is a fork of a root plugin: it keeps only the reply pipe (no VF
+ * lock, netlink socket or state directory of the plugin) and, once in the
+ * pod's namespace, no capability. */
+Test(verbs, child_holds_nothing_of_the_plugin)
+{
+	struct cni_verbs_dev d;
+	int held[3];
+
+	for (int i = 0; i < 3; i++)
+		cr_assert((held[i] = open("/dev/null", O_RDONLY)) >= 0);
+	fake_verbs_add("mlx5_0", true)->audit = true;
+	cr_assert_eq(cni_verbs_query_in(-1, "mlx5_0", 0, 2000, &d), 0);
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(fcntl(held[i], F_GETFD), 0, "the plugin's own fds are untouched");
+}
+
 Test(verbs, child_past_its_time_is_killed)
 {
 	struct cni_verbs_dev d;
