@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "cleanup.h"
+#include "confine.h"
 #include "json.h"
 #include "nodeconf.h"
 #include "util.h"
@@ -54,8 +55,8 @@ static int bad(struct cni_error *err, int ret, const char *path, const char *fmt
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	return cni_errorf(err, ret, CNI_ERR_INVALID_CONFIG, "invalid node configuration",
-			  "%s: %s", path, why);
+	return cni_errorf(err, ret, CNI_ERR_INVALID_CONFIG, "invalid node configuration", "%s: %s",
+			  path, why);
 }
 
 /* The file's bytes, when it is one only root could have written: opened
@@ -93,34 +94,14 @@ static int read_conf(const char *path, char **raw, size_t *len, struct cni_error
 	return 0;
 }
 
-/* in as an absolute path without empty, "." or ".." components and without
- * a trailing slash, into *out (malloc'd); -EINVAL when it cannot be one. */
+/* in normalised (cni_path_normalise) into *out (malloc'd); -EINVAL when it
+ * cannot be, or is "/", which would allow every directory of the node. */
 static int normalise_dir(const char *in, char **out)
 {
 	char buf[PATH_MAX];
-	size_t n = 0;
 
-	if (in[0] != '/' || strlen(in) >= sizeof(buf))
+	if (cni_path_normalise(in, buf, sizeof(buf)) || !strcmp(buf, "/"))
 		return -EINVAL;
-	for (const char *p = in; *p;) {
-		size_t l;
-
-		while (*p == '/')
-			p++;
-		l = strcspn(p, "/");
-		if (!l)
-			break;
-		if ((l == 1 && p[0] == '.') || (l == 2 && p[0] == '.' && p[1] == '.'))
-			return -EINVAL;
-		buf[n++] = '/';
-		memcpy(buf + n, p, l);
-		n += l;
-		p += l;
-	}
-	/* "/" would allow every directory of the node: name the subtree. */
-	if (!n)
-		return -EINVAL;
-	buf[n] = '\0';
 	*out = strdup(buf);
 	return *out ? 0 : -ENOMEM;
 }
@@ -163,9 +144,8 @@ static int parse_key(struct cni_nodeconf *nc, const char *key, struct json_objec
 	if (!strcmp(key, "allowedDataDirs"))
 		return parse_dirs(nc, v, path, err);
 	if (!strcmp(key, "deviceCheck")) {
-		const char *s = json_object_is_type(v, json_type_string)
-				    ? json_object_get_string(v)
-				    : "";
+		const char *s =
+		    json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
 
 		if (!strcmp(s, "kubelet"))
 			nc->device_check = CNI_DEVICE_CHECK_KUBELET;
@@ -229,8 +209,7 @@ int cni_nodeconf_load(struct cni_nodeconf *nc, const char *path, struct cni_erro
 		ret = bad(err, -EINVAL, path, "%s", input.details);
 	}
 	if (!ret) {
-		json_object_object_foreach(root, key, v)
-		{
+		json_object_object_foreach (root, key, v) {
 			ret = parse_key(nc, key, v, path, err);
 			if (ret)
 				break;
