@@ -51,9 +51,9 @@ same_store() { # NETWORK what
 WORKED='"resolvConf":"@RESOLV@","ranges":[[{"subnet":"10.22.0.0/29","gateway":"10.22.0.1"},{"subnet":"10.23.0.0/30"}],[{"subnet":"fd00:22::/120","rangeStart":"fd00:22::10","rangeEnd":"fd00:22::12"}]],"routes":[{"dst":"0.0.0.0/0"},{"dst":"192.168.0.0/16","gw":"10.22.0.254"},{"dst":"::/0"}]'
 
 test_differential_worked_example() {
-	printf 'nameserver 192.0.2.53\nsearch example.com corp.example\noptions ndots:2\n' >"$T/resolv.conf"
+	printf 'nameserver 192.0.2.53\nsearch example.com corp.example\noptions ndots:2\n' >/run/resolv.conf
 	local conf step
-	conf=$(ipam_conf demo-net @DATA@ "${WORKED//@RESOLV@/$T/resolv.conf}")
+	conf=$(ipam_conf demo-net @DATA@ "${WORKED//@RESOLV@//run/resolv.conf}")
 	for step in "ADD ctr-a eth0" "ADD ctr-b eth0" "ADD ctr-a eth1" "CHECK ctr-a eth0" \
 		"ADD ctr-c eth0" "DEL ctr-a eth0" "DEL ctr-a eth0" "ADD ctr-c eth0" "ADD ctr-d eth0" \
 		"DEL ctr-b eth0" "ADD ctr-e eth0"; do
