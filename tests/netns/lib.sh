@@ -16,7 +16,21 @@ lib_init() {
 	mount -t tmpfs ibcni-run /run
 	mkdir -p /run/netns
 	mkdir -p /var/lib/cni && mount -t tmpfs ibcni-state /var/lib/cni
+	# The node's own config, private to the test: the default data
+	# directory and the test's scratch directory (tests keep leases there).
+	mkdir -p /etc/ibcni && mount -t tmpfs ibcni-etc /etc/ibcni
+	node_conf '{"allowedDataDirs":["/var/lib/cni/networks","'"$T"'"]}'
 	ip link set lo up
+}
+
+# node_conf JSON: /etc/ibcni/ibcni.conf as an admin writes it (root, 0644);
+# "" removes it (the defaults).
+node_conf() {
+	if [ -z "$1" ]; then
+		rm -f /etc/ibcni/ibcni.conf
+		return
+	fi
+	printf '%s\n' "$1" >/etc/ibcni/ibcni.conf && chmod 0644 /etc/ibcni/ibcni.conf
 }
 
 lib_finish() {

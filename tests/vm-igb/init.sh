@@ -63,6 +63,8 @@ P=$(dirname "$(ls -d $D/*/sriov_totalvfs | head -1)")
 PCI_PF=$(basename "$P")
 PF=$(ls "$P/net")
 LEASES=/tmp/leases
+# The node config allows the lease directory (ipam.dataDir is confined to it).
+mkdir -p /etc/ibcni && printf '{"allowedDataDirs":["/var/lib/cni/networks","%s"]}\n' "$LEASES" >/etc/ibcni/ibcni.conf
 
 vf_pci() { basename "$(readlink "$P/virtfn$1")"; }
 vf_net() { ls "$D/$1/net" 2>/dev/null | head -1; }
