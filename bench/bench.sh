@@ -27,6 +27,9 @@ LEASES=${LEASES:-0 10000 60000}
 VFS=32
 
 lib_init >/dev/null
+# The node lets the bench keep each contender's leases apart (its own
+# directories under /var/lib/cni, its scratch and, below, an ext4 one).
+node_conf '{"allowedDataDirs":["/var/lib/cni","'"$T"'"]}'
 sim_node 4 8 eth
 for ((k = 0; k < VFS; k++)); do
 	ip link set "vf$((k / 8))_$((k % 8))p" up # carrier, so announcements go out
@@ -138,6 +141,7 @@ ipam_jobs() { # DIR DATADIR
 }
 mkdir -p "$T/tmpfs" && mount -t tmpfs bench-leases "$T/tmpfs"
 ext4=$(mktemp -d /var/tmp/ibcni-bench.XXXXXX)
+node_conf '{"allowedDataDirs":["/var/lib/cni","'"$T"'","'"$ext4"'"]}'
 trap 'rm -rf "$ext4"' EXIT
 for fs in tmpfs ext4; do
 	d=$T/tmpfs/empty
