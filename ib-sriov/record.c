@@ -28,6 +28,8 @@ enum key_type {
 	K_HWADDR, /* orig_mac[] with orig_mac_len */
 	K_RDMA,	  /* rdma[][] with n_rdma */
 	K_VF,	  /* struct cni_vf, nested object of vf_keys */
+	K_ATTRS,  /* struct cni_link_attrs, nested object of attr_keys */
+	K_INDEX,  /* rdma_index[] with n_rdma */
 };
 
 struct key {
@@ -57,6 +59,25 @@ static const struct key vf_keys[] = {
     {NULL},
 };
 
+#define ATTR(f) offsetof(struct cni_link_attrs, f), sizeof(((struct cni_link_attrs *)0)->f)
+
+/* The netdev's own attributes; mask says which the kernel reported. */
+static const struct key attr_keys[] = {
+    {"mask", K_U32, ATTR(mask), 0, true},
+    {"alias", K_STR, ATTR(alias), 0, false},
+    {"flags", K_U32, ATTR(flags), 0, false},
+    {"group", K_U32, ATTR(group), 0, false},
+    {"txqlen", K_U32, ATTR(txqlen), 0, false},
+    {"gso_max_size", K_U32, ATTR(gso_max_size), 0, false},
+    {"gso_max_segs", K_U32, ATTR(gso_max_segs), 0, false},
+    {"gro_max_size", K_U32, ATTR(gro_max_size), 0, false},
+    {"gso_ipv4_max_size", K_U32, ATTR(gso_ipv4_max_size), 0, false},
+    {"gro_ipv4_max_size", K_U32, ATTR(gro_ipv4_max_size), 0, false},
+    {NULL},
+};
+
+/* Keys an older build does not know it ignores (decode_obj reads known
+ * keys only), so new optional keys keep records readable by it. */
 static const struct key rec_keys[] = {
     {"version", K_INT, REC(version), 0, false},
     {"network", K_PSTR, REC(network), 0, true},
@@ -77,11 +98,13 @@ static const struct key rec_keys[] = {
     {"orig_ifindex", K_INT, REC(orig_ifindex), IBSRIOV_REC_HAS_NETDEV, false},
     {"pod_ifindex", K_INT, REC(pod_ifindex), IBSRIOV_REC_HAS_NETDEV, false},
     {"iflink", K_INT, REC(iflink), IBSRIOV_REC_HAS_NETDEV, false},
+    {"attrs", K_ATTRS, REC(orig_attrs), IBSRIOV_REC_HAS_ATTRS, false},
     {"vf_orig", K_VF, REC(vf_orig), IBSRIOV_REC_HAS_VF_ORIG, false},
     {"vf_changed", K_U32, REC(vf_changed), IBSRIOV_REC_HAS_VF_ORIG, false},
     {"mac_unset", K_FLAG, 0, 0, IBSRIOV_REC_MAC_UNSET, false},
     {"child", K_FLAG, 0, 0, IBSRIOV_REC_HAS_CHILD, false},
     {"rdma", K_RDMA, REC(rdma), IBSRIOV_REC_HAS_RDMA, false},
+    {"rdma_index", K_INDEX, REC(rdma_index), IBSRIOV_REC_HAS_RDMA_INDEX, false},
     {"pf_passthrough", K_FLAG, 0, 0, IBSRIOV_REC_PF_PASSTHROUGH, false},
     {"complete", K_FLAG, 0, 0, IBSRIOV_REC_COMPLETE, false},
     {"go_twin", K_STR, REC(go_twin), IBSRIOV_REC_HAS_GO_TWIN, false},
@@ -208,8 +231,20 @@ static void text_one(struct cni_json_buf *b, const struct key *k, const void *ba
 		}
 		cni_json_put_raw(b, "]");
 		break;
+	case K_INDEX:
+		cni_json_put_raw(b, "[");
+		for (unsigned int i = 0; i < r->n_rdma; i++) {
+			if (i)
+				cni_json_put_raw(b, ",");
+			text_num(b, r->rdma_index[i]);
+		}
+		cni_json_put_raw(b, "]");
+		break;
 	case K_VF:
 		text_obj(b, vf_keys, p, 0);
+		break;
+	case K_ATTRS:
+		text_obj(b, attr_keys, p, 0);
 		break;
 	}
 }
@@ -273,6 +308,21 @@ static int decode_rdma(struct json_object *v, struct ibsriov_record *r)
 			return -EBADMSG;
 	}
 	r->n_rdma = (unsigned int)n;
+	return 0;
+}
+
+/* After "rdma" (the key table's order): one index per name. */
+static int decode_index(struct json_object *v, struct ibsriov_record *r)
+{
+	int64_t n;
+
+	if (!json_object_is_type(v, json_type_array) || json_object_array_length(v) != r->n_rdma)
+		return -EBADMSG;
+	for (unsigned int i = 0; i < r->n_rdma; i++) {
+		if (decode_int(json_object_array_get_idx(v, i), 0, UINT32_MAX, &n))
+			return -EBADMSG;
+		r->rdma_index[i] = (uint32_t)n;
+	}
 	return 0;
 }
 
@@ -340,6 +390,12 @@ static int decode_one(const struct key *k, void *base, struct json_object *v)
 	}
 	case K_RDMA:
 		return decode_rdma(v, r);
+	case K_INDEX:
+		return decode_index(v, r);
+	case K_ATTRS:
+		if (!json_object_is_type(v, json_type_object))
+			return -EBADMSG;
+		return decode_obj(attr_keys, p, NULL, v);
 	case K_VF:
 		if (!json_object_is_type(v, json_type_object))
 			return -EBADMSG;

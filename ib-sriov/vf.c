@@ -195,10 +195,44 @@ static int open_pod(const struct ibsriov_record *r, int *fd, struct cni_error *e
 	return cni_error_adopt(err, &scratch, *fd);
 }
 
-/* In the pod: down, temporary name, back to the host namespace. */
+/* The pod's attempts at a move and what each asks the kernel to name the
+ * VF in the host: the recorded name, else one the kernel picks. */
+#define MOVE_TRIES 3
+
+/* In the pod, the VF l down: its alternative names dropped (none may
+ * reach the host), then moved and named in one request, the name checked
+ * in the host only. -EEXIST from the kernel is either a refused move (a
+ * name of the VF is taken in the host, or the pod added an altname since)
+ * or a done move whose rename failed: the VF's absence from the pod tells. */
+static int move_out(const struct ibsriov_record *r, struct cni_link *l, int host_fd)
+{
+	const char *target = *r->orig_name ? r->orig_name : r->tmpname;
+	int ret = -EEXIST;
+
+	for (int i = 0; i < MOVE_TRIES && ret == -EEXIST; i++) {
+		struct cni_link now;
+		int again;
+
+		ret = l->n_altnames ? cni_link_altnames_clear(l->ifindex) : 0;
+		if (!ret)
+			ret = cni_link_move_named(l->ifindex, host_fd, i ? "dev%d" : target);
+		if (ret != -EEXIST)
+			break;
+		again = cni_link_get(NULL, l->ifindex, &now);
+		if (again == -ENODEV || (!again && !ibsriov_vf_is_ours(r, &now, true)))
+			return 0; /* moved; netdev_restore names it */
+		if (again)
+			return again;
+		*l = now;
+	}
+	return ret;
+}
+
+/* In the pod: down, alternative names dropped, back to the host namespace. */
 static int leave_pod(const struct ibsriov_record *r, int host_fd, struct cni_error *err)
 {
-	const char *names[] = {r->ifname, r->tmpname};
+	/* The host name too: an ADD whose rename in the pod failed left it. */
+	const char *names[] = {r->ifname, r->tmpname, r->orig_name};
 	_cleanup_close_ int pod = -1;
 	struct cni_link l;
 	int saved = -1, ret;
@@ -226,12 +260,17 @@ static int leave_pod(const struct ibsriov_record *r, int host_fd, struct cni_err
 		ret = cni_link_delete(l.ifindex);
 		goto out;
 	}
-	ret = cni_link_set_up(l.ifindex, false);
-	if (!ret && strcmp(l.name, r->tmpname))
-		ret = cni_link_rename(l.ifindex, r->tmpname);
+	ret = l.flags & IFF_UP ? cni_link_set_up(l.ifindex, false) : 0;
 	if (!ret)
-		ret = cni_link_move(l.ifindex, host_fd);
-	if (ret)
+		ret = move_out(r, &l, host_fd);
+	if (ret == -EEXIST)
+		cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot move the VF back to the host",
+			   "%s in %s: its name or an alternative name the pod keeps adding is "
+			   "taken in the host (%s, or any devN tried); the record stays for the "
+			   "next DEL or GC %s",
+			   l.name, r->netns, *r->orig_name ? r->orig_name : r->tmpname,
+			   cni_link_ext_ack());
+	else if (ret)
 		cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot move the VF back to the host",
 			   "%s in %s: %s %s", l.name, r->netns, strerror(-ret), cni_link_ext_ack());
 out:
@@ -284,19 +323,40 @@ static int restore_mac(const struct ibsriov_record *r, const struct cni_link *l)
 	return cni_link_set_mac(l->ifindex, r->orig_mac, 6);
 }
 
-static int restore_netdev(const struct ibsriov_record *r, const struct cni_link *l)
+/* Down for the rename and the rest (back from the pod it usually is
+ * already); every name the pod gave it dropped, here too (a pod that is
+ * gone returned it with them); then name, MTU, MAC, the attributes ADD
+ * recorded, and the state as found. *what names a refused step. */
+static int restore_netdev(const struct ibsriov_record *r, const struct cni_link *l,
+			  const char **what)
 {
-	/* Down for the rename; back from the pod it usually is already. */
-	int ret = l->flags & IFF_UP ? cni_link_set_up(l->ifindex, false) : 0;
+	int ret = 0;
 
-	if (!ret && *r->orig_name && strcmp(l->name, r->orig_name))
+	*what = "down";
+	if (l->flags & IFF_UP)
+		ret = cni_link_set_up(l->ifindex, false);
+	if (!ret && l->n_altnames) {
+		*what = "alternative names";
+		ret = cni_link_altnames_clear(l->ifindex);
+	}
+	if (!ret && *r->orig_name && strcmp(l->name, r->orig_name)) {
+		*what = "name";
 		ret = cni_link_rename(l->ifindex, r->orig_name);
-	if (!ret && r->orig_mtu && l->mtu != r->orig_mtu)
+	}
+	if (!ret && r->orig_mtu && l->mtu != r->orig_mtu) {
+		*what = "mtu";
 		ret = cni_link_set_mtu(l->ifindex, r->orig_mtu);
-	if (!ret && r->orig_mac_len == 6 && r->kind == IBSRIOV_ETH)
+	}
+	if (!ret && r->orig_mac_len == 6 && r->kind == IBSRIOV_ETH) {
+		*what = "mac";
 		ret = restore_mac(r, l);
-	if (!ret && r->orig_up)
+	}
+	if (!ret && (r->flags & IBSRIOV_REC_HAS_ATTRS))
+		ret = cni_link_attrs_set(l->ifindex, &r->orig_attrs, &l->attrs, what);
+	if (!ret && r->orig_up) {
+		*what = "up";
 		ret = cni_link_set_up(l->ifindex, true);
+	}
 	return ret;
 }
 
@@ -331,12 +391,26 @@ static int find_on_host(const struct ibsriov_record *r, struct cni_link *l)
 		if (ret != -ENODEV)
 			return ret;
 	}
-	return find_here(r, names, ARRAY_SIZE(names), false, l);
+	ret = find_here(r, names, ARRAY_SIZE(names), false, l);
+	if (ret != -ENODEV)
+		return ret;
+	/* Back under a name no record holds (its pod name, or devN when the
+	 * host had that): the index is kept across a move when it can be. */
+	for (int i = 0; i < 2; i++) {
+		int idx = i ? r->orig_ifindex : r->pod_ifindex;
+
+		if (!idx || (ret = cni_link_get(NULL, idx, l)) == -ENODEV)
+			continue;
+		if (ret || ibsriov_vf_is_ours(r, l, false))
+			return ret;
+	}
+	return -ENODEV;
 }
 
 /* Step two, after the PF side: name, MTU, MAC and state as found. */
 static int netdev_restore(const struct ibsriov_record *r, struct cni_error *err)
 {
+	const char *what = NULL;
 	struct cni_link l;
 	int ret;
 
@@ -350,11 +424,16 @@ static int netdev_restore(const struct ibsriov_record *r, struct cni_error *err)
 	if (ret)
 		return cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot look for the VF netdev",
 				  "%s: %s", r->device, strerror(-ret));
-	ret = restore_netdev(r, &l);
+	ret = restore_netdev(r, &l, &what);
+	if (ret == -EEXIST && !strcmp(what, "name"))
+		return cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot restore the VF netdev",
+				  "%s: its name %s is taken in the host by another link; rename "
+				  "that one, the record stays for the next DEL or GC",
+				  l.name, r->orig_name);
 	if (ret)
 		return cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot restore the VF netdev",
-				  "%s (%s): %s %s", l.name, r->orig_name, strerror(-ret),
-				  cni_link_ext_ack());
+				  "%s (%s) refused its %s: %s %s", l.name, r->orig_name, what,
+				  strerror(-ret), cni_link_ext_ack());
 	return 0;
 }
 
