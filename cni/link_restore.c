@@ -129,8 +129,15 @@ static int set_one(int ifindex, int attr, const void *data, size_t len, unsigned
 }
 
 static const char *const attr_names[] = {
-    "alias",	    "flags",	    "group",		 "txqueuelen",	      "gso_max_size",
-    "gso_max_segs", "gro_max_size", "gso_ipv4_max_size", "gro_ipv4_max_size",
+    "alias",
+    "flags",
+    "group",
+    "txqueuelen",
+    "gso_max_size",
+    "gso_max_segs",
+    "gro_max_size",
+    "gso_ipv4_max_size",
+    "gro_ipv4_max_size",
 };
 
 const char *cni_link_attr_name(uint32_t bit)

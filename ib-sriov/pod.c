@@ -32,12 +32,23 @@ int ibsriov_rdma_in(struct add *a)
 		    "rdmaIsolation is set but %s has nothing under infiniband/ in sysfs",
 		    a->conf.device);
 	r->n_rdma = (unsigned int)n;
-	r->flags |= IBSRIOV_REC_HAS_RDMA;
+	/* Their indices, which DEL looks them up by: a pod may rename them. */
+	for (int i = 0; i < n; i++) {
+		struct cni_rdma_dev d;
+
+		ret = cni_rdma_dev_get(r->rdma[i], 0, &d);
+		if (ret)
+			return cni_errorf(&a->ctx->err, ret, CNI_ERR_DEVICE,
+					  "cannot find the VF's RDMA device", "%s: %s", r->rdma[i],
+					  cni_rdma_strerror(ret));
+		r->rdma_index[i] = d.index;
+	}
+	r->flags |= IBSRIOV_REC_HAS_RDMA | IBSRIOV_REC_HAS_RDMA_INDEX;
 	ret = ibsriov_record_save(r);
 	if (ret)
 		return fail(a, ret, CNI_ERR_IO, "cannot update the attachment record", r->name);
 	for (int i = 0; i < n; i++) {
-		ret = cni_rdma_move_by_name(r->rdma[i], a->netns_fd);
+		ret = cni_rdma_move(r->rdma_index[i], a->netns_fd);
 		if (ret)
 			return cni_errorf(&a->ctx->err, ret, CNI_ERR_DEVICE,
 					  "cannot move the RDMA device into the pod", "%s: %s %s",

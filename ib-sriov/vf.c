@@ -437,11 +437,13 @@ static int netdev_restore(const struct ibsriov_record *r, struct cni_error *err)
 	return 0;
 }
 
-/* The RDMA devices that rdmaIsolation moved, back from the pod. */
+/* The RDMA devices that rdmaIsolation moved, back from the pod: by index
+ * (a pod may rename them), by name for a record of an older build. */
 static int rdma_release(const struct ibsriov_record *r, struct cni_error *err)
 {
-	const char *names[IBSRIOV_RECORD_RDMA_MAX], *failed = NULL;
+	struct cni_rdma_ref refs[IBSRIOV_RECORD_RDMA_MAX];
 	_cleanup_close_ int pod = -1;
+	const char *failed = NULL;
 	int ret;
 
 	if (!(r->flags & IBSRIOV_REC_HAS_RDMA) || !r->n_rdma)
@@ -450,8 +452,10 @@ static int rdma_release(const struct ibsriov_record *r, struct cni_error *err)
 	if (ret || pod < 0)
 		return ret;
 	for (unsigned int i = 0; i < r->n_rdma; i++)
-		names[i] = r->rdma[i];
-	ret = cni_rdma_return(pod, names, r->n_rdma, &failed);
+		refs[i] = (struct cni_rdma_ref){.name = r->rdma[i],
+						.index = r->rdma_index[i],
+						.has_index = r->flags & IBSRIOV_REC_HAS_RDMA_INDEX};
+	ret = cni_rdma_return(pod, refs, r->n_rdma, &failed);
 	if (ret)
 		return cni_errorf(err, ret, CNI_ERR_DEVICE,
 				  "cannot move the RDMA device back to the host", "%s: %s %s",

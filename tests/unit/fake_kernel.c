@@ -363,13 +363,62 @@ int cni_rdma_require_exclusive(struct cni_error *err, int code)
 	return 0;
 }
 
-int cni_rdma_move_by_name(const char *name, int netns_fd)
+/* One RDMA device, mlx5_1 at index 5; a hostile pod renames it. */
+#define FAKE_RDMA_INDEX 5
+
+int cni_rdma_dev_get(const char *name, uint32_t index, struct cni_rdma_dev *dev)
 {
-	return changed() ?: (fk.rdma_in_pod = netns_fd == fk.pod_fd, 0);
+	const char *now = fk.rdma_renamed ? "pod0" : "mlx5_1";
+
+	if (fk.rdma_in_pod != (fk.ns == 1) ||
+	    (name ? strcmp(name, now) != 0 : index != FAKE_RDMA_INDEX))
+		return -ENODEV;
+	memset(dev, 0, sizeof(*dev));
+	dev->index = FAKE_RDMA_INDEX;
+	snprintf(dev->name, sizeof(dev->name), "%s", now);
+	return 0;
 }
 
-int cni_rdma_return(int pod_fd, const char *const *names, size_t n, const char **failed)
+int cni_rdma_move(uint32_t index, int netns_fd)
 {
+	int ret;
+
+	if (index != FAKE_RDMA_INDEX)
+		return -ENODEV;
+	ret = changed();
+	if (ret)
+		return ret;
+	fk.rdma_in_pod = netns_fd == fk.pod_fd;
+	fk.rdma_renamed = fk.rdma_in_pod && fk.spoil;
+	return 0;
+}
+
+/* As the real one: found in the pod by index (or name), moved back, then
+ * confirmed on the host. */
+int cni_rdma_return(int pod_fd, const struct cni_rdma_ref *refs, size_t n, const char **failed)
+{
+	struct cni_rdma_dev d;
+	int ret;
+
 	*failed = NULL;
-	return changed() ?: (fk.rdma_in_pod = false, 0);
+	for (size_t i = 0; i < n; i++) {
+		fk.ns = 1;
+		ret = cni_rdma_dev_get(refs[i].has_index ? NULL : refs[i].name, refs[i].index, &d);
+		fk.ns = 0;
+		if (ret)
+			continue;
+		ret = changed();
+		if (ret) {
+			*failed = refs[i].name;
+			return ret;
+		}
+		fk.rdma_in_pod = false;
+		fk.rdma_renamed = false;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (refs[i].has_index && cni_rdma_dev_get(NULL, refs[i].index, &d)) {
+			*failed = refs[i].name;
+			return -ENXIO;
+		}
+	return 0;
 }

@@ -29,7 +29,7 @@ struct fake_kernel {
 	int n;
 	struct cni_vf vfs[FAKE_VFS];
 	int ns, pod_fd;
-	bool rdma_in_pod;
+	bool rdma_in_pod, rdma_renamed;
 	int changes, fail_at; /* the change numbered fail_at fails with EIO */
 	uint32_t refuse;      /* CNI_VF_* bits the PF always refuses (EOPNOTSUPP), as igb
 			       * refuses link state: a request holding one changes nothing */

@@ -231,6 +231,15 @@ Test(ibsriov_add, rollback_at_every_step_hostile_pod, .init = sysfs, .fini = tea
 	fail_everywhere(false, true, "\"mtu\":1400,\"mac\":\"02:11:22:33:44:55\",\"vlan\":10", 5);
 }
 
+/* The same pod with rdmaIsolation renames the RDMA device it gets: DEL and
+ * every rollback still bring it back, found by its recorded index. */
+Test(ibsriov_add, rollback_at_every_step_hostile_pod_rdma, .init = sysfs, .fini = teardown)
+{
+	fail_everywhere(true, true,
+			"\"guid\":\"02:00:00:00:00:00:00:09\",\"rdmaIsolation\":true,\"mtu\":2044",
+			5);
+}
+
 /* A PF that refuses one setting for good (igb: link state, or max_tx_rate
  * without carrier): ADD fails naming it, leaves no record, and restores
  * nothing it did not change, so nothing is left for a DEL to trip on. */
