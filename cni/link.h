@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* rtnetlink through libnl-3's core (messages built with nla_put, replies
- * split by nla_parse against a policy per reply type); link.c, link_vf.c and
- * link_addr.c are the only files that speak it. Every call acts in the
+ * split by nla_parse against a policy per reply type); link.c, link_vf.c,
+ * link_addr.c and link_restore.c are the only files that speak it. Every call acts in the
  * calling thread's network namespace and returns 0 or a negative errno
  * exactly as the kernel reported it. */
 #ifndef CNI_LINK_H
