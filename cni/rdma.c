@@ -234,14 +234,6 @@ int cni_rdma_move(uint32_t index, int netns_fd)
 	return rdma_talk(msg, NULL, NULL);
 }
 
-int cni_rdma_move_by_name(const char *name, int netns_fd)
-{
-	struct cni_rdma_dev d;
-	int ret = cni_rdma_dev_get(name, 0, &d);
-
-	return ret ? ret : cni_rdma_move(d.index, netns_fd);
-}
-
 const struct cni_rdma_dev *cni_rdma_find(const struct cni_rdma_dev *devs, size_t n,
 					 const struct cni_rdma_ref *ref)
 {

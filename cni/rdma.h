@@ -51,9 +51,6 @@ int cni_rdma_dev_get(const char *name, uint32_t index, struct cni_rdma_dev *dev)
  * to be in the device's current namespace. */
 int cni_rdma_move(uint32_t index, int netns_fd);
 
-/* Move the named device (as seen from here) into the netns of netns_fd. */
-int cni_rdma_move_by_name(const char *name, int netns_fd);
-
 /* A device to bring back: by its index, global and kept across renames
  * and moves, when the record has it; by name for records that predate it. */
 struct cni_rdma_ref {
