@@ -86,9 +86,18 @@ struct link_reply {
 	bool want_vfs;
 };
 
-static const struct nla_policy link_policy[IFLA_MAX + 1] = {
+static const struct nla_policy link_policy[CNI_IFLA_MAX + 1] = {
     [IFLA_IFNAME] = {.type = NLA_STRING, .maxlen = IFNAMSIZ},
     [IFLA_MTU] = {.type = NLA_U32},
+    [IFLA_IFALIAS] = {.type = NLA_STRING, .maxlen = CNI_IFALIASZ},
+    [IFLA_GROUP] = {.type = NLA_U32},
+    [IFLA_TXQLEN] = {.type = NLA_U32},
+    [IFLA_GSO_MAX_SIZE] = {.type = NLA_U32},
+    [IFLA_GSO_MAX_SEGS] = {.type = NLA_U32},
+    [IFLA_GRO_MAX_SIZE] = {.type = NLA_U32},
+    [CNI_IFLA_GSO_IPV4_MAX_SIZE] = {.type = NLA_U32},
+    [CNI_IFLA_GRO_IPV4_MAX_SIZE] = {.type = NLA_U32},
+    [IFLA_PROP_LIST] = {.type = NLA_NESTED},
     [IFLA_NUM_VF] = {.type = NLA_U32},
     [IFLA_ADDRESS] = {.maxlen = CNI_MAC_MAX},
     [IFLA_LINKINFO] = {.type = NLA_NESTED},
@@ -127,18 +136,68 @@ static int linkinfo_parse(struct nlattr *info, struct cni_link *l)
 	return 0;
 }
 
+/* The u32 attributes DEL restores, and where they go. */
+static const struct {
+	int attr;
+	uint32_t bit;
+	size_t off;
+} u32_attrs[] = {
+    {IFLA_GROUP, CNI_LINK_A_GROUP, offsetof(struct cni_link_attrs, group)},
+    {IFLA_TXQLEN, CNI_LINK_A_TXQLEN, offsetof(struct cni_link_attrs, txqlen)},
+    {IFLA_GSO_MAX_SIZE, CNI_LINK_A_GSO_MAX_SIZE, offsetof(struct cni_link_attrs, gso_max_size)},
+    {IFLA_GSO_MAX_SEGS, CNI_LINK_A_GSO_MAX_SEGS, offsetof(struct cni_link_attrs, gso_max_segs)},
+    {IFLA_GRO_MAX_SIZE, CNI_LINK_A_GRO_MAX_SIZE, offsetof(struct cni_link_attrs, gro_max_size)},
+    {CNI_IFLA_GSO_IPV4_MAX_SIZE, CNI_LINK_A_GSO_IPV4_MAX_SIZE,
+     offsetof(struct cni_link_attrs, gso_ipv4_max_size)},
+    {CNI_IFLA_GRO_IPV4_MAX_SIZE, CNI_LINK_A_GRO_IPV4_MAX_SIZE,
+     offsetof(struct cni_link_attrs, gro_ipv4_max_size)},
+};
+
+int cni_link_u32_attr(uint32_t bit, int *attr, size_t *off)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(u32_attrs); i++)
+		if (u32_attrs[i].bit == bit) {
+			*attr = u32_attrs[i].attr;
+			*off = u32_attrs[i].off;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static void attrs_parse(struct nlattr **tb, unsigned int ifi_flags, struct cni_link *l)
+{
+	struct cni_link_attrs *a = &l->attrs;
+	struct nlattr *pos;
+	int rem;
+
+	a->mask = CNI_LINK_A_ALIAS | CNI_LINK_A_FLAGS;
+	a->flags = ifi_flags & CNI_LINK_RESTORED_FLAGS;
+	if (tb[IFLA_IFALIAS])
+		nla_strlcpy(a->alias, tb[IFLA_IFALIAS], sizeof(a->alias));
+	for (size_t i = 0; i < ARRAY_SIZE(u32_attrs); i++)
+		if (tb[u32_attrs[i].attr]) {
+			*(uint32_t *)(void *)((char *)a + u32_attrs[i].off) =
+			    nla_get_u32(tb[u32_attrs[i].attr]);
+			a->mask |= u32_attrs[i].bit;
+		}
+	if (tb[IFLA_PROP_LIST])
+		nla_for_each_nested (pos, tb[IFLA_PROP_LIST], rem)
+			l->n_altnames += nla_type(pos) == IFLA_ALT_IFNAME;
+}
+
 int cni_link_parse(struct nl_msg *msg, struct cni_link *l)
 {
-	struct nlattr *tb[IFLA_MAX + 1];
+	struct nlattr *tb[CNI_IFLA_MAX + 1];
 	struct ifinfomsg *ifi = nlmsg_data(nlmsg_hdr(msg));
 	int ret;
 
 	if (nlmsg_hdr(msg)->nlmsg_type != RTM_NEWLINK)
 		return -EPROTO;
-	ret = cni_nl_parse(msg, sizeof(*ifi), tb, IFLA_MAX, link_policy);
+	ret = cni_nl_parse(msg, sizeof(*ifi), tb, CNI_IFLA_MAX, link_policy);
 	if (ret)
 		return ret;
 	memset(l, 0, sizeof(*l));
+	attrs_parse(tb, ifi->ifi_flags, l);
 	l->ifindex = ifi->ifi_index;
 	l->type = ifi->ifi_type;
 	l->flags = ifi->ifi_flags;

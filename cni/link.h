@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* rtnetlink through libnl-3's core (messages built with nla_put, replies
- * split by nla_parse against a policy per reply type); link.c, link_vf.c and
- * link_addr.c are the only files that speak it. Every call acts in the
+ * split by nla_parse against a policy per reply type); link.c, link_vf.c,
+ * link_addr.c and link_restore.c are the only files that speak it. Every call acts in the
  * calling thread's network namespace and returns 0 or a negative errno
  * exactly as the kernel reported it. */
 #ifndef CNI_LINK_H
@@ -16,7 +16,35 @@
 
 struct nl_msg;
 
-#define CNI_MAC_MAX 32 /* IPoIB hardware addresses are 20 bytes */
+#define CNI_MAC_MAX  32	 /* IPoIB hardware addresses are 20 bytes */
+#define CNI_IFALIASZ 256 /* the kernel's IFALIASZ (linux/if.h), with its NUL */
+
+/* Netdev attributes a pod may change in its own netns and DEL puts back;
+ * CNI_LINK_A_* say which a reply carried (alias and flags always: an
+ * absent IFLA_IFALIAS is the empty alias). */
+enum {
+	CNI_LINK_A_ALIAS = 1 << 0,
+	CNI_LINK_A_FLAGS = 1 << 1,
+	CNI_LINK_A_GROUP = 1 << 2,
+	CNI_LINK_A_TXQLEN = 1 << 3,
+	CNI_LINK_A_GSO_MAX_SIZE = 1 << 4,
+	CNI_LINK_A_GSO_MAX_SEGS = 1 << 5,
+	CNI_LINK_A_GRO_MAX_SIZE = 1 << 6,
+	CNI_LINK_A_GSO_IPV4_MAX_SIZE = 1 << 7, /* 6.3+ */
+	CNI_LINK_A_GRO_IPV4_MAX_SIZE = 1 << 8, /* 6.3+ */
+};
+
+/* The interface flags that are restored (the rest are state, or UP). */
+#define CNI_LINK_RESTORED_FLAGS (IFF_NOARP | IFF_MULTICAST | IFF_PROMISC | IFF_ALLMULTI)
+
+struct cni_link_attrs {
+	uint32_t mask;		  /* CNI_LINK_A_* */
+	char alias[CNI_IFALIASZ]; /* IFLA_IFALIAS, "" when none */
+	unsigned int flags;	  /* IFF_* of CNI_LINK_RESTORED_FLAGS */
+	uint32_t group, txqlen;
+	uint32_t gso_max_size, gso_max_segs, gro_max_size;
+	uint32_t gso_ipv4_max_size, gro_ipv4_max_size;
+};
 
 struct cni_link {
 	int ifindex;
@@ -27,14 +55,16 @@ struct cni_link {
 	unsigned int mtu;
 	unsigned char mac[CNI_MAC_MAX];
 	unsigned int mac_len;
-	int num_vf;	       /* IFLA_NUM_VF, -1 when not reported */
-	bool ipoib;	       /* kind "ipoib": pkey and mode below are valid */
-	uint16_t pkey;	       /* IFLA_IPOIB_PKEY */
-	uint16_t ipoib_mode;   /* IFLA_IPOIB_MODE: 0 datagram, 1 connected */
-	char parent_bus[16];   /* IFLA_PARENT_DEV_BUS_NAME ("pci"), "" when none */
-	char parent_dev[64];   /* IFLA_PARENT_DEV_NAME (the PCI address) */
-	int iflink;	       /* IFLA_LINK (a veth's peer), 0 when not reported */
-	bool iflink_elsewhere; /* IFLA_LINK_NETNSID: that peer is in another netns */
+	int num_vf;		 /* IFLA_NUM_VF, -1 when not reported */
+	bool ipoib;		 /* kind "ipoib": pkey and mode below are valid */
+	uint16_t pkey;		 /* IFLA_IPOIB_PKEY */
+	uint16_t ipoib_mode;	 /* IFLA_IPOIB_MODE: 0 datagram, 1 connected */
+	char parent_bus[16];	 /* IFLA_PARENT_DEV_BUS_NAME ("pci"), "" when none */
+	char parent_dev[64];	 /* IFLA_PARENT_DEV_NAME (the PCI address) */
+	int iflink;		 /* IFLA_LINK (a veth's peer), 0 when not reported */
+	bool iflink_elsewhere;	 /* IFLA_LINK_NETNSID: that peer is in another netns */
+	unsigned int n_altnames; /* IFLA_ALT_IFNAMEs in IFLA_PROP_LIST */
+	struct cni_link_attrs attrs;
 };
 
 /* Which fields of a cni_vf are meaningful. */
@@ -110,6 +140,26 @@ int cni_link_ipoib_add(int parent, const char *name, uint16_t pkey, uint16_t mod
  * announce the link's addresses when arp_notify / ndisc_notify are set.
  * Outside IBCNI_LINK_FAILPOINT's count, as it changes nothing. */
 int cni_link_notify_peers(const struct cni_link *link);
+
+/* Move a link into netns_fd's namespace and name it name there, in one
+ * request: the name is checked in the target only (the kernel keeps the
+ * current name when it is free there, takes name when not, then renames
+ * to name; a "dev%d"-style name lets it pick). -EEXIST leaves the link
+ * where it was unless the move was done and only the rename failed. */
+int cni_link_move_named(int ifindex, int netns_fd, const char *name);
+
+/* Remove every alternative name of a link (RTM_DELLINKPROP), however many
+ * the kernel lists. 0 when it has none left. */
+int cni_link_altnames_clear(int ifindex);
+
+/* Put back the attributes of want that cur (the link as read now)
+ * reports differently, one request each, so a refusal names its
+ * attribute in *what. The kernel takes each of them on a down link. */
+int cni_link_attrs_set(int ifindex, const struct cni_link_attrs *want,
+		       const struct cni_link_attrs *cur, const char **what);
+
+/* The name of a CNI_LINK_A_* bit, for records and messages. */
+const char *cni_link_attr_name(uint32_t bit);
 
 /* Delete a (virtual) link. */
 int cni_link_delete(int ifindex);

@@ -31,6 +31,9 @@ const char *cni_rdma_strerror(int ret)
 		       "none";
 	case EOPNOTSUPP:
 		return "the device's driver cannot change network namespace, or the mode is shared";
+	case ENXIO:
+		return "the device is in neither the pod's network namespace nor the host's (moved "
+		       "on by the pod?); the record stays until it is back";
 	default:
 		return strerror(-ret);
 	}
@@ -231,34 +234,55 @@ int cni_rdma_move(uint32_t index, int netns_fd)
 	return rdma_talk(msg, NULL, NULL);
 }
 
-int cni_rdma_move_by_name(const char *name, int netns_fd)
+const struct cni_rdma_dev *cni_rdma_find(const struct cni_rdma_dev *devs, size_t n,
+					 const struct cni_rdma_ref *ref)
 {
-	struct cni_rdma_dev d;
-	int ret = cni_rdma_dev_get(name, 0, &d);
-
-	return ret ? ret : cni_rdma_move(d.index, netns_fd);
+	for (size_t i = 0; i < n; i++)
+		if (ref->has_index ? devs[i].index == ref->index : !strcmp(devs[i].name, ref->name))
+			return &devs[i];
+	return NULL;
 }
 
 /* In the pod: move one device home. Only the kernel's "no such device",
  * or a second look that no longer finds it, counts as gone. */
-static int return_one(const struct cni_rdma_dev *d, int host)
+static int return_one(const struct cni_rdma_dev *d, const struct cni_rdma_ref *ref, int host)
 {
 	struct cni_rdma_dev again;
 	int ret = cni_rdma_move(d->index, host);
 
 	if (!ret)
-		log_info("moved RDMA device %s back to the host", d->name);
-	if (!ret || ret == -ENODEV || cni_rdma_dev_get(d->name, 0, &again) == -ENODEV)
+		log_info("moved RDMA device %s (index %u) back to the host", d->name, d->index);
+	if (!ret || ret == -ENODEV ||
+	    cni_rdma_dev_get(ref->has_index ? NULL : ref->name, d->index, &again) == -ENODEV)
 		return 0;
 	return ret;
 }
 
-int cni_rdma_return(int pod_fd, const char *const *names, size_t n, const char **failed)
+/* Back on the host: every device known by index is here. */
+static int confirm_home(const struct cni_rdma_ref *refs, size_t n, const char **failed)
+{
+	struct cni_rdma_dev *devs = NULL;
+	size_t count = 0;
+	int ret = cni_rdma_devs(&devs, &count);
+
+	if (ret == -EPROTONOSUPPORT)
+		ret = 0;
+	for (size_t i = 0; i < n && !ret; i++)
+		if (refs[i].has_index && !cni_rdma_find(devs, count, &refs[i])) {
+			*failed = refs[i].name;
+			ret = -ENXIO;
+		}
+	free(devs);
+	return ret;
+}
+
+int cni_rdma_return(int pod_fd, const struct cni_rdma_ref *refs, size_t n, const char **failed)
 {
 	_cleanup_close_ int host = cni_netns_open_current();
 	struct cni_rdma_dev *devs = NULL;
 	size_t count = 0;
 	int saved = -1, ret;
+	bool none = false;
 
 	*failed = NULL;
 	if (host < 0)
@@ -266,20 +290,23 @@ int cni_rdma_return(int pod_fd, const char *const *names, size_t n, const char *
 	ret = cni_netns_enter(pod_fd, &saved);
 	if (ret)
 		return ret;
-	/* One dump in the pod: what it does not show is back already (the
-	 * kernel requires the move to be asked from the device's netns). */
+	/* One dump in the pod (the kernel requires the move to be asked from
+	 * the device's netns); a device it does not show must be on the host. */
 	ret = cni_rdma_devs(&devs, &count);
-	if (ret == -EPROTONOSUPPORT)
+	if (ret == -EPROTONOSUPPORT) {
 		ret = 0; /* no RDMA subsystem: nothing can be in the pod */
+		none = true;
+	}
 	for (size_t i = 0; i < n && !ret; i++) {
-		const struct cni_rdma_dev *d = find(devs, count, names[i], 0);
+		const struct cni_rdma_dev *d = cni_rdma_find(devs, count, &refs[i]);
 
-		if (d && (ret = return_one(d, host)))
-			*failed = names[i];
+		if (d && (ret = return_one(d, &refs[i], host)))
+			*failed = refs[i].name;
 	}
 	free(devs);
-	cni_netns_restore(&saved);
-	return ret;
+	if (cni_netns_restore(&saved) && !ret)
+		ret = -EIO;
+	return ret || none ? ret : confirm_home(refs, n, failed);
 }
 
 int cni_rdma_require_exclusive(struct cni_error *err, int code)

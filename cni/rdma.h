@@ -51,14 +51,24 @@ int cni_rdma_dev_get(const char *name, uint32_t index, struct cni_rdma_dev *dev)
  * to be in the device's current namespace. */
 int cni_rdma_move(uint32_t index, int netns_fd);
 
-/* Move the named device (as seen from here) into the netns of netns_fd. */
-int cni_rdma_move_by_name(const char *name, int netns_fd);
+/* A device to bring back: by its index, global and kept across renames
+ * and moves, when the record has it; by name for records that predate it. */
+struct cni_rdma_ref {
+	const char *name;
+	uint32_t index;
+	bool has_index;
+};
 
-/* From inside the pod netns pod_fd (the kernel's rule), move every named
- * device still there back to the caller's namespace. Devices already gone
- * and a kernel without RDMA count as done. On failure *failed names the
- * device. */
-int cni_rdma_return(int pod_fd, const char *const *names, size_t n, const char **failed);
+/* The device ref names in devs (by index when it has one), or NULL. */
+const struct cni_rdma_dev *cni_rdma_find(const struct cni_rdma_dev *devs, size_t n,
+					 const struct cni_rdma_ref *ref);
+
+/* From inside the pod netns pod_fd (the kernel's rule), move every device
+ * of refs still there back to the caller's namespace; then each one known
+ * by index must be seen here, or it is -ENXIO (in neither namespace: a pod
+ * that hid it elsewhere). A kernel without RDMA counts as done. On failure
+ * *failed names the device. */
+int cni_rdma_return(int pod_fd, const struct cni_rdma_ref *refs, size_t n, const char **failed);
 
 /* The requests, for tests: SYS_GET, SYS_SET, the GET dump and SET netns,
  * laid out as in the kernel's ABI. Caller frees with nlmsg_free(). */

@@ -227,7 +227,12 @@ static int record_start(struct add *a)
 		/* The kernel keeps the ifindex across the move when it can. */
 		r->orig_ifindex = r->pod_ifindex = a->vf.ifindex;
 		r->iflink = a->vf.iflink;
+		/* The IPoIB child's name on the host; the VF netdev itself moves
+		 * under its pod name in one request, never under this one. */
 		snprintf(r->tmpname, sizeof(r->tmpname), "ibcni%d", a->vf.ifindex);
+		/* What the pod may change and DEL puts back, as the host has it. */
+		r->orig_attrs = a->vf.attrs;
+		r->flags |= IBSRIOV_REC_HAS_ATTRS;
 	}
 	ret = ibsriov_record_save(r);
 	if (ret)

@@ -59,9 +59,24 @@ const char *ibsriov_vf_setting_name(uint32_t bits);
  * and link kind. Never true for a link a pod built to look like the VF. */
 bool ibsriov_vf_is_ours(const struct ibsriov_record *r, const struct cni_link *l, bool pod);
 
+/* Open the record's pod netns for an undo step: 0 with *fd, 0 with *fd -1
+ * when it is gone (ENOENT: the kernel took the VF back), or -errno with
+ * err filled. */
+int ibsriov_open_pod(const struct ibsriov_record *r, int *fd, struct cni_error *err);
+
+/* Release step one (netdev.c): the VF netdev out of the pod, verified,
+ * down, altnames dropped, moved and named in one request; nothing restored
+ * yet. 0 when it is out (or was never in, or its pod is gone). */
+int ibsriov_netdev_leave(const struct ibsriov_record *r, struct cni_error *err);
+
+/* Release step two, after the PF side: the VF netdev on the host back to
+ * the record (altnames dropped, name, MTU, MAC, recorded attributes,
+ * state); an IPoIB child deleted. err names the step that failed. */
+int ibsriov_netdev_restore(const struct ibsriov_record *r, struct cni_error *err);
+
 /* Undo an attachment by its record: the netdev out of the pod, RDMA devices
- * back, PF settings restored, the netdev's name, MTU, MAC and state, the
- * record removed (ADD's rollback, under the VF lock it already holds). */
+ * back, PF settings restored, the netdev's name, MTU, MAC, attributes and
+ * state, the record removed (ADD's rollback, under the VF lock it already holds). */
 int ibsriov_release(struct ibsriov_record *r, struct cni_error *err);
 
 /* The same under the VF's lock, for DEL and GC. */

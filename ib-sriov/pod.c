@@ -32,12 +32,23 @@ int ibsriov_rdma_in(struct add *a)
 		    "rdmaIsolation is set but %s has nothing under infiniband/ in sysfs",
 		    a->conf.device);
 	r->n_rdma = (unsigned int)n;
-	r->flags |= IBSRIOV_REC_HAS_RDMA;
+	/* Their indices, which DEL looks them up by: a pod may rename them. */
+	for (int i = 0; i < n; i++) {
+		struct cni_rdma_dev d;
+
+		ret = cni_rdma_dev_get(r->rdma[i], 0, &d);
+		if (ret)
+			return cni_errorf(&a->ctx->err, ret, CNI_ERR_DEVICE,
+					  "cannot find the VF's RDMA device", "%s: %s", r->rdma[i],
+					  cni_rdma_strerror(ret));
+		r->rdma_index[i] = d.index;
+	}
+	r->flags |= IBSRIOV_REC_HAS_RDMA | IBSRIOV_REC_HAS_RDMA_INDEX;
 	ret = ibsriov_record_save(r);
 	if (ret)
 		return fail(a, ret, CNI_ERR_IO, "cannot update the attachment record", r->name);
 	for (int i = 0; i < n; i++) {
-		ret = cni_rdma_move_by_name(r->rdma[i], a->netns_fd);
+		ret = cni_rdma_move(r->rdma_index[i], a->netns_fd);
 		if (ret)
 			return cni_errorf(&a->ctx->err, ret, CNI_ERR_DEVICE,
 					  "cannot move the RDMA device into the pod", "%s: %s %s",
@@ -46,10 +57,12 @@ int ibsriov_rdma_in(struct add *a)
 	return 0;
 }
 
-/* Down, temporary name, into the pod, CNI_IFNAME, MTU, MAC, up. */
+/* Down, into the pod as CNI_IFNAME (one request: the name is checked in
+ * the pod only, no temporary name a pod or a host link could hold), MTU,
+ * MAC, up. */
 int ibsriov_move_in(struct add *a)
 {
-	const char *tmp = a->rec.tmpname;
+	const char *ifname = a->ctx->env.ifname;
 	int idx = a->vf.ifindex, saved = -1, ret = 0;
 
 	/* The identity DEL checks in the pod, recorded before the move. */
@@ -61,26 +74,28 @@ int ibsriov_move_in(struct add *a)
 				    a->rec.name);
 	}
 	ret = a->vf.flags & IFF_UP ? cni_link_set_up(idx, false) : 0;
-	if (!ret && strcmp(a->vf.name, tmp))
-		ret = cni_link_rename(idx, tmp);
 	if (ret)
 		return fail(a, ret, CNI_ERR_INTERNAL, "cannot prepare the VF netdev", a->vf.name);
-	ret = cni_link_move(idx, a->netns_fd);
+	ret = cni_link_move_named(idx, a->netns_fd, ifname);
+	if (ret == -EEXIST)
+		return cni_errorf(&a->ctx->err, ret, CNI_ERR_INTERNAL,
+				  "cannot move the VF netdev into the pod",
+				  "%s: its name, %s or one of its alternative names is taken in "
+				  "%s %s",
+				  a->vf.name, ifname, a->ctx->env.netns, cni_link_ext_ack());
 	if (ret)
 		return fail(a, ret, CNI_ERR_INTERNAL, "cannot move the VF netdev into the pod",
-			    tmp);
+			    a->vf.name);
 	ret = cni_netns_enter(a->netns_fd, &saved);
 	if (ret)
 		return fail(a, ret, CNI_ERR_INTERNAL, "cannot enter the pod network namespace",
 			    a->ctx->env.netns);
-	ret = cni_link_get(tmp, 0, &a->vf);
+	ret = cni_link_get(ifname, 0, &a->vf);
 	if (!ret && a->vf.ifindex != a->rec.pod_ifindex) {
 		/* The index was taken in the pod: the kernel gave another. */
 		a->rec.pod_ifindex = a->vf.ifindex;
 		ret = ibsriov_record_save(&a->rec);
 	}
-	if (!ret)
-		ret = cni_link_rename(a->vf.ifindex, a->ctx->env.ifname);
 	if (!ret && a->conf.mtu && a->conf.mtu != a->vf.mtu)
 		ret = cni_link_set_mtu(a->vf.ifindex, a->conf.mtu);
 	if (!ret && a->conf.has_mac && memcmp(a->vf.mac, a->conf.vf.mac, 6))

@@ -28,6 +28,8 @@ enum key_type {
 	K_HWADDR, /* orig_mac[] with orig_mac_len */
 	K_RDMA,	  /* rdma[][] with n_rdma */
 	K_VF,	  /* struct cni_vf, nested object of vf_keys */
+	K_ATTRS,  /* struct cni_link_attrs, nested object of attr_keys */
+	K_INDEX,  /* rdma_index[] with n_rdma */
 };
 
 struct key {
@@ -57,6 +59,25 @@ static const struct key vf_keys[] = {
     {NULL},
 };
 
+#define ATTR(f) offsetof(struct cni_link_attrs, f), sizeof(((struct cni_link_attrs *)0)->f)
+
+/* The netdev's own attributes; mask says which the kernel reported. */
+static const struct key attr_keys[] = {
+    {"mask", K_U32, ATTR(mask), 0, true},
+    {"alias", K_STR, ATTR(alias), 0, false},
+    {"flags", K_U32, ATTR(flags), 0, false},
+    {"group", K_U32, ATTR(group), 0, false},
+    {"txqlen", K_U32, ATTR(txqlen), 0, false},
+    {"gso_max_size", K_U32, ATTR(gso_max_size), 0, false},
+    {"gso_max_segs", K_U32, ATTR(gso_max_segs), 0, false},
+    {"gro_max_size", K_U32, ATTR(gro_max_size), 0, false},
+    {"gso_ipv4_max_size", K_U32, ATTR(gso_ipv4_max_size), 0, false},
+    {"gro_ipv4_max_size", K_U32, ATTR(gro_ipv4_max_size), 0, false},
+    {NULL},
+};
+
+/* Keys an older build does not know it ignores (decode_obj reads known
+ * keys only), so new optional keys keep records readable by it. */
 static const struct key rec_keys[] = {
     {"version", K_INT, REC(version), 0, false},
     {"network", K_PSTR, REC(network), 0, true},
@@ -77,11 +98,13 @@ static const struct key rec_keys[] = {
     {"orig_ifindex", K_INT, REC(orig_ifindex), IBSRIOV_REC_HAS_NETDEV, false},
     {"pod_ifindex", K_INT, REC(pod_ifindex), IBSRIOV_REC_HAS_NETDEV, false},
     {"iflink", K_INT, REC(iflink), IBSRIOV_REC_HAS_NETDEV, false},
+    {"attrs", K_ATTRS, REC(orig_attrs), IBSRIOV_REC_HAS_ATTRS, false},
     {"vf_orig", K_VF, REC(vf_orig), IBSRIOV_REC_HAS_VF_ORIG, false},
     {"vf_changed", K_U32, REC(vf_changed), IBSRIOV_REC_HAS_VF_ORIG, false},
     {"mac_unset", K_FLAG, 0, 0, IBSRIOV_REC_MAC_UNSET, false},
     {"child", K_FLAG, 0, 0, IBSRIOV_REC_HAS_CHILD, false},
     {"rdma", K_RDMA, REC(rdma), IBSRIOV_REC_HAS_RDMA, false},
+    {"rdma_index", K_INDEX, REC(rdma_index), IBSRIOV_REC_HAS_RDMA_INDEX, false},
     {"pf_passthrough", K_FLAG, 0, 0, IBSRIOV_REC_PF_PASSTHROUGH, false},
     {"complete", K_FLAG, 0, 0, IBSRIOV_REC_COMPLETE, false},
     {"go_twin", K_STR, REC(go_twin), IBSRIOV_REC_HAS_GO_TWIN, false},
@@ -208,8 +231,20 @@ static void text_one(struct cni_json_buf *b, const struct key *k, const void *ba
 		}
 		cni_json_put_raw(b, "]");
 		break;
+	case K_INDEX:
+		cni_json_put_raw(b, "[");
+		for (unsigned int i = 0; i < r->n_rdma; i++) {
+			if (i)
+				cni_json_put_raw(b, ",");
+			text_num(b, r->rdma_index[i]);
+		}
+		cni_json_put_raw(b, "]");
+		break;
 	case K_VF:
 		text_obj(b, vf_keys, p, 0);
+		break;
+	case K_ATTRS:
+		text_obj(b, attr_keys, p, 0);
 		break;
 	}
 }
@@ -273,6 +308,21 @@ static int decode_rdma(struct json_object *v, struct ibsriov_record *r)
 			return -EBADMSG;
 	}
 	r->n_rdma = (unsigned int)n;
+	return 0;
+}
+
+/* After "rdma" (the key table's order): one index per name. */
+static int decode_index(struct json_object *v, struct ibsriov_record *r)
+{
+	int64_t n;
+
+	if (!json_object_is_type(v, json_type_array) || json_object_array_length(v) != r->n_rdma)
+		return -EBADMSG;
+	for (unsigned int i = 0; i < r->n_rdma; i++) {
+		if (decode_int(json_object_array_get_idx(v, i), 0, UINT32_MAX, &n))
+			return -EBADMSG;
+		r->rdma_index[i] = (uint32_t)n;
+	}
 	return 0;
 }
 
@@ -340,6 +390,12 @@ static int decode_one(const struct key *k, void *base, struct json_object *v)
 	}
 	case K_RDMA:
 		return decode_rdma(v, r);
+	case K_INDEX:
+		return decode_index(v, r);
+	case K_ATTRS:
+		if (!json_object_is_type(v, json_type_object))
+			return -EBADMSG;
+		return decode_obj(attr_keys, p, NULL, v);
 	case K_VF:
 		if (!json_object_is_type(v, json_type_object))
 			return -EBADMSG;
@@ -393,128 +449,4 @@ int ibsriov_record_from_json(struct json_object *o, struct ibsriov_record *r)
 	if ((r->flags & IBSRIOV_REC_HAS_VF_ORIG) && !changed_known)
 		r->vf_changed = r->vf_orig.mask;
 	return 0;
-}
-
-int ibsriov_record_save(const struct ibsriov_record *r)
-{
-	_cleanup_free_ char *text = ibsriov_record_text(r);
-
-	return text ? cni_state_write_text(IBSRIOV_STATE_DIR, r->name, text) : -ENOMEM;
-}
-
-static int load_from(const char *dir, const char *name, struct json_object **o)
-{
-	int ret = cni_state_read(dir, name, o);
-
-	/* A name too long for the directory can hold no record either. */
-	return ret == -ENAMETOOLONG ? -ENOENT : ret;
-}
-
-bool ibsriov_record_unreadable(int ret)
-{
-	return ret == -EBADMSG || ret == -EINVAL || ret == -EFBIG || ret == -ELOOP;
-}
-
-int ibsriov_record_load(const char *name, struct ibsriov_record *r)
-{
-	_cleanup_json_ struct json_object *o = NULL;
-	int ret;
-
-	memset(r, 0, sizeof(*r));
-	if (copy_str(r->name, sizeof(r->name), name))
-		return -ENOENT;
-	ret = load_from(IBSRIOV_STATE_DIR, name, &o);
-	if (ret)
-		return ret;
-	ret = ibsriov_record_from_json(o, r);
-	if (ret)
-		ibsriov_record_clear(r);
-	else if (copy_str(r->name, sizeof(r->name), name))
-		ret = -EBADMSG;
-	return ret;
-}
-
-static bool same_tuple(const struct ibsriov_record *r, const char *id, const char *ifname)
-{
-	return r->container_id && !strcmp(r->container_id, id) && !strcmp(r->ifname, ifname);
-}
-
-/* A record left by ibcni 0.x, or a Go cache, at <GO_DIR>/<id>-<ifname>. */
-static int find_legacy(const char *id, const char *ifname, const char *netns,
-		       struct ibsriov_record *r)
-{
-	_cleanup_json_ struct json_object *o = NULL;
-	char file[NAME_MAX + 1];
-	int ret;
-
-	/* Cleared whatever the outcome: callers clear it on error too. */
-	memset(r, 0, sizeof(*r));
-	if (check_snprintf(file, sizeof(file), "%s-%s", id, ifname))
-		return -ENOENT;
-	ret = load_from(IBSRIOV_GO_DIR, file, &o);
-	if (ret)
-		return ret;
-	ret = ibsriov_gocache_parse(o, file, netns, r);
-	if (ret)
-		return ret;
-	if (same_tuple(r, id, ifname))
-		return 0;
-	ibsriov_record_clear(r);
-	return -ESTALE;
-}
-
-int ibsriov_record_find(const char *id, const char *ifname, const char *netns,
-			struct ibsriov_record *r)
-{
-	char name[NAME_MAX + 1];
-	int ret = ibsriov_record_name(id, ifname, name, sizeof(name));
-
-	if (ret)
-		return -ENOENT; /* a name no ADD could have recorded */
-	ret = ibsriov_record_load(name, r);
-	if (ret == -ENOENT) {
-		ret = find_legacy(id, ifname, netns, r);
-		if (ret == 0)
-			ret = copy_str(r->name, sizeof(r->name), name) ? -EBADMSG : 0;
-	}
-	if (ret == 0 && !same_tuple(r, id, ifname)) {
-		ibsriov_record_clear(r);
-		return -ESTALE;
-	}
-	return ret;
-}
-
-/* The Go-format file of the same attachment (our twin or the Go plugin's
- * own cache); one of another attachment whose name collides stays. */
-static int remove_go_twin(const struct ibsriov_record *r)
-{
-	struct ibsriov_record other;
-	char file[NAME_MAX + 1], id[CNI_STATE_ID_MAX];
-	int ret;
-
-	if (!r->container_id ||
-	    check_snprintf(file, sizeof(file), "%s-%s", r->container_id, r->ifname))
-		return 0;
-	/* Untouched since ADD wrote it: ours, no need to read it. */
-	if ((r->flags & IBSRIOV_REC_HAS_GO_TWIN) &&
-	    cni_state_identity(IBSRIOV_GO_DIR, file, id, sizeof(id)) == 0 &&
-	    !strcmp(id, r->go_twin))
-		return cni_state_remove(IBSRIOV_GO_DIR, file);
-	ret = find_legacy(r->container_id, r->ifname, r->netns, &other);
-	/* Absent: an ADD killed while writing the twin may have left its
-	 * temp file, which removing the name clears. */
-	if (ret == -ENOENT)
-		return cni_state_remove(IBSRIOV_GO_DIR, file);
-	if (ret == -ESTALE)
-		return 0;
-	ibsriov_record_clear(&other);
-	/* An unparseable file under our attachment's Go name: ours to drop. */
-	if (ret && ret != -EBADMSG)
-		return ret;
-	return cni_state_remove(IBSRIOV_GO_DIR, file);
-}
-
-int ibsriov_record_remove(const struct ibsriov_record *r)
-{
-	return remove_go_twin(r) ?: cni_state_remove(IBSRIOV_STATE_DIR, r->name);
 }

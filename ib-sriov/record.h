@@ -33,15 +33,17 @@
 enum ibsriov_kind { IBSRIOV_ETH, IBSRIOV_IB, IBSRIOV_VFIO };
 
 enum {
-	IBSRIOV_REC_HAS_NETDEV = 1 << 0,     /* orig_* describe the VF netdev */
-	IBSRIOV_REC_HAS_VF_ORIG = 1 << 1,    /* vf_orig holds PF-side originals */
-	IBSRIOV_REC_HAS_CHILD = 1 << 2,	     /* the pod got an IPoIB child */
-	IBSRIOV_REC_HAS_RDMA = 1 << 3,	     /* rdma[] moved with rdmaIsolation */
-	IBSRIOV_REC_COMPLETE = 1 << 4,	     /* ADD finished */
-	IBSRIOV_REC_GO_CACHE = 1 << 5,	     /* read from a Go ib-sriov-cni cache */
-	IBSRIOV_REC_MAC_UNSET = 1 << 6,	     /* the VF had no admin MAC */
-	IBSRIOV_REC_PF_PASSTHROUGH = 1 << 7, /* deviceID is a PF (vfio-pci) */
-	IBSRIOV_REC_HAS_GO_TWIN = 1 << 8,    /* go_twin identifies the twin written */
+	IBSRIOV_REC_HAS_NETDEV = 1 << 0,      /* orig_* describe the VF netdev */
+	IBSRIOV_REC_HAS_VF_ORIG = 1 << 1,     /* vf_orig holds PF-side originals */
+	IBSRIOV_REC_HAS_CHILD = 1 << 2,	      /* the pod got an IPoIB child */
+	IBSRIOV_REC_HAS_RDMA = 1 << 3,	      /* rdma[] moved with rdmaIsolation */
+	IBSRIOV_REC_COMPLETE = 1 << 4,	      /* ADD finished */
+	IBSRIOV_REC_GO_CACHE = 1 << 5,	      /* read from a Go ib-sriov-cni cache */
+	IBSRIOV_REC_MAC_UNSET = 1 << 6,	      /* the VF had no admin MAC */
+	IBSRIOV_REC_PF_PASSTHROUGH = 1 << 7,  /* deviceID is a PF (vfio-pci) */
+	IBSRIOV_REC_HAS_GO_TWIN = 1 << 8,     /* go_twin identifies the twin written */
+	IBSRIOV_REC_HAS_ATTRS = 1 << 9,	      /* orig_attrs: the netdev's, before the move */
+	IBSRIOV_REC_HAS_RDMA_INDEX = 1 << 10, /* rdma_index[] parallel to rdma[] */
 };
 
 struct ibsriov_record {
@@ -63,11 +65,18 @@ struct ibsriov_record {
 	unsigned int orig_mac_len;
 	int orig_ifindex, pod_ifindex; /* identity checks besides the PCI parent */
 	int iflink;		       /* IFLA_LINK at ADD (a simulated VF's peer) */
+	/* Alias, flags, group, queue length, GSO/GRO limits as the host had
+	 * them (IBSRIOV_REC_HAS_ATTRS; a record of an older build has none,
+	 * and DEL then leaves them as the pod left them, as that build did). */
+	struct cni_link_attrs orig_attrs;
 	/* PF-side originals (IBSRIOV_REC_HAS_VF_ORIG); vf_orig.mask says which
 	 * settings ADD may have changed, vf_changed which it did change. */
 	struct cni_vf vf_orig;
 	uint32_t vf_changed;
 	char rdma[IBSRIOV_RECORD_RDMA_MAX][CNI_RDMA_NAME_MAX];
+	/* Their RDMA device indices (IBSRIOV_REC_HAS_RDMA_INDEX): global, kept
+	 * across renames and moves, so a pod's rename cannot hide one. */
+	uint32_t rdma_index[IBSRIOV_RECORD_RDMA_MAX];
 	unsigned int n_rdma;
 	/* The Go-format twin as ADD left it (IBSRIOV_REC_HAS_GO_TWIN), from
 	 * cni_state_identity(): DEL removes it unread while it is unchanged. */

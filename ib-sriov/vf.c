@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Undoing what ADD did to a VF: its netdev back from the pod, its PF-side
- * settings back to what the record says they were.
+/* Undoing what ADD did to a VF: its PF-side settings back to what the
+ * record says they were, its RDMA devices back from the pod, in the order
+ * ibsriov_release gives (the netdev's part is netdev.c).
  *
  * The rule for every undo step: only a definite answer (the netns is gone,
  * the device is gone) lets it be skipped; any other error fails the
@@ -146,39 +147,7 @@ bool ibsriov_vf_is_ours(const struct ibsriov_record *r, const struct cni_link *l
 	return r->version < 2 || !strcmp(l->kind, r->link_kind);
 }
 
-/* Find the VF netdev in the current namespace: by recorded ifindex, then
- * by name; only a verified link counts. -ENODEV when none; any other error
- * of the lookup is returned as it is (not "gone"). */
-static int find_here(const struct ibsriov_record *r, const char *const *names, size_t n, bool pod,
-		     struct cni_link *l)
-{
-	int idx = pod ? r->pod_ifindex : 0, ret;
-
-	if (idx) {
-		ret = cni_link_get(NULL, idx, l);
-		if (ret == 0 && ibsriov_vf_is_ours(r, l, pod))
-			return 0;
-		if (ret && ret != -ENODEV)
-			return ret;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (!*names[i])
-			continue;
-		ret = cni_link_get(names[i], 0, l);
-		if (ret == -ENODEV)
-			continue;
-		if (ret)
-			return ret;
-		if (ibsriov_vf_is_ours(r, l, pod))
-			return 0;
-		log_warn("%s in %s is not VF %s: left where it is", l->name,
-			 pod ? r->netns : "the host", r->device);
-	}
-	return -ENODEV;
-}
-
-/* Open the pod's netns; 0 with *fd -1 when it is gone (ENOENT). */
-static int open_pod(const struct ibsriov_record *r, int *fd, struct cni_error *err)
+int ibsriov_open_pod(const struct ibsriov_record *r, int *fd, struct cni_error *err)
 {
 	struct cni_error scratch = {0};
 
@@ -195,184 +164,25 @@ static int open_pod(const struct ibsriov_record *r, int *fd, struct cni_error *e
 	return cni_error_adopt(err, &scratch, *fd);
 }
 
-/* In the pod: down, temporary name, back to the host namespace. */
-static int leave_pod(const struct ibsriov_record *r, int host_fd, struct cni_error *err)
-{
-	const char *names[] = {r->ifname, r->tmpname};
-	_cleanup_close_ int pod = -1;
-	struct cni_link l;
-	int saved = -1, ret;
-
-	ret = open_pod(r, &pod, err);
-	if (ret || pod < 0)
-		return ret;
-	ret = cni_netns_enter(pod, &saved);
-	if (ret)
-		return cni_errorf(err, ret, CNI_ERR_INTERNAL,
-				  "cannot enter the pod network namespace", "%s: %s", r->netns,
-				  strerror(-ret));
-	ret = find_here(r, names, ARRAY_SIZE(names), true, &l);
-	if (ret == -ENODEV) {
-		ret = 0; /* not in the pod (never moved, or already back) */
-		goto out;
-	}
-	if (ret) {
-		cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot look for the VF in the pod",
-			   "%s: %s", r->netns, strerror(-ret));
-		goto out;
-	}
-	if (r->flags & IBSRIOV_REC_HAS_CHILD) {
-		/* An IPoIB child of ours: it goes away, the VF netdev never left. */
-		ret = cni_link_delete(l.ifindex);
-		goto out;
-	}
-	ret = cni_link_set_up(l.ifindex, false);
-	if (!ret && strcmp(l.name, r->tmpname))
-		ret = cni_link_rename(l.ifindex, r->tmpname);
-	if (!ret)
-		ret = cni_link_move(l.ifindex, host_fd);
-	if (ret)
-		cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot move the VF back to the host",
-			   "%s in %s: %s %s", l.name, r->netns, strerror(-ret), cni_link_ext_ack());
-out:
-	if (cni_netns_restore(&saved) && !ret)
-		ret = cni_errorf(err, -EIO, CNI_ERR_INTERNAL, "cannot return to the host namespace",
-				 "after %s", r->netns);
-	return ret;
-}
-
-/* A child that never reached the pod; then the parent's state. */
-static int find_on_host(const struct ibsriov_record *r, struct cni_link *l);
-
-static int child_release(const struct ibsriov_record *r, struct cni_error *err)
-{
-	struct cni_link l;
-	int ret = cni_link_get(r->tmpname, 0, &l);
-
-	if (ret && ret != -ENODEV)
-		return cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot look for the IPoIB child",
-				  "%s: %s", r->tmpname, strerror(-ret));
-	if (!ret && !strcmp(l.kind, "ipoib") && (ret = cni_link_delete(l.ifindex)))
-		return cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot delete the IPoIB child",
-				  "%s: %s", r->tmpname, strerror(-ret));
-	ret = find_on_host(r, &l);
-	if (ret == 0 && !r->orig_up)
-		ret = cni_link_set_up(l.ifindex, false);
-	return ret == -ENODEV ? 0 : ret;
-}
-
-/* The netdev's own MAC. After "no admin MAC" was restored (zeros) the VF
- * must say its MAC again even when the netdev still has it: igb, for one,
- * drops its filter with the admin MAC and reports zeros until the VF sets
- * one. The kernel skips a change to the same address, so it goes through
- * a neighbour address first. */
-static int restore_mac(const struct ibsriov_record *r, const struct cni_link *l)
-{
-	unsigned char other[6];
-	int ret;
-
-	if ((r->flags & IBSRIOV_REC_MAC_UNSET) && (r->vf_changed & CNI_VF_MAC) &&
-	    !memcmp(l->mac, r->orig_mac, 6)) {
-		memcpy(other, r->orig_mac, 6);
-		other[5] ^= 1;
-		ret = cni_link_set_mac(l->ifindex, other, 6);
-		if (ret)
-			return ret;
-	} else if (!memcmp(l->mac, r->orig_mac, 6)) {
-		return 0;
-	}
-	return cni_link_set_mac(l->ifindex, r->orig_mac, 6);
-}
-
-static int restore_netdev(const struct ibsriov_record *r, const struct cni_link *l)
-{
-	/* Down for the rename; back from the pod it usually is already. */
-	int ret = l->flags & IFF_UP ? cni_link_set_up(l->ifindex, false) : 0;
-
-	if (!ret && *r->orig_name && strcmp(l->name, r->orig_name))
-		ret = cni_link_rename(l->ifindex, r->orig_name);
-	if (!ret && r->orig_mtu && l->mtu != r->orig_mtu)
-		ret = cni_link_set_mtu(l->ifindex, r->orig_mtu);
-	if (!ret && r->orig_mac_len == 6 && r->kind == IBSRIOV_ETH)
-		ret = restore_mac(r, l);
-	if (!ret && r->orig_up)
-		ret = cni_link_set_up(l->ifindex, true);
-	return ret;
-}
-
-/* Step one: the netdev out of the pod (verified, or left), nothing
- * restored yet: the PF side goes first, since a driver may refuse the
- * VF's own MAC change while an admin MAC is set (igb, untrusted). */
-static int netdev_leave(const struct ibsriov_record *r, struct cni_error *err)
-{
-	_cleanup_close_ int host = -1;
-
-	if (r->kind == IBSRIOV_VFIO || !(r->flags & IBSRIOV_REC_HAS_NETDEV))
-		return 0;
-	host = cni_netns_open_current();
-	if (host < 0)
-		return cni_errorf(err, host, CNI_ERR_INTERNAL, "cannot open the host namespace",
-				  "%s", strerror(-host));
-	return leave_pod(r, host, err);
-}
-
-/* The VF netdev on the host. Back from a deleted pod (or after a rebind)
- * it keeps the pod's name (or devN, or a new one): sysfs's netdev of the
- * PCI function is the one name that holds, and no pod can put a link in
- * the host's namespace; other names must prove they are the VF. */
-static int find_on_host(const struct ibsriov_record *r, struct cni_link *l)
-{
-	const char *names[] = {r->tmpname, r->orig_name};
-	char pci_name[IFNAMSIZ] = "";
-	int ret;
-
-	if (cni_pci_netdev(CNI_PCI_ROOT, r->device, pci_name) == 0) {
-		ret = cni_link_get(pci_name, 0, l);
-		if (ret != -ENODEV)
-			return ret;
-	}
-	return find_here(r, names, ARRAY_SIZE(names), false, l);
-}
-
-/* Step two, after the PF side: name, MTU, MAC and state as found. */
-static int netdev_restore(const struct ibsriov_record *r, struct cni_error *err)
-{
-	struct cni_link l;
-	int ret;
-
-	if (r->kind == IBSRIOV_VFIO || !(r->flags & IBSRIOV_REC_HAS_NETDEV))
-		return 0;
-	if (r->flags & IBSRIOV_REC_HAS_CHILD)
-		return child_release(r, err);
-	ret = find_on_host(r, &l);
-	if (ret == -ENODEV)
-		return 0; /* gone with its pod (a virtual VF) or never had one */
-	if (ret)
-		return cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot look for the VF netdev",
-				  "%s: %s", r->device, strerror(-ret));
-	ret = restore_netdev(r, &l);
-	if (ret)
-		return cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot restore the VF netdev",
-				  "%s (%s): %s %s", l.name, r->orig_name, strerror(-ret),
-				  cni_link_ext_ack());
-	return 0;
-}
-
-/* The RDMA devices that rdmaIsolation moved, back from the pod. */
+/* The RDMA devices that rdmaIsolation moved, back from the pod: by index
+ * (a pod may rename them), by name for a record of an older build. */
 static int rdma_release(const struct ibsriov_record *r, struct cni_error *err)
 {
-	const char *names[IBSRIOV_RECORD_RDMA_MAX], *failed = NULL;
+	struct cni_rdma_ref refs[IBSRIOV_RECORD_RDMA_MAX];
 	_cleanup_close_ int pod = -1;
+	const char *failed = NULL;
 	int ret;
 
 	if (!(r->flags & IBSRIOV_REC_HAS_RDMA) || !r->n_rdma)
 		return 0;
-	ret = open_pod(r, &pod, err);
+	ret = ibsriov_open_pod(r, &pod, err);
 	if (ret || pod < 0)
 		return ret;
 	for (unsigned int i = 0; i < r->n_rdma; i++)
-		names[i] = r->rdma[i];
-	ret = cni_rdma_return(pod, names, r->n_rdma, &failed);
+		refs[i] = (struct cni_rdma_ref){.name = r->rdma[i],
+						.index = r->rdma_index[i],
+						.has_index = r->flags & IBSRIOV_REC_HAS_RDMA_INDEX};
+	ret = cni_rdma_return(pod, refs, r->n_rdma, &failed);
 	if (ret)
 		return cni_errorf(err, ret, CNI_ERR_DEVICE,
 				  "cannot move the RDMA device back to the host", "%s: %s %s",
@@ -410,7 +220,7 @@ int ibsriov_release_locked(struct ibsriov_record *r, struct cni_error *err)
 int ibsriov_release(struct ibsriov_record *r, struct cni_error *err)
 {
 	const char *what;
-	int ret = netdev_leave(r, err) ?: rdma_release(r, err);
+	int ret = ibsriov_netdev_leave(r, err) ?: rdma_release(r, err);
 
 	if (ret)
 		return ret;
@@ -420,7 +230,7 @@ int ibsriov_release(struct ibsriov_record *r, struct cni_error *err)
 				  "cannot restore the VF's settings on its PF",
 				  "PF %s VF %d refused %s: %s %s", r->pf, r->vf, what ?: "?",
 				  strerror(-ret), cni_link_ext_ack());
-	ret = netdev_restore(r, err);
+	ret = ibsriov_netdev_restore(r, err);
 	if (ret)
 		return ret;
 	ret = ibsriov_record_remove(r);

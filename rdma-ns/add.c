@@ -8,12 +8,30 @@
 #include "rdmans.h"
 #include "util.h"
 
+/* Each device's index into the record before anything moves: DEL looks
+ * them up by it, whatever the pod renames them to. */
+static int resolve_all(struct cni_ctx *ctx, struct rdmans_record *rec)
+{
+	for (unsigned int i = 0; i < rec->n_rdma; i++) {
+		struct cni_rdma_dev d;
+		int ret = cni_rdma_dev_get(rec->rdma[i], 0, &d);
+
+		if (ret)
+			return cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE,
+					  "cannot find the RDMA device", "%s: %s", rec->rdma[i],
+					  cni_rdma_strerror(ret));
+		rec->rdma_index[i] = d.index;
+	}
+	rec->n_rdma_index = rec->n_rdma;
+	rec->has |= RDMANS_REC_HAS_RDMA_INDEX;
+	return 0;
+}
+
 static int move_all(struct cni_ctx *ctx, int pod, const struct rdmans_record *rec)
 {
 	for (unsigned int i = 0; i < rec->n_rdma; i++) {
 		const char *name = rec->rdma[i];
-		struct cni_rdma_dev d;
-		int ret = cni_rdma_dev_get(name, 0, &d) ?: cni_rdma_move(d.index, pod);
+		int ret = cni_rdma_move(rec->rdma_index[i], pod);
 
 		if (ret == -EOPNOTSUPP)
 			return cni_errorf(
@@ -74,7 +92,8 @@ int rdmans_add(struct cni_ctx *ctx)
 	struct cni_error undo = {0};
 	int ret;
 
-	ret = validate(ctx, &pod, name, &rec) ?: rdmans_require_exclusive(ctx, false);
+	ret = validate(ctx, &pod, name, &rec) ?: rdmans_require_exclusive(ctx, false) ?:
+	      resolve_all(ctx, &rec);
 	if (ret)
 		return ret;
 	/* The record first: whatever happens next, DEL knows what to undo. */

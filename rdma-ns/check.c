@@ -12,15 +12,17 @@
  * namespace, every port ACTIVE. */
 static int check_devices(struct cni_ctx *ctx, int pod, const struct rdmans_record *rec)
 {
+	struct cni_rdma_dev d[RDMANS_MAX_DEVS];
 	int saved = -1, ret = cni_netns_enter(pod, &saved);
 
 	if (ret)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_INTERNAL, "cannot enter the pod",
 				  "%s: %s", ctx->env.netns, strerror(-ret));
+	/* By index when recorded: the name is the pod's to change. */
 	for (unsigned int i = 0; !ret && i < rec->n_rdma; i++) {
-		struct cni_rdma_dev d;
+		bool by_index = rec->has & RDMANS_REC_HAS_RDMA_INDEX;
 
-		ret = cni_rdma_dev_get(rec->rdma[i], 0, &d);
+		ret = cni_rdma_dev_get(by_index ? NULL : rec->rdma[i], rec->rdma_index[i], &d[i]);
 		if (ret)
 			cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE, "CHECK failed",
 				   "RDMA device %s is not in the pod: %s", rec->rdma[i],
@@ -28,7 +30,7 @@ static int check_devices(struct cni_ctx *ctx, int pod, const struct rdmans_recor
 	}
 	cni_netns_restore(&saved);
 	for (unsigned int i = 0; !ret && i < rec->n_rdma; i++)
-		ret = cni_verbs_check(pod, rec->rdma[i], NULL, &ctx->err);
+		ret = cni_verbs_check(pod, d[i].name, NULL, &ctx->err);
 	return ret;
 }
 

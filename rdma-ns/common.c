@@ -69,17 +69,17 @@ int rdmans_open_pod(const char *path, int *fd)
 	return ret;
 }
 
-/* cni_rdma_return takes a list of names. */
-static int return_devs(int pod, const char (*devs)[CNI_RDMA_NAME_MAX], unsigned int n,
-		       const char **failed)
+/* The record's devices for cni_rdma_return: by index when it has them. */
+static int return_devs(int pod, const struct rdmans_record *rec, const char **failed)
 {
-	const char *names[RDMANS_MAX_DEVS];
+	struct cni_rdma_ref refs[RDMANS_MAX_DEVS];
+	bool by_index = rec->has & RDMANS_REC_HAS_RDMA_INDEX;
+	unsigned int n = rec->n_rdma < RDMANS_MAX_DEVS ? rec->n_rdma : RDMANS_MAX_DEVS;
 
-	if (n > RDMANS_MAX_DEVS)
-		n = RDMANS_MAX_DEVS;
 	for (unsigned int i = 0; i < n; i++)
-		names[i] = devs[i];
-	return cni_rdma_return(pod, names, n, failed);
+		refs[i] = (struct cni_rdma_ref){
+		    .name = rec->rdma[i], .index = rec->rdma_index[i], .has_index = by_index};
+	return cni_rdma_return(pod, refs, n, failed);
 }
 
 int rdmans_release(const char *name, const struct rdmans_record *rec, struct cni_error *err)
@@ -97,7 +97,7 @@ int rdmans_release(const char *name, const struct rdmans_record *rec, struct cni
 	if (ret == 1)
 		log_info("%s is gone: the kernel returned its RDMA devices", rec->netns);
 	else
-		ret = return_devs(pod, rec->rdma, rec->n_rdma, &failed);
+		ret = return_devs(pod, rec, &failed);
 	if (ret < 0)
 		return cni_errorf(err, ret, CNI_ERR_DEVICE,
 				  "cannot move the RDMA device back to the host", "%s: %s %s",

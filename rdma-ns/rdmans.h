@@ -31,6 +31,7 @@ enum {
 	RDMANS_REC_HAS_NETNS = 1U << 3,
 	RDMANS_REC_HAS_DEVICEID = 1U << 4,
 	RDMANS_REC_HAS_RDMA = 1U << 5,
+	RDMANS_REC_HAS_RDMA_INDEX = 1U << 6, /* rdma_index[] parallel to rdma[] */
 };
 
 /* One attachment: what DEL needs to undo it. */
@@ -43,6 +44,10 @@ struct rdmans_record {
 	char deviceid[RDMANS_DEV_MAX];
 	char rdma[RDMANS_MAX_DEVS][CNI_RDMA_NAME_MAX];
 	unsigned int n_rdma;
+	/* Their RDMA device indices: global, kept across renames and moves,
+	 * so DEL finds a device the pod renamed (absent in older records). */
+	uint32_t rdma_index[RDMANS_MAX_DEVS];
+	unsigned int n_rdma_index;
 };
 
 /* Which fields of an rdma-cni cache entry are present. */

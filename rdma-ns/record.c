@@ -16,6 +16,7 @@
 enum field_type {
 	FIELD_STR,  /* char[size] at off */
 	FIELD_STRS, /* char[RDMANS_MAX_DEVS][size] at off, count (unsigned int) at count_off */
+	FIELD_U32S, /* uint32_t[RDMANS_MAX_DEVS] at off, count (unsigned int) at count_off */
 };
 
 struct field {
@@ -44,6 +45,13 @@ static const struct field record_fields[] = {
      .off = offsetof(struct rdmans_record, rdma),
      .size = CNI_RDMA_NAME_MAX,
      .count_off = offsetof(struct rdmans_record, n_rdma)},
+    /* Newer than the previous build, which ignores keys it does not know. */
+    {.key = "rdma_index",
+     .type = FIELD_U32S,
+     .has = RDMANS_REC_HAS_RDMA_INDEX,
+     .off = offsetof(struct rdmans_record, rdma_index),
+     .size = sizeof(uint32_t),
+     .count_off = offsetof(struct rdmans_record, n_rdma_index)},
 };
 
 #define CACHE_STR(k, member, flag)                                                                 \
@@ -87,9 +95,21 @@ static int field_from_json(const struct field *f, struct json_object *v, char *b
 	if (n > RDMANS_MAX_DEVS)
 		return -EBADMSG;
 	for (size_t i = 0; i < n; i++) {
-		int ret =
-		    get_str(json_object_array_get_idx(v, i), base + f->off + i * f->size, f->size);
+		struct json_object *e = json_object_array_get_idx(v, i);
+		int ret;
 
+		if (f->type == FIELD_U32S) {
+			int64_t x;
+
+			errno = 0;
+			x = json_object_get_int64(e);
+			if (!json_object_is_type(e, json_type_int) || errno || x < 0 ||
+			    x > UINT32_MAX)
+				return -EBADMSG;
+			((uint32_t *)(void *)(base + f->off))[i] = (uint32_t)x;
+			continue;
+		}
+		ret = get_str(e, base + f->off + i * f->size, f->size);
 		if (ret)
 			return ret;
 	}
@@ -127,7 +147,10 @@ static struct json_object *field_to_json(const struct field *f, const char *base
 		return json_object_new_string(base + f->off);
 	list = json_object_new_array();
 	for (unsigned int i = 0; list && i < count; i++) {
-		struct json_object *s = json_object_new_string(base + f->off + i * f->size);
+		struct json_object *s =
+		    f->type == FIELD_U32S ? json_object_new_int64((
+						(const uint32_t *)(const void *)(base + f->off))[i])
+					  : json_object_new_string(base + f->off + i * f->size);
 
 		if (!s || json_object_array_add(list, s)) {
 			json_object_put(s);
@@ -237,6 +260,9 @@ int rdmans_record_load(const char *name, struct rdmans_record *rec)
 	if (!ret)
 		ret = rdmans_record_from_json(obj, rec);
 	if (!ret && (rec->has & need) != need)
+		ret = -EBADMSG;
+	/* One index per name, or none (a record of an older build). */
+	if (!ret && (rec->has & RDMANS_REC_HAS_RDMA_INDEX) && rec->n_rdma_index != rec->n_rdma)
 		ret = -EBADMSG;
 	return ret;
 }

@@ -118,7 +118,8 @@ int rdmans_release_rdmacni(struct cni_ctx *ctx)
 				  "%s: %s; rdma-cni's cache %s/%s is kept for the next DEL",
 				  ctx->env.netns, strerror(-ret), RDMACNI_STATE_DIR, name);
 	if (ret == 0)
-		ret = cni_rdma_return(pod, (const char *const[]){c.container_dev}, 1, &failed);
+		ret = cni_rdma_return(pod, &(struct cni_rdma_ref){.name = c.container_dev}, 1,
+				      &failed);
 	if (ret < 0)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE,
 				  "cannot move the RDMA device back to the host", "%s: %s %s",

@@ -44,6 +44,26 @@ test_upgrade_from_ibcni_0x_record() {
 	assert_eq "" "$(ls "$T/leases/rdma-net" | grep '^10\.')" "lease released"
 }
 
+test_record_of_the_previous_format_is_released() {
+	# A record the previous build wrote (no netdev attributes, no RDMA
+	# indices) after an upgrade: DEL releases it as that build did.
+	local mac rec=$OUR_DIR/ctr1:net1
+	sim_node 1 2 eth
+	pod_ns pod1
+	mac=$(ip -j link show vf0_1 | jq -r '.[0].address')
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf ib-host-local '"mtu":1400')"
+	assert_eq 0 "$RC" "ADD ($OUT)"
+	[ "$(jq 'has("attrs")' "$rec")" = true ] || fail "no attributes recorded"
+	jq -c 'del(.attrs, .rdma_index)' "$rec" >"$T/r" && cat "$T/r" >"$rec"
+	ip -n pod1 link property add dev net1 altname tenantA
+	cni_exec ib-sriov DEL ctr1 pod1 net1 "$(sriov_conf ib-host-local '"mtu":1400')"
+	assert_eq 0 "$RC" "DEL ($OUT $ERR)"
+	vf_as_found vf0_1 "$mac" 1500
+	# Altnames need no record: none is ever the host's to keep.
+	assert_link host vf0_1 '.altnames' 'null'
+	assert_eq "" "$(ls "$T/leases/rdma-net" | grep '^10\.')" "lease released"
+}
+
 go_attach() { # a pod attached by the Go ib-sriov-cni: VF in the pod, its cache
 	ip link set vf0_1 down
 	ip link set vf0_1 netns pod1

@@ -171,3 +171,157 @@ test_stuck_data_dir_times_out() {
 	umount -l /var/lib/cni/networks/stuck
 	exec 3>&-
 }
+
+# --- what the pod did to its VF never outlives DEL (T2, T3) ---
+
+# What the pod may change on its VF and DEL puts back, as `ip -d -j` shows it.
+vf_attrs() { # NETNS NAME
+	local ns=()
+	[ "$1" = host ] || ns=(-n "$1")
+	ip "${ns[@]}" -d -j link show dev "$2" | jq -c '.[0] | {ifalias, group, txqlen,
+		gso_max_size, gso_max_segs, gro_max_size, altnames,
+		flags: [.flags[] | select(. == "NOARP" or . == "MULTICAST" or . == "PROMISC" or . == "ALLMULTI")]}'
+}
+
+# Everything of the list above set to something else, in the pod.
+spoil_vf() { # NETNS NAME
+	ip -n "$1" link set "$2" alias $'A\e[31mred' group 7 promisc on arp off multicast off \
+		allmulticast off txqueuelen 5 gso_max_size 1000 gso_max_segs 10 gro_max_size 2000
+	ip -n "$1" link property add dev "$2" altname tenantA
+}
+
+# 300 altnames on NAME in NETNS: eth0, and every ibcni<N> the old temporary
+# names took (each a host name the VF would squat once back).
+squat_altnames() { # NETNS NAME
+	{
+		echo "link property add dev $2 altname eth0"
+		for i in $(seq 1 300); do echo "link property add dev $2 altname ibcni$i"; done
+	} | ip -n "$1" -batch -
+}
+
+# The host's VF with values of its own (not the kernel's defaults), so that
+# "restored" means "as recorded", not "reset".
+host_vf_values() { # NAME
+	ip link set "$1" alias host-alias group 3 txqueuelen 900 gso_max_size 60000 \
+		gso_max_segs 1000 gro_max_size 50000 allmulticast on
+}
+
+test_altnames_never_reach_the_host() {
+	# R2: tenant A gives its VF 301 alternative names, eth0 and the old
+	# temporary-name pattern among them; none reaches the host, and the other
+	# tenants' ADD and DEL go on.
+	local ca cb cc
+	sim_node 1 3 eth
+	pod_ns podA; pod_ns podB; pod_ns podC
+	ca=$(sriov_conf "" "" "" "$(sim_vf_addr 0 1)")
+	cb=$(sriov_conf "" "" "" "$(sim_vf_addr 0 2)")
+	cc=$(sriov_conf "" "" "" "$(sim_vf_addr 0 0)")
+	cni_exec ib-sriov ADD ctrB podB net1 "$cb"
+	assert_eq 0 "$RC" "tenant B ADD ($OUT)"
+	cni_exec ib-sriov ADD ctrA podA net1 "$ca"
+	assert_eq 0 "$RC" "tenant A ADD ($OUT)"
+	squat_altnames podA net1
+	assert_eq 301 "$(ip -n podA -d -j link show net1 | jq '.[0].altnames | length')" "altnames set"
+	cni_exec ib-sriov DEL ctrA podA net1 "$ca"
+	assert_eq 0 "$RC" "tenant A DEL ($OUT $ERR)"
+	assert_link host vf0_1 '[.ifname,.altnames]' '["vf0_1",null]'
+	assert_no_link host eth0
+	assert_no_link host ibcni1
+	cni_exec ib-sriov DEL ctrB podB net1 "$cb"
+	assert_eq 0 "$RC" "tenant B DEL ($OUT $ERR)"
+	assert_link host vf0_2 '.ifname' '"vf0_2"'
+	cni_exec ib-sriov ADD ctrC podC net1 "$cc"
+	assert_eq 0 "$RC" "tenant C ADD ($OUT)"
+	cni_exec ib-sriov DEL ctrC podC net1 "$cc"
+	assert_eq 0 "$RC" "tenant C DEL ($OUT $ERR)"
+	vf_as_found vf0_0 "$(ip -j link show vf0_0 | jq -r '.[0].address')" 1500
+}
+
+test_pod_changes_to_the_vf_are_undone() {
+	# R2b: alias (escape codes), group, promisc, NOARP, multicast off,
+	# allmulti off, txqueuelen, gso/gro limits and an altname set in the pod:
+	# after DEL the host's VF has what ADD recorded, and the next tenant
+	# gets it so.
+	local want got
+	sim_node 1 2 eth
+	pod_ns pod1; pod_ns pod2
+	host_vf_values vf0_1
+	want=$(vf_attrs host vf0_1)
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf "")"
+	assert_eq 0 "$RC" "tenant A ADD ($OUT)"
+	spoil_vf pod1 net1
+	[ "$(vf_attrs pod1 net1)" != "$want" ] || fail "the pod's changes did not take"
+	cni_exec ib-sriov DEL ctr1 pod1 net1 "$(sriov_conf "")"
+	assert_eq 0 "$RC" "tenant A DEL ($OUT $ERR)"
+	assert_eq "$want" "$(vf_attrs host vf0_1)" "the host's VF as recorded"
+	assert_link host vf0_1 '.operstate' '"DOWN"'
+	cni_exec ib-sriov ADD ctr2 pod2 net1 "$(sriov_conf "")"
+	assert_eq 0 "$RC" "tenant B ADD ($OUT)"
+	assert_eq "$want" "$(vf_attrs pod2 net1)" "the next tenant's VF"
+	got=$(ip -n pod2 -d link show net1 | cat -v)
+	[[ $got != *'^['* ]] || fail "escape codes reached the next tenant: $got"
+}
+
+test_decoy_named_like_a_temporary_name() {
+	# R3: links in the pod named like every name DEL could use on the way
+	# out (the old ibcni<ifindex>, the kernel's devN, the VF's host name):
+	# DEL succeeds, and GC of a second attachment too.
+	local idx mac
+	sim_node 1 2 eth
+	pod_ns pod1
+	mac=$(ip -j link show vf0_1 | jq -r '.[0].address')
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf "")"
+	assert_eq 0 "$RC" "ADD ($OUT)"
+	idx=$(ip -n pod1 -j link show net1 | jq '.[0].ifindex')
+	ip -n pod1 link add ibcni"$idx" type veth peer name decoy
+	ip -n pod1 link add dev0 type veth peer name vf0_1
+	cni_exec ib-sriov DEL ctr1 pod1 net1 "$(sriov_conf "")"
+	assert_eq 0 "$RC" "DEL ($OUT $ERR)"
+	vf_as_found vf0_1 "$mac" 1500
+	assert_link pod1 ibcni"$idx" '.ifname' "\"ibcni$idx\""
+	# Again, released by GC this time.
+	cni_exec ib-sriov ADD ctr2 pod1 net2 "$(sriov_conf "")"
+	assert_eq 0 "$RC" "second ADD ($OUT)"
+	idx=$(ip -n pod1 -j link show net2 | jq '.[0].ifindex')
+	ip -n pod1 link add ibcni"$idx" type veth peer name decoy2
+	cni_exec ib-sriov GC "" "" "" '{"cniVersion":"1.1.0","name":"rdma-net","type":"ib-sriov","cni.dev/valid-attachments":[]}'
+	assert_eq 0 "$RC" "GC ($OUT $ERR)"
+	vf_as_found vf0_1 "$mac" 1500
+}
+
+# An IPAM that, on ADD, lets the pod do all of the above to its VF, then fails.
+hostile_ipam() {
+	{
+		echo '#!/bin/bash'
+		echo '[ "$CNI_COMMAND" = ADD ] || { echo "{}"; exit 0; }'
+		declare -f spoil_vf squat_altnames
+		cat <<'EOS'
+spoil_vf pod1 net1 >&2
+squat_altnames pod1 net1 >&2
+idx=$(ip -n pod1 -j link show net1 | jq '.[0].ifindex')
+ip -n pod1 link add ibcni$idx type veth peer name decoy >&2
+ip -n pod1 link add dev0 type veth peer name vf0_1 >&2
+echo '{"code":11,"msg":"after the pod spoilt its VF"}'
+exit 1
+EOS
+	} >"$T/ipam-hostile"
+	chmod +x "$T/ipam-hostile"
+}
+
+test_rollback_undoes_the_pods_changes() {
+	# The same through ADD's own rollback: an IPAM failure after the pod
+	# changed everything, squatted names and planted decoys.
+	local want mac
+	sim_node 1 2 eth
+	pod_ns pod1
+	host_vf_values vf0_1
+	want=$(vf_attrs host vf0_1)
+	mac=$(ip -j link show vf0_1 | jq -r '.[0].address')
+	hostile_ipam
+	CNI_PATH_OVERRIDE="$BIN:$T" cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf ipam-hostile)"
+	assert_json '[.code,.msg]' '[11,"after the pod spoilt its VF"]'
+	vf_as_found vf0_1 "$mac" 1500
+	assert_eq "$want" "$(vf_attrs host vf0_1)" "the host's VF as recorded"
+	assert_no_link host eth0
+	assert_link pod1 dev0 '.ifname' '"dev0"'
+}

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if_arp.h>
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -62,6 +63,8 @@ int cni_link_get(const char *name, int ifindex, struct cni_link *out)
 		if (out->ipoib)
 			memcpy(out->kind, "ipoib", sizeof("ipoib"));
 		out->pkey = l->pkey;
+		out->attrs = l->attrs;
+		out->n_altnames = l->n_altnames;
 		return 0;
 	}
 	return -ENODEV;
@@ -111,6 +114,102 @@ int cni_link_move(int ifindex, int netns_fd)
 	if (!l)
 		return -ENODEV;
 	return changed() ?: (l->ns = netns_fd == fk.pod_fd ? 1 : 0, 0);
+}
+
+/* What a hostile pod does to a link it gets: every attribute DEL restores. */
+static void spoil(struct fake_link *l)
+{
+	snprintf(l->attrs.alias, sizeof(l->attrs.alias), "\033[31mpod");
+	l->attrs.flags = IFF_NOARP | IFF_PROMISC;
+	l->attrs.group = 7;
+	l->attrs.txqlen = 5;
+	l->attrs.gso_max_size = l->attrs.gro_max_size = 1000;
+	l->attrs.gso_max_segs = 10;
+	l->n_altnames = 300;
+}
+
+int cni_link_move_named(int ifindex, int netns_fd, const char *name)
+{
+	struct fake_link *l = by_index(ifindex);
+	int target = netns_fd == fk.pod_fd ? 1 : 0, ret;
+
+	if (!l)
+		return -ENODEV;
+	for (int i = 0; i < fk.n; i++)
+		if (fk.links[i].exists && fk.links[i].ns == target && &fk.links[i] != l &&
+		    !strcmp(fk.links[i].name, name))
+			return -EEXIST;
+	ret = changed();
+	if (ret)
+		return ret;
+	l->ns = target;
+	snprintf(l->name, sizeof(l->name), "%s", name);
+	if (target && fk.spoil)
+		spoil(l);
+	return 0;
+}
+
+int cni_link_altnames_clear(int ifindex)
+{
+	struct fake_link *l = by_index(ifindex);
+
+	if (!l)
+		return -ENODEV;
+	return !l->n_altnames ? 0 : changed() ?: (l->n_altnames = 0, 0);
+}
+
+/* One change per attribute that differs, as the real one sends them. */
+int cni_link_attrs_set(int ifindex, const struct cni_link_attrs *want,
+		       const struct cni_link_attrs *cur, const char **what)
+{
+	static const size_t u32s[] = {
+	    offsetof(struct cni_link_attrs, group),
+	    offsetof(struct cni_link_attrs, txqlen),
+	    offsetof(struct cni_link_attrs, gso_max_size),
+	    offsetof(struct cni_link_attrs, gso_max_segs),
+	    offsetof(struct cni_link_attrs, gro_max_size),
+	    offsetof(struct cni_link_attrs, gso_ipv4_max_size),
+	    offsetof(struct cni_link_attrs, gro_ipv4_max_size),
+	};
+	struct fake_link *l = by_index(ifindex);
+	int ret;
+
+	*what = NULL;
+	if (!l)
+		return -ENODEV;
+	if (strcmp(want->alias, cur->alias)) {
+		*what = "alias";
+		ret = changed();
+		if (ret)
+			return ret;
+		memcpy(l->attrs.alias, want->alias, sizeof(l->attrs.alias));
+	}
+	if (want->flags != cur->flags) {
+		*what = "flags";
+		ret = changed();
+		if (ret)
+			return ret;
+		l->attrs.flags = want->flags;
+	}
+	for (size_t i = 0; i < sizeof(u32s) / sizeof(u32s[0]); i++) {
+		uint32_t w, c;
+
+		memcpy(&w, (const char *)want + u32s[i], sizeof(w));
+		memcpy(&c, (const char *)cur + u32s[i], sizeof(c));
+		if (w == c)
+			continue;
+		*what = "attribute";
+		ret = changed();
+		if (ret)
+			return ret;
+		memcpy((char *)&l->attrs + u32s[i], &w, sizeof(w));
+	}
+	return 0;
+}
+
+const char *cni_link_attr_name(uint32_t bit)
+{
+	return bit == CNI_LINK_A_ALIAS ? "alias" : "attribute";
 }
 
 int cni_link_ipoib_add(int parent, const char *name, uint16_t pkey, uint16_t mode)
@@ -264,13 +363,62 @@ int cni_rdma_require_exclusive(struct cni_error *err, int code)
 	return 0;
 }
 
-int cni_rdma_move_by_name(const char *name, int netns_fd)
+/* One RDMA device, mlx5_1 at index 5; a hostile pod renames it. */
+#define FAKE_RDMA_INDEX 5
+
+int cni_rdma_dev_get(const char *name, uint32_t index, struct cni_rdma_dev *dev)
 {
-	return changed() ?: (fk.rdma_in_pod = netns_fd == fk.pod_fd, 0);
+	const char *now = fk.rdma_renamed ? "pod0" : "mlx5_1";
+
+	if (fk.rdma_in_pod != (fk.ns == 1) ||
+	    (name ? strcmp(name, now) != 0 : index != FAKE_RDMA_INDEX))
+		return -ENODEV;
+	memset(dev, 0, sizeof(*dev));
+	dev->index = FAKE_RDMA_INDEX;
+	snprintf(dev->name, sizeof(dev->name), "%s", now);
+	return 0;
 }
 
-int cni_rdma_return(int pod_fd, const char *const *names, size_t n, const char **failed)
+int cni_rdma_move(uint32_t index, int netns_fd)
 {
+	int ret;
+
+	if (index != FAKE_RDMA_INDEX)
+		return -ENODEV;
+	ret = changed();
+	if (ret)
+		return ret;
+	fk.rdma_in_pod = netns_fd == fk.pod_fd;
+	fk.rdma_renamed = fk.rdma_in_pod && fk.spoil;
+	return 0;
+}
+
+/* As the real one: found in the pod by index (or name), moved back, then
+ * confirmed on the host. */
+int cni_rdma_return(int pod_fd, const struct cni_rdma_ref *refs, size_t n, const char **failed)
+{
+	struct cni_rdma_dev d;
+	int ret;
+
 	*failed = NULL;
-	return changed() ?: (fk.rdma_in_pod = false, 0);
+	for (size_t i = 0; i < n; i++) {
+		fk.ns = 1;
+		ret = cni_rdma_dev_get(refs[i].has_index ? NULL : refs[i].name, refs[i].index, &d);
+		fk.ns = 0;
+		if (ret)
+			continue;
+		ret = changed();
+		if (ret) {
+			*failed = refs[i].name;
+			return ret;
+		}
+		fk.rdma_in_pod = false;
+		fk.rdma_renamed = false;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (refs[i].has_index && cni_rdma_dev_get(NULL, refs[i].index, &d)) {
+			*failed = refs[i].name;
+			return -ENXIO;
+		}
+	return 0;
 }

@@ -19,6 +19,8 @@ struct fake_link {
 	unsigned int type, mtu, mac_len;
 	unsigned char mac[CNI_MAC_MAX];
 	uint16_t pkey;
+	struct cni_link_attrs attrs;
+	unsigned int n_altnames;
 };
 
 /* The whole fake kernel; tests set it up and compare snapshots of it. */
@@ -27,10 +29,12 @@ struct fake_kernel {
 	int n;
 	struct cni_vf vfs[FAKE_VFS];
 	int ns, pod_fd;
-	bool rdma_in_pod;
+	bool rdma_in_pod, rdma_renamed;
 	int changes, fail_at; /* the change numbered fail_at fails with EIO */
 	uint32_t refuse;      /* CNI_VF_* bits the PF always refuses (EOPNOTSUPP), as igb
 			       * refuses link state: a request holding one changes nothing */
+	bool spoil;	      /* a hostile pod: what enters it gets every attribute changed
+			       * and altnames, at once */
 };
 
 extern struct fake_kernel fk;

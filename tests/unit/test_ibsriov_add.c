@@ -82,6 +82,17 @@ static void kernel(bool ib)
 				 .mtu = 1500,
 				 .type = pf->type,
 				 .pkey = 0xffff};
+	/* The host's own values, none of them the kernel's defaults. */
+	vf->attrs = (struct cni_link_attrs){.mask = 0x1ff,
+					    .alias = "host",
+					    .flags = IFF_MULTICAST | IFF_ALLMULTI,
+					    .group = 3,
+					    .txqlen = 900,
+					    .gso_max_size = 60000,
+					    .gso_max_segs = 100,
+					    .gro_max_size = 50000,
+					    .gso_ipv4_max_size = 40000,
+					    .gro_ipv4_max_size = 30000};
 	vf->mac_len = ib ? 20 : 6;
 	memcpy(vf->mac, ib ? ipoib : eth, vf->mac_len);
 	fk.vfs[1].vf = 1;
@@ -148,10 +159,12 @@ static void assert_as_found(const struct fake_kernel *before, const char *when)
 		    l->exists == b->exists && l->up == b->up && l->ifindex == b->ifindex &&
 			l->ns == b->ns && !strcmp(l->name, b->name) && l->mtu == b->mtu &&
 			l->mac_len == b->mac_len && !memcmp(l->mac, b->mac, l->mac_len) &&
-			l->pkey == b->pkey,
-		    "%s: link %s (ns %d, up %d, mtu %u) is not as found (%s, ns %d, up %d, mtu %u)",
-		    when, l->name, l->ns, l->up, l->mtu, before->links[i].name, before->links[i].ns,
-		    before->links[i].up, before->links[i].mtu);
+			l->pkey == b->pkey && !memcmp(&l->attrs, &b->attrs, sizeof(l->attrs)) &&
+			l->n_altnames == b->n_altnames,
+		    "%s: link %s (ns %d, up %d, mtu %u, alias %s, %u altnames) is not as found "
+		    "(%s, ns %d, up %d, mtu %u, alias %s)",
+		    when, l->name, l->ns, l->up, l->mtu, l->attrs.alias, l->n_altnames, b->name,
+		    b->ns, b->up, b->mtu, b->attrs.alias);
 	}
 	cr_assert_eq(memcmp(fk.vfs, before->vfs, sizeof(fk.vfs)), 0, "%s: VF settings changed",
 		     when);
@@ -159,7 +172,8 @@ static void assert_as_found(const struct fake_kernel *before, const char *when)
 	cr_assert_not(records_left(), "%s: a record was left", when);
 }
 
-static int fail_everywhere(bool ib, const char *keys, int min_steps)
+/* hostile: the pod changes every attribute of what it gets, at once. */
+static int fail_everywhere(bool ib, bool hostile, const char *keys, int min_steps)
 {
 	struct fake_kernel before;
 	struct cni_ctx *ctx;
@@ -170,6 +184,7 @@ static int fail_everywhere(bool ib, const char *keys, int min_steps)
 		kernel(ib);
 		before = fk;
 		fk.fail_at = n;
+		fk.spoil = hostile;
 		ctx = ctx_for(keys);
 		ret = ibsriov_add(ctx);
 		snprintf(when, sizeof(when), "failure at change %d", n);
@@ -193,7 +208,7 @@ static int fail_everywhere(bool ib, const char *keys, int min_steps)
 Test(ibsriov_add, rollback_at_every_step_ethernet, .init = sysfs, .fini = teardown)
 {
 	fail_everywhere(
-	    false,
+	    false, false,
 	    "\"mtu\":1400,\"mac\":\"02:11:22:33:44:55\",\"vlan\":10,\"spoofchk\":\"off\","
 	    "\"trust\":\"on\",\"link_state\":\"enable\",\"max_tx_rate\":100",
 	    8);
@@ -203,10 +218,27 @@ Test(ibsriov_add, rollback_at_every_step_infiniband, .init = sysfs, .fini = tear
 {
 	/* GUID (with rebind), a pkey needing an IPoIB child, RDMA isolation. */
 	fail_everywhere(
-	    true,
+	    true, false,
 	    "\"guid\":\"02:00:00:00:00:00:00:09\",\"pkey\":\"0x8001\",\"pkeyEnforce\":true,"
 	    "\"link_state\":\"enable\",\"rdmaIsolation\":true,\"mtu\":2044",
-	    9);
+	    8);
+}
+
+/* A pod that, the moment the VF arrives, gives it 300 altnames and changes
+ * its alias, flags, group, queue length and GSO/GRO limits: a rollback at
+ * every step after the move, and the final DEL, put back what the host had. */
+Test(ibsriov_add, rollback_at_every_step_hostile_pod, .init = sysfs, .fini = teardown)
+{
+	fail_everywhere(false, true, "\"mtu\":1400,\"mac\":\"02:11:22:33:44:55\",\"vlan\":10", 5);
+}
+
+/* The same pod with rdmaIsolation renames the RDMA device it gets: DEL and
+ * every rollback still bring it back, found by its recorded index. */
+Test(ibsriov_add, rollback_at_every_step_hostile_pod_rdma, .init = sysfs, .fini = teardown)
+{
+	fail_everywhere(true, true,
+			"\"guid\":\"02:00:00:00:00:00:00:09\",\"rdmaIsolation\":true,\"mtu\":2044",
+			5);
 }
 
 /* A PF that refuses one setting for good (igb: link state, or max_tx_rate

@@ -111,6 +111,47 @@ Test(ibsriov_record, previous_release_is_read)
 	ibsriov_record_clear(&r);
 }
 
+/* The netdev attributes and RDMA indices ADD records go both ways; a
+ * record of the previous format (neither key) is read without them, so
+ * DEL leaves those attributes as that build did. */
+Test(ibsriov_record, netdev_attributes_and_rdma_indices)
+{
+	struct ibsriov_record r = full(), back = {0}, old = {0};
+	struct json_object *o;
+
+	r.flags |= IBSRIOV_REC_HAS_ATTRS | IBSRIOV_REC_HAS_RDMA_INDEX;
+	r.orig_attrs = (struct cni_link_attrs){.mask = 0x7f,
+					       .alias = "host \033 alias",
+					       .flags = IFF_MULTICAST | IFF_ALLMULTI,
+					       .group = 3,
+					       .txqlen = 900,
+					       .gso_max_size = 65536,
+					       .gso_max_segs = 65535,
+					       .gro_max_size = 65536};
+	r.rdma_index[0] = 4000000000U;
+	o = as_json(&r);
+	cr_assert_eq(ibsriov_record_from_json(o, &back), 0);
+	cr_assert_eq(back.flags, r.flags);
+	cr_assert_eq(memcmp(&back.orig_attrs, &r.orig_attrs, sizeof(r.orig_attrs)), 0);
+	cr_assert_eq(back.rdma_index[0], 4000000000U);
+	/* The previous build's view: the same record without the new keys. */
+	json_object_object_del(o, "attrs");
+	json_object_object_del(o, "rdma_index");
+	cr_assert_eq(ibsriov_record_from_json(o, &old), 0);
+	cr_assert_eq(old.flags, r.flags & ~(IBSRIOV_REC_HAS_ATTRS | IBSRIOV_REC_HAS_RDMA_INDEX));
+	cr_assert_str_eq(old.rdma[0], "mlx5_4");
+	json_object_put(o);
+	/* An index list that does not match the names is refused. */
+	o = as_json(&r);
+	json_object_object_add(o, "rdma_index", json_tokener_parse("[1,2]"));
+	ibsriov_record_clear(&old);
+	cr_assert_eq(ibsriov_record_from_json(o, &old), -EBADMSG);
+	json_object_put(o);
+	ibsriov_record_clear(&r);
+	ibsriov_record_clear(&back);
+	ibsriov_record_clear(&old);
+}
+
 Test(ibsriov_record, mistyped_or_missing_keys_refused)
 {
 	static const char *const bad[] = {

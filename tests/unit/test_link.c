@@ -287,6 +287,56 @@ Test(link, link_reply_policy)
 	nlmsg_free(msg);
 }
 
+/* What DEL restores, as a reply carries it: alias, flags, group, queue
+ * length, GSO/GRO limits (the IPv4 ones by number: 6.3's, newer than the
+ * headers), and the altnames counted; absent ones are not in the mask. */
+Test(link, link_reply_netdev_attributes)
+{
+	struct ifinfomsg ifi = {.ifi_index = 9, .ifi_flags = IFF_UP | IFF_NOARP | IFF_PROMISC};
+	struct nl_msg *msg = reply(RTM_NEWLINK, &ifi, sizeof(ifi));
+	struct nlattr *props;
+	struct cni_link l;
+
+	nla_put_string(msg, IFLA_IFNAME, "vf0");
+	nla_put_string(msg, IFLA_IFALIAS, "A\033[31mred");
+	nla_put_u32(msg, IFLA_GROUP, 7);
+	nla_put_u32(msg, IFLA_TXQLEN, 5);
+	nla_put_u32(msg, IFLA_GSO_MAX_SIZE, 1000);
+	nla_put_u32(msg, IFLA_GSO_MAX_SEGS, 10);
+	nla_put_u32(msg, IFLA_GRO_MAX_SIZE, 2000);
+	nla_put_u32(msg, 63, 3000); /* IFLA_GSO_IPV4_MAX_SIZE */
+	nla_put_u32(msg, 64, 4000); /* IFLA_GRO_IPV4_MAX_SIZE */
+	props = nla_nest_start(msg, IFLA_PROP_LIST);
+	nla_put_string(msg, IFLA_ALT_IFNAME, "eth0");
+	nla_put_string(msg, IFLA_ALT_IFNAME, "ibcni7");
+	nla_put_string(msg, IFLA_ALT_IFNAME, "x");
+	nla_nest_end(msg, props);
+	cr_assert_eq(cni_link_parse(msg, &l), 0);
+	cr_assert_eq(l.attrs.mask, 0x1ff);
+	cr_assert_str_eq(l.attrs.alias, "A\033[31mred");
+	cr_assert_eq(l.attrs.flags, IFF_NOARP | IFF_PROMISC, "UP is state, not restored");
+	cr_assert(l.attrs.group == 7 && l.attrs.txqlen == 5);
+	cr_assert(l.attrs.gso_max_size == 1000 && l.attrs.gso_max_segs == 10 &&
+		  l.attrs.gro_max_size == 2000);
+	cr_assert(l.attrs.gso_ipv4_max_size == 3000 && l.attrs.gro_ipv4_max_size == 4000);
+	cr_assert_eq(l.n_altnames, 3);
+	nlmsg_free(msg);
+
+	/* An older kernel: no alias, no limits, no altnames. */
+	msg = reply(RTM_NEWLINK, &ifi, sizeof(ifi));
+	nla_put_u32(msg, IFLA_TXQLEN, 1000);
+	cr_assert_eq(cni_link_parse(msg, &l), 0);
+	cr_assert_eq(l.attrs.mask, CNI_LINK_A_ALIAS | CNI_LINK_A_FLAGS | CNI_LINK_A_TXQLEN);
+	cr_assert_str_eq(l.attrs.alias, "");
+	cr_assert_eq(l.n_altnames, 0);
+	nlmsg_free(msg);
+
+	msg = reply(RTM_NEWLINK, &ifi, sizeof(ifi));
+	nla_put(msg, IFLA_GROUP, 2, "\x01\x02");
+	cr_assert_eq(cni_link_parse(msg, &l), -EPROTO, "a 2-byte group");
+	nlmsg_free(msg);
+}
+
 Test(link, address_reply_policy)
 {
 	struct ifaddrmsg v4 = {.ifa_family = AF_INET, .ifa_prefixlen = 24, .ifa_index = 3};

@@ -85,6 +85,30 @@ Test(record, previous_version_records_read)
 	cr_assert_not(rdmans_record_is(&rec, "rdma", "net-ctr1", "net1"));
 }
 
+/* The RDMA indices ADD records go both ways, one per name; a record of
+ * the previous build has none and is still read (DEL goes by name then). */
+Test(record, rdma_indices)
+{
+	_cleanup_json_ struct json_object *o = NULL;
+	_cleanup_free_ char *s = NULL;
+	struct rdmans_record rec;
+	const char *with = "{\"network\":\"n\",\"rdma\":[\"mlx5_0\",\"mlx5_1\"],"
+			   "\"rdma_index\":[0,4294967295]}";
+
+	cr_assert_eq(rec_from(with, &rec), 0);
+	cr_assert(rec.has & RDMANS_REC_HAS_RDMA_INDEX);
+	cr_assert(rec.n_rdma_index == 2 && rec.rdma_index[0] == 0 &&
+		  rec.rdma_index[1] == 4294967295U);
+	cr_assert_eq(rdmans_record_to_json(&rec, &o), 0);
+	s = cni_json_dump(o, false);
+	cr_assert_str_eq(s, with);
+	cr_assert_eq(rec_from("{\"network\":\"n\",\"rdma\":[\"mlx5_0\"]}", &rec), 0);
+	cr_assert_not(rec.has & RDMANS_REC_HAS_RDMA_INDEX);
+	cr_assert_eq(rec_from("{\"rdma_index\":[-1]}", &rec), -EBADMSG);
+	cr_assert_eq(rec_from("{\"rdma_index\":[4294967296]}", &rec), -EBADMSG);
+	cr_assert_eq(rec_from("{\"rdma_index\":[\"1\"]}", &rec), -EBADMSG);
+}
+
 Test(record, unknown_keys_ignored_null_is_absent)
 {
 	struct rdmans_record rec;
