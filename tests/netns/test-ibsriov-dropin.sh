@@ -166,11 +166,20 @@ test_spoofchk_trust_as_sriov_cni() {
 }
 
 test_cni_args_value_with_equals() {
-	# Multus passes BLAH=foo=bar on; ADD accepts it, and DEL never fails on
-	# CNI_ARGS at all (a pair without "=" included).
+	# A value holding '=' is refused as Go's types.LoadArgs refuses it
+	# (host-local, sriov-cni, rdma-cni; no runtime sends one), before
+	# anything changes; DEL never fails on CNI_ARGS at all (a pair without
+	# "=" included).
 	sim_node 1 2 eth
 	pod_ns pod1
+	local before
+	before=$(host_state)
 	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf "")" 'IgnoreUnknown=1;BLAH=foo=bar'
+	assert_eq 1 "$RC" "ADD ($OUT)"
+	assert_json '[.code,.msg]' '[4,"ARGS: invalid pair in CNI_ARGS"]'
+	assert_match 'BLAH=foo=bar.*second' "$(jq -r .details <<<"$OUT")" "the pair named"
+	assert_host_unchanged "$before" "refused ADD"
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf "")" 'IgnoreUnknown=1;BLAH=foo'
 	assert_eq 0 "$RC" "ADD ($OUT)"
 	cni_exec ib-sriov DEL ctr1 pod1 net1 "$(sriov_conf "")" 'IgnoreUnknown=1;BROKEN'
 	assert_eq 0 "$RC" "DEL ($OUT)"
