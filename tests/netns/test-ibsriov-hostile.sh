@@ -142,3 +142,35 @@ test_complete_attachment_not_added_twice() {
 	assert_json '[.code,.msg]' '[7,"already attached"]'
 	assert_link pod1 net1 '.ifname' '"net1"'
 }
+
+test_killed_add_temp_removed_by_del() {
+	# An ADD killed while writing its first record leaves only that
+	# record's temp file (nothing changed yet). The runtime's DEL of the
+	# attachment removes that one name, and nothing else: not another
+	# attachment's temp file (its ADD may be writing it), not its record.
+	sim_node 1 2 eth
+	pod_ns pod1
+	local d=/var/lib/cni/ibcni/ib-sriov r=/var/lib/cni/rdma-ns others
+	cni_exec ib-sriov ADD ctr2 pod1 net2 "$(sriov_conf "" "" 1.1.0 "$(sim_vf_addr 0 0)")"
+	assert_eq 0 "$RC" "another attachment's ADD ($OUT)"
+	printf '{"version":2,"network":"rdma-net","containerID":"ctr1","ifn' >"$d/.ctr1:net1.tmp"
+	printf '{"version":2' >"$d/.ctr2:net2.tmp"
+	others=$(ls -A "$d" | grep -v '^\.ctr1:net1\.tmp$')
+	cni_exec ib-sriov DEL ctr1 pod1 net1 "$(sriov_conf "")"
+	assert_eq 0 "$RC" "DEL ($OUT)"
+	[ ! -e "$d/.ctr1:net1.tmp" ] || fail "the killed ADD's temp file outlived its DEL"
+	assert_eq "$others" "$(ls -A "$d")" "everything else kept"
+	assert_match 'left by a killed ADD' "$ERR" "logged"
+	cni_exec ib-sriov DEL ctr1 pod1 net1 "$(sriov_conf "")"
+	assert_eq 0 "$RC" "second DEL ($OUT)"
+	# rdma-ns names its records <network>:<containerID>:<ifname>.
+	mkdir -m 0700 -p "$r"
+	printf '{"network":"rdma-net"' >"$r/.rdma-net:ctr1:net1.tmp"
+	printf '{"network":"rdma-net"' >"$r/.rdma-net:ctr9:net1.tmp"
+	cni_exec rdma-ns DEL ctr1 pod1 net1 \
+		'{"cniVersion":"1.1.0","name":"rdma-net","type":"rdma-ns","deviceID":"'"$(sim_vf_addr 0 1)"'"}'
+	assert_eq 0 "$RC" "rdma-ns DEL ($OUT)"
+	assert_eq ".rdma-net:ctr9:net1.tmp" "$(ls -A "$r")" "only rdma-ns's own temp removed"
+	cni_exec ib-sriov DEL ctr2 pod1 net2 "$(sriov_conf "" "" 1.1.0 "$(sim_vf_addr 0 0)")"
+	assert_eq 0 "$RC" "DEL of the other attachment ($OUT)"
+}
