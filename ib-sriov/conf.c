@@ -169,11 +169,14 @@ static int ethernet(struct cni_ctx *ctx, struct ibsriov_conf *c)
 	int ret;
 
 	/* MAC: runtimeConfig.mac, else CNI_ARGS MAC=, else "mac". */
+	c->mac_from = "runtimeConfig.mac";
 	ret = str(ctx, ctx->conf->runtime_config, "mac", "runtimeConfig.mac", &mac);
-	if (!ret && !mac)
-		mac = cni_args_get(&ctx->args, "MAC");
-	if (!ret && !mac)
+	if (!ret && !mac && (mac = cni_args_get(&ctx->args, "MAC")))
+		c->mac_from = "CNI_ARGS MAC";
+	if (!ret && !mac) {
+		c->mac_from = "mac";
 		ret = str(ctx, root, "mac", "mac", &mac);
+	}
 	if (ret)
 		return ret;
 	if (mac && *mac) {

@@ -42,6 +42,8 @@ enum {
 	IBSRIOV_REC_MAC_UNSET = 1 << 6,	     /* the VF had no admin MAC */
 	IBSRIOV_REC_PF_PASSTHROUGH = 1 << 7, /* deviceID is a PF (vfio-pci) */
 	IBSRIOV_REC_HAS_GO_TWIN = 1 << 8,    /* go_twin identifies the twin written */
+	IBSRIOV_REC_HAS_MAC = 1 << 9,	     /* mac is the pod's (Ethernet) */
+	IBSRIOV_REC_HAS_GUID = 1 << 10,	     /* guid is the pod's (InfiniBand) */
 };
 
 struct ibsriov_record {
@@ -72,6 +74,10 @@ struct ibsriov_record {
 	/* The Go-format twin as ADD left it (IBSRIOV_REC_HAS_GO_TWIN), from
 	 * cni_state_identity(): DEL removes it unread while it is unchanged. */
 	char go_twin[CNI_STATE_ID_MAX];
+	/* The address the attachment holds on the node (held.c): one
+	 * attachment per MAC and per GUID. Older builds ignore the keys. */
+	unsigned char mac[6];
+	uint64_t guid;
 };
 
 /* The record's file name for an attachment, "<containerID>:<ifname>" (no

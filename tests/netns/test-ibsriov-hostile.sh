@@ -174,3 +174,61 @@ test_killed_add_temp_removed_by_del() {
 	cni_exec ib-sriov DEL ctr2 pod1 net2 "$(sriov_conf "" "" 1.1.0 "$(sim_vf_addr 0 0)")"
 	assert_eq 0 "$RC" "DEL of the other attachment ($OUT)"
 }
+
+test_one_attachment_per_mac() {
+	# R8: tenant B asks for the MAC tenant A's VF has (A set none). B is
+	# refused before anything changes, naming the key, the value and A;
+	# each source of a MAC (mac, CNI_ARGS MAC, runtimeConfig.mac) alike,
+	# and a MAC A asked for itself. After A's DEL, B gets it.
+	sim_node 1 2 eth
+	pod_ns podA; pod_ns podB
+	local mac before a b
+	mac=$(ip -j link show vf0_0 | jq -r '.[0].address')
+	a=$(sriov_conf "" "" 1.1.0 "$(sim_vf_addr 0 0)")
+	b=$(sriov_conf "" "" 1.1.0 "$(sim_vf_addr 0 1)")
+	cni_exec ib-sriov ADD ctrA podA net1 "$a"
+	assert_eq 0 "$RC" "A ($OUT)"
+	before=$(host_state)
+	cni_exec ib-sriov ADD ctrB podB net1 "${b%\}},\"mac\":\"$mac\"}"
+	assert_json '[.code,.msg]' '[7,"the MAC is held by another attachment"]'
+	assert_json .details "\"mac is $mac, which net1 of container ctrA (network rdma-net, device $(sim_vf_addr 0 0)) holds: one attachment per MAC on the node; give this network another, or DEL that attachment\""
+	assert_host_unchanged "$before" "B refused"
+	assert_no_link podB net1
+	cni_exec ib-sriov ADD ctrB podB net1 "$b" "IgnoreUnknown=1;MAC=$mac"
+	assert_match '^CNI_ARGS MAC is ' "$(jq -r .details <<<"$OUT")" "CNI_ARGS named"
+	cni_exec ib-sriov ADD ctrB podB net1 "${b%\}},\"runtimeConfig\":{\"mac\":\"${mac^^}\"}}"
+	assert_match '^runtimeConfig.mac is ' "$(jq -r .details <<<"$OUT")" "runtimeConfig named"
+	assert_host_unchanged "$before" "B refused three times"
+	# A MAC the holder asked for itself is held as well; another is free.
+	cni_exec ib-sriov DEL ctrA podA net1 "$a"
+	cni_exec ib-sriov ADD ctrA podA net1 "${a%\}},\"mac\":\"02:00:00:00:aa:01\"}"
+	assert_eq 0 "$RC" "A with its own MAC ($OUT)"
+	cni_exec ib-sriov ADD ctrB podB net1 "${b%\}},\"mac\":\"02:00:00:00:aa:01\"}"
+	assert_json '.code' 7
+	cni_exec ib-sriov ADD ctrB podB net1 "${b%\}},\"mac\":\"02:00:00:00:aa:02\"}"
+	assert_eq 0 "$RC" "B with another MAC ($OUT)"
+	cni_exec ib-sriov DEL ctrB podB net1 "$b"
+	cni_exec ib-sriov DEL ctrA podA net1 "$a"
+	cni_exec ib-sriov ADD ctrB podB net1 "${b%\}},\"mac\":\"$mac\"}"
+	assert_eq 0 "$RC" "B after A's DEL ($OUT)"
+	assert_link podB net1 '.address' "\"$mac\""
+	cni_exec ib-sriov DEL ctrB podB net1 "$b"
+}
+
+test_one_attachment_per_mac_old_record() {
+	# A record of the previous build carries no "mac": the holder's MAC is
+	# the VF's as its ADD found it (that ADD set none).
+	sim_node 1 2 eth
+	pod_ns podA; pod_ns podB
+	local mac rec=/var/lib/cni/ibcni/ib-sriov/ctrA:net1 a b
+	mac=$(ip -j link show vf0_0 | jq -r '.[0].address')
+	a=$(sriov_conf "" "" 1.1.0 "$(sim_vf_addr 0 0)")
+	b=$(sriov_conf "" "" 1.1.0 "$(sim_vf_addr 0 1)")
+	cni_exec ib-sriov ADD ctrA podA net1 "$a"
+	jq -e .mac "$rec" >/dev/null || fail "the record notes the MAC"
+	jq -c 'del(.mac)' "$rec" >"$T/r" && cat "$T/r" >"$rec"
+	cni_exec ib-sriov ADD ctrB podB net1 "${b%\}},\"mac\":\"$mac\"}"
+	assert_json '[.code,.msg]' '[7,"the MAC is held by another attachment"]'
+	cni_exec ib-sriov DEL ctrA podA net1 "$a"
+	assert_eq 0 "$RC" "A's DEL ($OUT)"
+}
