@@ -47,6 +47,7 @@ bool ibsriov_record_guid(const struct ibsriov_record *r, uint64_t *guid)
 
 void ibsriov_held_note(struct add *a)
 {
+	static const unsigned char zero[6];
 	const struct ibsriov_conf *c = &a->conf;
 	struct ibsriov_record *r = &a->rec;
 	uint64_t g;
@@ -66,7 +67,7 @@ void ibsriov_held_note(struct add *a)
 	}
 	if (c->has_mac)
 		memcpy(r->mac, c->vf.mac, 6);
-	else if (!a->vfio && a->vf.mac_len == 6)
+	else if (!a->vfio && a->vf.mac_len == 6 && memcmp(a->vf.mac, zero, 6))
 		memcpy(r->mac, a->vf.mac, 6);
 	else
 		return;
