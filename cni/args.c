@@ -18,16 +18,39 @@ void cni_args_free(struct cni_args *args)
 	memset(args, 0, sizeof(*args));
 }
 
-static int add_pair(struct cni_args *args, const char *item, size_t len, struct cni_error *err)
+/* Why a pair is not one Go's types.LoadArgs would take (it splits on '='
+ * and wants two parts), or that no runtime would send; NULL when good. */
+static const char *bad_pair(const char *item, size_t len)
 {
 	const char *eq = memchr(item, '=', len);
+
+	if (!eq)
+		return "is not KEY=VALUE; separate pairs with ';'";
+	if (memchr(eq + 1, '=', len - (size_t)(eq - item) - 1))
+		return "holds a second '=' (Go plugins refuse it too); one KEY=VALUE per pair";
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)item[i] < 0x20 || item[i] == 0x7f)
+			return "holds a control character (a newline?); pairs are one line";
+	/* Kubelet's values (pod name, namespace, UID, sandbox ID) are short. */
+	if (len > CNI_ARGS_PAIR_MAX)
+		return "is longer than " CNI_ARGS_PAIR_MAX_STR " bytes";
+	return NULL;
+}
+
+static int add_pair(struct cni_args *args, const char *item, size_t len, struct cni_error *err)
+{
+	const char *eq = memchr(item, '=', len), *why = bad_pair(item, len);
+	size_t show = len > 64 ? 64 : len;
 	struct cni_kv *kv;
 
-	/* A value may hold '=' (Multus passes BLAH=foo=bar on). */
-	if (!eq)
-		return cni_errorf(
-		    err, -EINVAL, CNI_ERR_INVALID_ENV, "ARGS: invalid pair in CNI_ARGS",
-		    "\"%.*s\" is not KEY=VALUE; separate pairs with ';'", (int)len, item);
+	/* Named by its first bytes (the pair may be what is too long), cut
+	 * between characters. */
+	while (show < len && show > 0 && ((unsigned char)item[show] & 0xc0) == 0x80)
+		show--;
+	if (why)
+		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_ENV,
+				  "ARGS: invalid pair in CNI_ARGS", "\"%.*s%s\" (%zu bytes) %s",
+				  (int)show, item, show < len ? "..." : "", len, why);
 	kv = realloc(args->kv, (args->n + 1) * sizeof(*kv));
 	if (!kv)
 		return -ENOMEM;

@@ -17,8 +17,13 @@ struct cni_args {
 	bool ignore_unknown; /* IgnoreUnknown=1|true (value case-insensitive) */
 };
 
-/* Parse CNI_ARGS ("K=V;K2=V2"); a pair without exactly one '=' is code 4
- * naming the pair. Empty items are skipped. Free with cni_args_free(). */
+/* Longest KEY=VALUE pair taken from CNI_ARGS. */
+#define CNI_ARGS_PAIR_MAX     4096
+#define CNI_ARGS_PAIR_MAX_STR "4096"
+
+/* Parse CNI_ARGS ("K=V;K2=V2"); a pair without exactly one '=', with a
+ * control character or longer than CNI_ARGS_PAIR_MAX is code 4 naming the
+ * pair. Empty items are skipped. Free with cni_args_free(). */
 int cni_args_parse(const char *s, struct cni_args *args, struct cni_error *err);
 
 /* Keys are matched case-sensitively, as Go matches its struct fields.

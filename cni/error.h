@@ -32,7 +32,9 @@ struct cni_error {
 };
 
 /* Fill err once (a set error is never overwritten) and return ret, a
- * negative errno, so callers can write `return cni_errorf(...)`. details may be NULL. */
+ * negative errno, so callers can write `return cni_errorf(...)`. details may be NULL.
+ * A msg or details too long for its field is cut on a character boundary and
+ * ends in "..."; a NULL or empty msg becomes strerror(-ret): never empty. */
 int cni_errorf(struct cni_error *err, int ret, int code, const char *msg, const char *details_fmt,
 	       ...) __attribute__((format(printf, 5, 6)));
 
@@ -41,7 +43,8 @@ int cni_errorf(struct cni_error *err, int ret, int code, const char *msg, const 
  * scratch `struct cni_error` of its own and hands it on with
  * cni_error_adopt; nothing writes err's fields directly. */
 
-/* Copy src into dst when dst is unset and src is set; returns ret. */
+/* Copy src into dst when dst is unset and src is set; returns ret. An
+ * empty msg in src becomes strerror(-ret), as in cni_errorf. */
 int cni_error_adopt(struct cni_error *dst, const struct cni_error *src, int ret);
 
 /* Put "prefix: " in front of a set error's msg (truncating the tail). */

@@ -40,7 +40,16 @@ static struct json_object *error_json(const struct cni_ctx *ctx)
 		return NULL;
 	json_object_object_add(o, "cniVersion", json_object_new_string(v));
 	json_object_object_add(o, "code", json_object_new_int(ctx->err.code));
-	json_object_object_add(o, "msg", json_object_new_string(ctx->err.msg));
+	/* cni_errorf never leaves msg empty; an error filled another way
+	 * still says something. */
+	if (*ctx->err.msg) {
+		json_object_object_add(o, "msg", json_object_new_string(ctx->err.msg));
+	} else {
+		char msg[32];
+
+		snprintf(msg, sizeof(msg), "error (code %d)", ctx->err.code);
+		json_object_object_add(o, "msg", json_object_new_string(msg));
+	}
 	if (*ctx->err.details)
 		json_object_object_add(o, "details", json_object_new_string(ctx->err.details));
 	return o;

@@ -484,6 +484,22 @@ int cni_state_remove_at(int dirfd, const char *name)
 	return fsync(dirfd) < 0 ? -errno : 0;
 }
 
+int cni_state_remove_tmp(const char *dir, const char *name)
+{
+	_cleanup_dir_ref_ struct dir_ref d = dir_ref(dir, CNI_DIR_PRIVATE);
+	char tmp[NAME_MAX + 1];
+
+	if (d.fd == -ENOENT)
+		return 0;
+	if (d.fd < 0)
+		return d.fd;
+	if (tmp_name(tmp, sizeof(tmp), name))
+		return -ENAMETOOLONG;
+	if (unlinkat(d.fd, tmp, 0) == 0)
+		return 1;
+	return errno == ENOENT ? 0 : -errno;
+}
+
 static int write_path(const char *dir, unsigned int flags, const char *name, const void *data,
 		      size_t len, bool durable)
 {

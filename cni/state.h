@@ -82,6 +82,11 @@ int cni_state_read(const char *dir, const char *name, struct json_object **rec);
 /* Remove dir/name and its temp files, fsync dir; an absent file is success. */
 int cni_state_remove(const char *dir, const char *name);
 
+/* Remove only the temp file ".<name>.tmp" a writer of dir/name killed
+ * before its rename left (one unlinkat, no listing): 1 when there was
+ * one, 0 when not (or no dir), else -errno. */
+int cni_state_remove_tmp(const char *dir, const char *name);
+
 #define CNI_STATE_ID_MAX 80
 
 /* What identifies dir/name as written ("dev:ino:ctime"; a rewrite, a

@@ -234,6 +234,7 @@ static int record_start(struct add *a)
 		r->orig_attrs = a->vf.attrs;
 		r->flags |= IBSRIOV_REC_HAS_ATTRS;
 	}
+	ibsriov_held_note(a);
 	ret = ibsriov_record_save(r);
 	if (ret)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_IO, "cannot write the attachment record",
@@ -626,7 +627,7 @@ int ibsriov_add(struct cni_ctx *ctx)
 	struct add a = {.ctx = ctx, .netns_fd = -1};
 	struct cni_error undo = {0};
 	bool ipam_done = false;
-	int lock = -1, ret;
+	int lock = -1, held, ret;
 
 	ret = ibsriov_conf_load(ctx, &a.conf, false) ?: validate(&a);
 	if (ret)
@@ -642,7 +643,11 @@ int ibsriov_add(struct cni_ctx *ctx)
 	ret = prepare(&a);
 	if (ret)
 		goto out;
-	ret = record_start(&a);
+	/* Node-wide, so that no other ADD records the same MAC or GUID between
+	 * the check and this record. */
+	held = ibsriov_lock("addr", "node", &ctx->err);
+	ret = held < 0 ? held : ibsriov_held_free(&a) ?: record_start(&a);
+	cni_lock_release(held);
 	if (ret)
 		goto out;
 	ret = attach(&a);

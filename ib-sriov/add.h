@@ -39,4 +39,19 @@ int ibsriov_configure_ip(struct add *a);
 /* ctx->result: our interface, the IPAM's ips (interface 0), routes, dns. */
 int ibsriov_build_result(struct add *a);
 
+/* held.c: one attachment per MAC and per GUID on the node. The MAC or
+ * GUID record r's attachment holds; false when unknown (an older build's
+ * record of an ADD that set one). */
+bool ibsriov_record_mac(const struct ibsriov_record *r, unsigned char mac[6]);
+bool ibsriov_record_guid(const struct ibsriov_record *r, uint64_t *guid);
+
+/* Note in a->rec the address the pod gets: the configured MAC or GUID,
+ * else the VF's own (none for a passed-through PF). */
+void ibsriov_held_note(struct add *a);
+
+/* Code 7 naming the key, the value and the holder when another record
+ * holds the MAC or GUID the config asks for. Run under the node's "addr"
+ * lock, up to the record's first write. */
+int ibsriov_held_free(struct add *a);
+
 #endif

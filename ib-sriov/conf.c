@@ -37,10 +37,16 @@ static int on_off(struct cni_ctx *ctx, const char *key, uint32_t *out, uint32_t 
 
 	if (ret || !v)
 		return ret;
-	/* sriov-cni's rule: anything but "on" is off. */
+	/* sriov-cni takes anything but "on" as off: a typo would turn spoof
+	 * checking off. The operators render "on" and "off" only (the SR-IOV
+	 * Network Operator's enum); "" is left as the VF has it. */
+	if (!*v) {
+		log_info("\"%s\" is empty: the VF's setting is left as it is", key);
+		return 0;
+	}
+	if (strcmp(v, "on") && strcmp(v, "off"))
+		return bad(ctx, "\"%s\" is \"%s\"; it must be \"on\" or \"off\"", key, v);
 	*out = !strcmp(v, "on");
-	if (*out == 0 && strcmp(v, "off"))
-		log_info("\"%s\" is \"%s\": taken as \"off\" (only \"on\" turns it on)", key, v);
 	*mask |= bit;
 	return 0;
 }
@@ -164,11 +170,14 @@ static int ethernet(struct cni_ctx *ctx, struct ibsriov_conf *c)
 	int ret;
 
 	/* MAC: runtimeConfig.mac, else CNI_ARGS MAC=, else "mac". */
+	c->mac_from = "runtimeConfig.mac";
 	ret = str(ctx, ctx->conf->runtime_config, "mac", "runtimeConfig.mac", &mac);
-	if (!ret && !mac)
-		mac = cni_args_get(&ctx->args, "MAC");
-	if (!ret && !mac)
+	if (!ret && !mac && (mac = cni_args_get(&ctx->args, "MAC")))
+		c->mac_from = "CNI_ARGS MAC";
+	if (!ret && !mac) {
+		c->mac_from = "mac";
 		ret = str(ctx, root, "mac", "mac", &mac);
+	}
 	if (ret)
 		return ret;
 	if (mac && *mac) {
@@ -268,20 +277,13 @@ static int pkey(struct cni_ctx *ctx, struct ibsriov_conf *c)
 	if (ret || !v || !*v)
 		return ret;
 	/* As in ib-sriov-cni, the key is for ib-kubernetes (which programs the
-	 * subnet manager); only pkeyEnforce makes the plugin act on it. */
-	if (!c->pkey_enforce) {
-		if (!ibsriov_pkey_parse(v, &c->pkey))
-			log_info(
-			    "\"pkey\" \"%s\" is not a partition key; ignored (pkeyEnforce is off)",
-			    v);
-		else
-			c->has_pkey = true;
-		return 0;
-	}
+	 * subnet manager); only pkeyEnforce makes the plugin act on it. A key
+	 * that can never be valid is refused either way: ib-kubernetes would
+	 * fail on it later, far from the NAD that holds it. */
 	if (!ibsriov_pkey_parse(v, &c->pkey))
 		return bad(ctx,
-			   "\"pkey\" is \"%s\"; with pkeyEnforce it must be a partition key like "
-			   "\"0x8001\" (15-bit key, not 0)",
+			   "\"pkey\" is \"%s\"; it must be a partition key like \"0x8001\" "
+			   "(hex or decimal, 15-bit key plus the membership bit, not 0)",
 			   v);
 	c->has_pkey = true;
 	return 0;

@@ -6,6 +6,24 @@
 #include "ipam.h"
 #include "state.h"
 
+/* An ADD killed while writing its first record leaves only the temp file
+ * of the record's name, and changed nothing yet: this attachment's own
+ * temp name goes with its DEL (GC, which lists the directory, may never
+ * come under Multus). */
+static void drop_killed_tmp(struct cni_ctx *ctx)
+{
+	char name[NAME_MAX + 1];
+	int ret;
+
+	if (ibsriov_record_name(ctx->env.containerid, ctx->env.ifname, name, sizeof(name)))
+		return;
+	ret = cni_state_remove_tmp(IBSRIOV_STATE_DIR, name);
+	if (ret > 0)
+		log_info("removed %s/.%s.tmp, left by a killed ADD", IBSRIOV_STATE_DIR, name);
+	else if (ret < 0)
+		log_warn("cannot remove %s/.%s.tmp: %s", IBSRIOV_STATE_DIR, name, strerror(-ret));
+}
+
 int ibsriov_del(struct cni_ctx *ctx)
 {
 	struct ibsriov_record rec;
@@ -23,6 +41,7 @@ int ibsriov_del(struct cni_ctx *ctx)
 	if (ret == -ENOENT || ret == -ESTALE) {
 		log_info("no record for %s:%s: nothing to undo", ctx->env.containerid,
 			 ctx->env.ifname);
+		drop_killed_tmp(ctx);
 		return ipam_ret;
 	}
 	if (ibsriov_record_unreadable(ret)) {

@@ -30,10 +30,11 @@ struct ibsriov_conf {
 	bool has_pkey;	       /* "pkey" parsed (ib-kubernetes' key) */
 	uint16_t pkey;
 	bool ib_kubernetes, rdma_isolation, vfio;
-	bool pkey_enforce; /* pkey table wait and IPoIB child (opt-in) */
-	struct cni_vf vf;  /* PF-side settings asked for (mask) */
-	bool has_mac;	   /* vf.mac is also the netdev's MAC */
-	unsigned int mtu;  /* 0: leave it */
+	bool pkey_enforce;    /* pkey table wait and IPoIB child (opt-in) */
+	struct cni_vf vf;     /* PF-side settings asked for (mask) */
+	bool has_mac;	      /* vf.mac is also the netdev's MAC */
+	const char *mac_from; /* which key gave the MAC */
+	unsigned int mtu;     /* 0: leave it */
 	unsigned int netdev_wait_ms, pkey_wait_ms;
 };
 

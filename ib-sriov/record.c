@@ -108,6 +108,8 @@ static const struct key rec_keys[] = {
     {"pf_passthrough", K_FLAG, 0, 0, IBSRIOV_REC_PF_PASSTHROUGH, false},
     {"complete", K_FLAG, 0, 0, IBSRIOV_REC_COMPLETE, false},
     {"go_twin", K_STR, REC(go_twin), IBSRIOV_REC_HAS_GO_TWIN, false},
+    {"mac", K_MAC6, REC(mac), IBSRIOV_REC_HAS_MAC, false},
+    {"guid", K_GUID, REC(guid), IBSRIOV_REC_HAS_GUID, false},
     {NULL},
 };
 

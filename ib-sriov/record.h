@@ -44,6 +44,8 @@ enum {
 	IBSRIOV_REC_HAS_GO_TWIN = 1 << 8,     /* go_twin identifies the twin written */
 	IBSRIOV_REC_HAS_ATTRS = 1 << 9,	      /* orig_attrs: the netdev's, before the move */
 	IBSRIOV_REC_HAS_RDMA_INDEX = 1 << 10, /* rdma_index[] parallel to rdma[] */
+	IBSRIOV_REC_HAS_MAC = 1 << 11,	      /* mac is the pod's (Ethernet) */
+	IBSRIOV_REC_HAS_GUID = 1 << 12,	      /* guid is the pod's (InfiniBand) */
 };
 
 struct ibsriov_record {
@@ -81,6 +83,10 @@ struct ibsriov_record {
 	/* The Go-format twin as ADD left it (IBSRIOV_REC_HAS_GO_TWIN), from
 	 * cni_state_identity(): DEL removes it unread while it is unchanged. */
 	char go_twin[CNI_STATE_ID_MAX];
+	/* The address the attachment holds on the node (held.c): one
+	 * attachment per MAC and per GUID. Older builds ignore the keys. */
+	unsigned char mac[6];
+	uint64_t guid;
 };
 
 /* The record's file name for an attachment, "<containerID>:<ifname>" (no

@@ -53,7 +53,9 @@ static int move_all(struct cni_ctx *ctx, int pod, const struct rdmans_record *re
 static int validate(struct cni_ctx *ctx, int *pod, char name[RDMANS_NAME_MAX + 1],
 		    struct rdmans_record *rec)
 {
-	int n, ret = rdmans_args(ctx, true);
+	char dev[RDMANS_DEV_MAX];
+	int n, ret = rdmans_args(ctx, true)
+			 ?: rdmans_configured_device(ctx->conf, dev, NULL, &ctx->err);
 
 	if (ret)
 		return ret;

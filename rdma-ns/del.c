@@ -2,6 +2,7 @@
 #include <errno.h>
 
 #include "rdmans.h"
+#include "state.h"
 
 int rdmans_del(struct cni_ctx *ctx)
 {
@@ -15,6 +16,10 @@ int rdmans_del(struct cni_ctx *ctx)
 		return rdmans_release(name, &rec, &ctx->err);
 	if (ret != -ENOENT)
 		return ret;
+	/* A killed ADD's temp file of this attachment's record name. */
+	if (!rdmans_record_name(ctx->conf->name, ctx->env.containerid, ctx->env.ifname, name) &&
+	    cni_state_remove_tmp(RDMANS_STATE_DIR, name) > 0)
+		log_info("removed %s/.%s.tmp, left by a killed ADD", RDMANS_STATE_DIR, name);
 	/* Not ours: perhaps rdma-cni's, from before an upgrade. */
 	return rdmans_release_rdmacni(ctx);
 }

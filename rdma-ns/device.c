@@ -32,19 +32,32 @@ int rdmans_configured_device(const struct cni_conf *conf, char dev[RDMANS_DEV_MA
 			     const char **key, struct cni_error *err)
 {
 	static const char *const keys[] = {"deviceID", "pciBusID"};
-	const char *v = NULL;
+	char other[RDMANS_DEV_MAX];
 
 	dev[0] = '\0';
-	for (size_t i = 0; i < ARRAY_SIZE(keys) && (!v || !*v); i++) {
+	/* Both keys are checked, whichever is used: a pciBusID of the wrong
+	 * type is a config error before anything is probed. */
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		char *out = *dev ? other : dev;
+		const char *v = NULL;
+
 		if (cni_json_string(conf->root, keys[i], keys[i], &v, err) == -EINVAL)
 			return -EINVAL;
-		if (v && *v && !device_parse(v, dev))
+		if (!v || !*v)
+			continue;
+		if (!device_parse(v, out))
 			return cni_errorf(
 			    err, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid configuration",
 			    "\"%s\" is \"%s\"; it must be a PCI address (0000:3b:00.2) or "
 			    "an auxiliary device name (mlx5_core.sf.4)",
 			    keys[i], v);
-		if (*dev && key)
+		if (out == other && strcmp(other, dev))
+			return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG,
+					  "invalid configuration",
+					  "\"pciBusID\" (%s) and \"deviceID\" (%s) name different "
+					  "devices",
+					  other, dev);
+		if (out == dev && key)
 			*key = keys[i];
 	}
 	return 0;

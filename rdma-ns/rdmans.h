@@ -119,7 +119,7 @@ int rdmans_devices_of(const char *dev, char names[][CNI_RDMA_NAME_MAX], size_t m
 
 /* deviceID or pciBusID as configured (normalised when a PCI address),
  * "" when neither is set, *key (optional) naming the key used; -EINVAL (err
- * filled, code 7) for a bad value. */
+ * filled, code 7) for a bad value in either key, or two different devices. */
 int rdmans_configured_device(const struct cni_conf *conf, char dev[RDMANS_DEV_MAX],
 			     const char **key, struct cni_error *err);
 

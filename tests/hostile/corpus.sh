@@ -393,7 +393,11 @@ corpus_group() {
 			plugin) CG_PLUGIN=$arg ;;
 			env) read -ra CG_ENV <<<"$arg" ;;
 			base) CG_BASE=$arg ;;
-			let) subst "${arg#* }"; CG_LET[${arg%% *}]=$REPLY ;;
+			let)
+				subst "${arg#* }"
+				# "let NAME sh COMMAND": COMMAND's stdout (rep available).
+				[[ $REPLY == 'sh '* ]] && REPLY=$(eval "${REPLY#sh }")
+				CG_LET[${arg%% *}]=$REPLY ;;
 			setup) CG_SETUP+=("$arg") ;;
 			volatile) CG_VOLATILE=$arg ;;
 			esac

@@ -169,28 +169,52 @@ test_pkey_as_upstream() {
 	[ $((($(date +%s%N) - t0) / 1000000)) -lt 5000 ] || fail "ADD waited for the pkey"
 	assert_match 'pkey 0x0005 ignored' "$ERR" "normalisation logged"
 	cni_exec ib-sriov DEL ctr1 pod1 net1 "$(sriov_conf "")"
+	# Upstream passes any string on; one that can never be a partition key
+	# (ib-kubernetes would fail on it later) is refused before anything.
+	local before
+	before=$(host_state)
 	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf "" '"pkey":"not-a-key"')"
-	assert_eq 0 "$RC" "an unparseable pkey is upstream's too ($OUT)"
-	cni_exec ib-sriov DEL ctr1 pod1 net1 "$(sriov_conf "")"
+	assert_json '[.code,.msg]' '[7,"invalid configuration"]'
+	assert_match '"pkey" is "not-a-key"' "$(jq -r .details <<<"$OUT")" "the key named"
+	assert_host_unchanged "$before" "refused pkey"
 }
 
-test_spoofchk_trust_as_sriov_cni() {
-	# Anything but "on" is off (sriov-cni); here the veth PF then refuses to
-	# change it, naming the setting, which proves it was read as a setting.
+test_spoofchk_trust_on_off_only() {
+	# sriov-cni takes anything but "on" as off, so a typo turns spoof
+	# checking off; the operators render "on" and "off" only. Anything else
+	# is code 7 before the PF is probed; "on" and "off" still reach the PF
+	# (the veth PF refuses them, naming the setting, which proves they were
+	# read as settings).
 	sim_node 1 2 eth
 	pod_ns pod1
-	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf "" '"trust":"yes"')"
+	local before v
+	before=$(host_state)
+	for v in '"trust":"yes"' '"spoofchk":"maybe"' '"spoofchk":"Off"'; do
+		cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf "" "$v")"
+		assert_json '[.code,.msg]' '[7,"invalid configuration"]'
+		assert_match 'it must be "on" or "off"' "$(jq -r .details <<<"$OUT")" "$v named"
+	done
+	assert_host_unchanged "$before" "refused values"
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf "" '"trust":"off"')"
 	assert_json '.code' 101
 	assert_match 'does not report trust' "$(jq -r .details <<<"$OUT")" "trust read"
-	assert_match '"trust" is "yes": taken as "off"' "$ERR" "normalisation logged"
 }
 
 test_cni_args_value_with_equals() {
-	# Multus passes BLAH=foo=bar on; ADD accepts it, and DEL never fails on
-	# CNI_ARGS at all (a pair without "=" included).
+	# A value holding '=' is refused as Go's types.LoadArgs refuses it
+	# (host-local, sriov-cni, rdma-cni; no runtime sends one), before
+	# anything changes; DEL never fails on CNI_ARGS at all (a pair without
+	# "=" included).
 	sim_node 1 2 eth
 	pod_ns pod1
+	local before
+	before=$(host_state)
 	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf "")" 'IgnoreUnknown=1;BLAH=foo=bar'
+	assert_eq 1 "$RC" "ADD ($OUT)"
+	assert_json '[.code,.msg]' '[4,"ARGS: invalid pair in CNI_ARGS"]'
+	assert_match 'BLAH=foo=bar.*second' "$(jq -r .details <<<"$OUT")" "the pair named"
+	assert_host_unchanged "$before" "refused ADD"
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf "")" 'IgnoreUnknown=1;BLAH=foo'
 	assert_eq 0 "$RC" "ADD ($OUT)"
 	cni_exec ib-sriov DEL ctr1 pod1 net1 "$(sriov_conf "")" 'IgnoreUnknown=1;BROKEN'
 	assert_eq 0 "$RC" "DEL ($OUT)"

@@ -325,3 +325,93 @@ test_rollback_undoes_the_pods_changes() {
 	assert_no_link host eth0
 	assert_link pod1 dev0 '.ifname' '"dev0"'
 }
+
+test_killed_add_temp_removed_by_del() {
+	# An ADD killed while writing its first record leaves only that
+	# record's temp file (nothing changed yet). The runtime's DEL of the
+	# attachment removes that one name, and nothing else: not another
+	# attachment's temp file (its ADD may be writing it), not its record.
+	sim_node 1 2 eth
+	pod_ns pod1
+	local d=/var/lib/cni/ibcni/ib-sriov r=/var/lib/cni/rdma-ns others
+	cni_exec ib-sriov ADD ctr2 pod1 net2 "$(sriov_conf "" "" 1.1.0 "$(sim_vf_addr 0 0)")"
+	assert_eq 0 "$RC" "another attachment's ADD ($OUT)"
+	printf '{"version":2,"network":"rdma-net","containerID":"ctr1","ifn' >"$d/.ctr1:net1.tmp"
+	printf '{"version":2' >"$d/.ctr2:net2.tmp"
+	others=$(ls -A "$d" | grep -v '^\.ctr1:net1\.tmp$')
+	cni_exec ib-sriov DEL ctr1 pod1 net1 "$(sriov_conf "")"
+	assert_eq 0 "$RC" "DEL ($OUT)"
+	[ ! -e "$d/.ctr1:net1.tmp" ] || fail "the killed ADD's temp file outlived its DEL"
+	assert_eq "$others" "$(ls -A "$d")" "everything else kept"
+	assert_match 'left by a killed ADD' "$ERR" "logged"
+	cni_exec ib-sriov DEL ctr1 pod1 net1 "$(sriov_conf "")"
+	assert_eq 0 "$RC" "second DEL ($OUT)"
+	# rdma-ns names its records <network>:<containerID>:<ifname>.
+	mkdir -m 0700 -p "$r"
+	printf '{"network":"rdma-net"' >"$r/.rdma-net:ctr1:net1.tmp"
+	printf '{"network":"rdma-net"' >"$r/.rdma-net:ctr9:net1.tmp"
+	cni_exec rdma-ns DEL ctr1 pod1 net1 \
+		'{"cniVersion":"1.1.0","name":"rdma-net","type":"rdma-ns","deviceID":"'"$(sim_vf_addr 0 1)"'"}'
+	assert_eq 0 "$RC" "rdma-ns DEL ($OUT)"
+	assert_eq ".rdma-net:ctr9:net1.tmp" "$(ls -A "$r")" "only rdma-ns's own temp removed"
+	cni_exec ib-sriov DEL ctr2 pod1 net2 "$(sriov_conf "" "" 1.1.0 "$(sim_vf_addr 0 0)")"
+	assert_eq 0 "$RC" "DEL of the other attachment ($OUT)"
+}
+
+test_one_attachment_per_mac() {
+	# R8: tenant B asks for the MAC tenant A's VF has (A set none). B is
+	# refused before anything changes, naming the key, the value and A;
+	# each source of a MAC (mac, CNI_ARGS MAC, runtimeConfig.mac) alike,
+	# and a MAC A asked for itself. After A's DEL, B gets it.
+	sim_node 1 2 eth
+	pod_ns podA; pod_ns podB
+	local mac before a b
+	mac=$(ip -j link show vf0_0 | jq -r '.[0].address')
+	a=$(sriov_conf "" "" 1.1.0 "$(sim_vf_addr 0 0)")
+	b=$(sriov_conf "" "" 1.1.0 "$(sim_vf_addr 0 1)")
+	cni_exec ib-sriov ADD ctrA podA net1 "$a"
+	assert_eq 0 "$RC" "A ($OUT)"
+	before=$(host_state)
+	cni_exec ib-sriov ADD ctrB podB net1 "${b%\}},\"mac\":\"$mac\"}"
+	assert_json '[.code,.msg]' '[7,"the MAC is held by another attachment"]'
+	assert_json .details "\"mac is $mac, which net1 of container ctrA (network rdma-net, device $(sim_vf_addr 0 0)) holds: one attachment per MAC on the node; give this network another, or DEL that attachment\""
+	assert_host_unchanged "$before" "B refused"
+	assert_no_link podB net1
+	cni_exec ib-sriov ADD ctrB podB net1 "$b" "IgnoreUnknown=1;MAC=$mac"
+	assert_match '^CNI_ARGS MAC is ' "$(jq -r .details <<<"$OUT")" "CNI_ARGS named"
+	cni_exec ib-sriov ADD ctrB podB net1 "${b%\}},\"runtimeConfig\":{\"mac\":\"${mac^^}\"}}"
+	assert_match '^runtimeConfig.mac is ' "$(jq -r .details <<<"$OUT")" "runtimeConfig named"
+	assert_host_unchanged "$before" "B refused three times"
+	# A MAC the holder asked for itself is held as well; another is free.
+	cni_exec ib-sriov DEL ctrA podA net1 "$a"
+	cni_exec ib-sriov ADD ctrA podA net1 "${a%\}},\"mac\":\"02:00:00:00:aa:01\"}"
+	assert_eq 0 "$RC" "A with its own MAC ($OUT)"
+	cni_exec ib-sriov ADD ctrB podB net1 "${b%\}},\"mac\":\"02:00:00:00:aa:01\"}"
+	assert_json '.code' 7
+	cni_exec ib-sriov ADD ctrB podB net1 "${b%\}},\"mac\":\"02:00:00:00:aa:02\"}"
+	assert_eq 0 "$RC" "B with another MAC ($OUT)"
+	cni_exec ib-sriov DEL ctrB podB net1 "$b"
+	cni_exec ib-sriov DEL ctrA podA net1 "$a"
+	cni_exec ib-sriov ADD ctrB podB net1 "${b%\}},\"mac\":\"$mac\"}"
+	assert_eq 0 "$RC" "B after A's DEL ($OUT)"
+	assert_link podB net1 '.address' "\"$mac\""
+	cni_exec ib-sriov DEL ctrB podB net1 "$b"
+}
+
+test_one_attachment_per_mac_old_record() {
+	# A record of the previous build carries no "mac": the holder's MAC is
+	# the VF's as its ADD found it (that ADD set none).
+	sim_node 1 2 eth
+	pod_ns podA; pod_ns podB
+	local mac rec=/var/lib/cni/ibcni/ib-sriov/ctrA:net1 a b
+	mac=$(ip -j link show vf0_0 | jq -r '.[0].address')
+	a=$(sriov_conf "" "" 1.1.0 "$(sim_vf_addr 0 0)")
+	b=$(sriov_conf "" "" 1.1.0 "$(sim_vf_addr 0 1)")
+	cni_exec ib-sriov ADD ctrA podA net1 "$a"
+	jq -e .mac "$rec" >/dev/null || fail "the record notes the MAC"
+	jq -c 'del(.mac)' "$rec" >"$T/r" && cat "$T/r" >"$rec"
+	cni_exec ib-sriov ADD ctrB podB net1 "${b%\}},\"mac\":\"$mac\"}"
+	assert_json '[.code,.msg]' '[7,"the MAC is held by another attachment"]'
+	cni_exec ib-sriov DEL ctrA podA net1 "$a"
+	assert_eq 0 "$RC" "A's DEL ($OUT)"
+}

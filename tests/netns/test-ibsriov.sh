@@ -128,7 +128,7 @@ test_rollback_kernel_refuses_vf_setting() {
 	# changed, and the error names the setting. (The igb vm tier has a PF
 	# that reports its VFs and refuses some settings for real.)
 	local extra setting
-	for extra in '"vlan":100=vlan/vlanQoS/vlanProto' '"spoofchk":"off"=spoofchk' '"spoofchk":"yes"=spoofchk' \
+	for extra in '"vlan":100=vlan/vlanQoS/vlanProto' '"spoofchk":"off"=spoofchk' '"trust":"off"=trust' \
 		'"trust":"on"=trust' '"max_tx_rate":1000=min_tx_rate/max_tx_rate' '"link_state":"enable"=link_state'; do
 		setting=${extra#*=} extra=${extra%=*}
 		cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf ib-host-local "$extra")"

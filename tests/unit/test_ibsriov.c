@@ -78,12 +78,37 @@ ParameterizedTestParameters(ibsriov, config_table)
 	     "runtimeConfig.infinibandGUID is \"02:00:00:00:00:00:00\"; a GUID is 8 hex bytes like "
 	     "02:00:00:00:00:00:00:01, not all zeros"},
 	    {"\"deviceID\":\"0000:3b:00.2\",\"pkey\":\"0x8001\"", "", 0, ""},
-	    /* Upstream never reads pkey; only pkeyEnforce makes it ours to check. */
-	    {"\"deviceID\":\"0000:3b:00.2\",\"pkey\":\"0x10000\"", "", 0, ""},
-	    {"\"deviceID\":\"0000:3b:00.2\",\"pkey\":\"partition-5\"", "", 0, ""},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"pkey\":\"0x5\"", "", 0, ""},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"pkey\":\"\"", "", 0, ""},
+	    /* A key that can never be valid is refused even where pkeyEnforce is
+	     * off (ib-kubernetes would act on it). */
+	    {"\"deviceID\":\"0000:3b:00.2\",\"pkey\":\"0x0000\"", "", 7,
+	     "\"pkey\" is \"0x0000\"; it must be a partition key like \"0x8001\" "
+	     "(hex or decimal, 15-bit key plus the membership bit, not 0)"},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"pkey\":\"0x8000\"", "", 7,
+	     "\"pkey\" is \"0x8000\"; it must be a partition key like \"0x8001\" "
+	     "(hex or decimal, 15-bit key plus the membership bit, not 0)"},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"pkey\":\"0x10000\"", "", 7,
+	     "\"pkey\" is \"0x10000\"; it must be a partition key like \"0x8001\" "
+	     "(hex or decimal, 15-bit key plus the membership bit, not 0)"},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"pkey\":\"abc\"", "", 7,
+	     "\"pkey\" is \"abc\"; it must be a partition key like \"0x8001\" "
+	     "(hex or decimal, 15-bit key plus the membership bit, not 0)"},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"pkey\":\"0x\"", "", 7,
+	     "\"pkey\" is \"0x\"; it must be a partition key like \"0x8001\" "
+	     "(hex or decimal, 15-bit key plus the membership bit, not 0)"},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"pkey\":\"-1\"", "", 7,
+	     "\"pkey\" is \"-1\"; it must be a partition key like \"0x8001\" "
+	     "(hex or decimal, 15-bit key plus the membership bit, not 0)"},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"pkey\":\"0x8001 \"", "", 7,
+	     "\"pkey\" is \"0x8001 \"; it must be a partition key like \"0x8001\" "
+	     "(hex or decimal, 15-bit key plus the membership bit, not 0)"},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"pkey\":\"partition-5\"", "", 7,
+	     "\"pkey\" is \"partition-5\"; it must be a partition key like \"0x8001\" "
+	     "(hex or decimal, 15-bit key plus the membership bit, not 0)"},
 	    {"\"deviceID\":\"0000:3b:00.2\",\"pkey\":\"0x10000\",\"pkeyEnforce\":true", "", 7,
-	     "\"pkey\" is \"0x10000\"; with pkeyEnforce it must be a partition key like \"0x8001\" "
-	     "(15-bit key, not 0)"},
+	     "\"pkey\" is \"0x10000\"; it must be a partition key like \"0x8001\" "
+	     "(hex or decimal, 15-bit key plus the membership bit, not 0)"},
 	    {"\"deviceID\":\"0000:3b:00.2\",\"pkeyEnforce\":\"yes\"", "", 7,
 	     "\"pkeyEnforce\" must be true or false"},
 	    {"\"deviceID\":\"0000:3b:00.2\",\"dns\":{\"nameservers\":\"1.1.1.1\"}", "", 7, ""},
@@ -106,8 +131,15 @@ ParameterizedTestParameters(ibsriov, config_table)
 	    {"\"deviceID\":\"0000:3b:00.2\",\"vlan\":0,\"vlanQoS\":3", "", 7,
 	     "\"vlan\" 0 takes no \"vlanQoS\" or \"vlanProto\""},
 	    {"\"deviceID\":\"0000:3b:00.2\",\"spoofchk\":\"on\",\"trust\":\"off\"", "", 0, ""},
-	    /* sriov-cni: anything but "on" is off (logged). */
-	    {"\"deviceID\":\"0000:3b:00.2\",\"spoofchk\":\"yes\"", "", 0, ""},
+	    /* sriov-cni takes anything but "on" as off; only what the operators
+	     * render is taken here ("" leaves the VF as it is). */
+	    {"\"deviceID\":\"0000:3b:00.2\",\"spoofchk\":\"\",\"trust\":\"\"", "", 0, ""},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"spoofchk\":\"maybe\"", "", 7,
+	     "\"spoofchk\" is \"maybe\"; it must be \"on\" or \"off\""},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"spoofchk\":\"OFF\"", "", 7,
+	     "\"spoofchk\" is \"OFF\"; it must be \"on\" or \"off\""},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"trust\":\"yes\"", "", 7,
+	     "\"trust\" is \"yes\"; it must be \"on\" or \"off\""},
 	    {"\"deviceID\":\"0000:3b:00.2\",\"trust\":true", "", 7, "\"trust\" must be a string"},
 	    {"\"deviceID\":\"0000:3b:00.2\",\"min_tx_rate\":200,\"max_tx_rate\":100", "", 7,
 	     "\"min_tx_rate\" (200) is above \"max_tx_rate\" (100)"},

@@ -365,3 +365,78 @@ Test(ibsriov_add, the_twin_left_is_removed_and_a_rewritten_one_kept, .init = sys
 		}
 	}
 }
+
+/* Another attachment's record on the node (c9:net1, device 0000:03:00.1)
+ * whose pod has GUID guid: noted by this build, found by an older one in
+ * the IPoIB address, or unknown (an older ADD that set a GUID). */
+enum holder { HOLDER_NOTED, HOLDER_FOUND, HOLDER_UNKNOWN };
+
+static void plant_holder(uint64_t guid, enum holder how)
+{
+	struct ibsriov_record r;
+
+	cr_assert_eq(ibsriov_record_init(&r, "other", "c9", "net1", "/pod9"), 0);
+	copy_str(r.device, sizeof(r.device), "0000:03:00.1");
+	r.kind = IBSRIOV_IB;
+	r.flags = IBSRIOV_REC_HAS_NETDEV | IBSRIOV_REC_COMPLETE;
+	r.orig_mac_len = 20;
+	for (int i = 0; i < 8; i++)
+		r.orig_mac[12 + i] = (unsigned char)(guid >> (56 - 8 * i));
+	if (how == HOLDER_NOTED) {
+		memset(r.orig_mac, 0, sizeof(r.orig_mac));
+		r.flags |= IBSRIOV_REC_HAS_GUID;
+		r.guid = guid;
+	} else if (how == HOLDER_UNKNOWN) {
+		r.flags |= IBSRIOV_REC_HAS_VF_ORIG;
+		r.vf_orig.mask = CNI_VF_NODE_GUID | CNI_VF_PORT_GUID;
+	}
+	cr_assert_eq(ibsriov_record_save(&r), 0);
+	ibsriov_record_clear(&r);
+}
+
+/* One attachment per GUID: a GUID another record holds is refused before
+ * anything changes (code 7 naming the key, the value and the holder), from
+ * every source of a GUID; one the holder's record cannot tell is not. */
+Test(ibsriov_add, one_attachment_per_guid, .init = sysfs, .fini = teardown)
+{
+	static const char *const keys[] = {
+	    "\"guid\":\"02:00:00:00:00:00:00:09\"",
+	    "\"args\":{\"cni\":{\"guid\":\"02:00:00:00:00:00:00:09\"}}",
+	    "\"runtimeConfig\":{\"infinibandGUID\":\"02:00:00:00:00:00:00:09\"}",
+	};
+	static const char *const from[] = {"guid", "args.cni.guid", "runtimeConfig.infinibandGUID"};
+	char path[256], want[256];
+	_cleanup_free_ char *rec = NULL;
+	struct fake_kernel before;
+	struct cni_ctx *ctx;
+
+	snprintf(path, sizeof(path), "%s/c1:net1", fake_path("state"));
+	for (int how = HOLDER_NOTED; how <= HOLDER_FOUND; how++) {
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			kernel(true);
+			before = fk;
+			plant_holder(0x0200000000000009ULL, (enum holder)how);
+			ctx = ctx_for(keys[k]);
+			cr_assert_neq(ibsriov_add(ctx), 0, "%s accepted (holder %d)", keys[k], how);
+			assert_cni_error(&ctx->err, CNI_ERR_INVALID_CONFIG,
+					 "the GUID is held by another attachment");
+			snprintf(want, sizeof(want),
+				 "%s is 02:00:00:00:00:00:00:09, which net1 of container c9 "
+				 "(network other, device 0000:03:00.1) holds",
+				 from[k]);
+			cr_assert(strstr(ctx->err.details, want), "%s", ctx->err.details);
+			cr_assert_eq(fk.changes, 0, "something changed before the refusal");
+			cr_assert_eq(memcmp(fk.links, before.links, sizeof(fk.links)), 0);
+			cr_assert_eq(access(path, F_OK), -1, "a record of the refused ADD");
+		}
+	}
+	/* The holder's GUID unknown: accepted, and this ADD notes its own. */
+	kernel(true);
+	plant_holder(0x0200000000000009ULL, HOLDER_UNKNOWN);
+	ctx = ctx_for(keys[0]);
+	cr_assert_eq(ibsriov_add(ctx), 0, "%s %s", ctx->err.msg, ctx->err.details);
+	cr_assert_eq(read_file(path, 65536, &rec, NULL), 0);
+	cr_assert(strstr(rec, "\"guid\":\"02:00:00:00:00:00:00:09\""), "%s", rec);
+	ctx->env.command = CNI_CMD_DEL;
+	cr_assert_eq(ibsriov_del(ctx), 0, "DEL: %s", ctx->err.details);
+}

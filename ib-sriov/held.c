@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: Apache-2.0
+/* One attachment per MAC and per GUID on the node. A MAC or GUID the
+ * config asks for (a NAD, runtimeConfig, CNI_ARGS, cni-args) is refused when
+ * another attachment's record holds it: two pods would share an Ethernet
+ * identity, or an InfiniBand one with its partition membership. */
+#include <dirent.h>
+#include <errno.h>
+#include <string.h>
+
+#include "add.h"
+#include "cleanup.h"
+#include "guid.h"
+
+bool ibsriov_record_mac(const struct ibsriov_record *r, unsigned char mac[6])
+{
+	bool asked = (r->flags & IBSRIOV_REC_HAS_VF_ORIG) && (r->vf_orig.mask & CNI_VF_MAC);
+
+	if (r->flags & IBSRIOV_REC_HAS_MAC) {
+		memcpy(mac, r->mac, 6);
+		return true;
+	}
+	/* An older build's record: the netdev's MAC as ADD found it, unless
+	 * that ADD set one (which it did not note). */
+	if (r->kind != IBSRIOV_ETH || !(r->flags & IBSRIOV_REC_HAS_NETDEV) ||
+	    r->orig_mac_len != 6 || asked)
+		return false;
+	memcpy(mac, r->orig_mac, 6);
+	return true;
+}
+
+bool ibsriov_record_guid(const struct ibsriov_record *r, uint64_t *guid)
+{
+	uint32_t set = CNI_VF_NODE_GUID | CNI_VF_PORT_GUID;
+
+	if (r->flags & IBSRIOV_REC_HAS_GUID) {
+		*guid = r->guid;
+		return true;
+	}
+	/* An older build's record: the GUID in the IPoIB address ADD found. */
+	if (r->kind != IBSRIOV_IB || !(r->flags & IBSRIOV_REC_HAS_NETDEV) ||
+	    r->orig_mac_len != 20 ||
+	    ((r->flags & IBSRIOV_REC_HAS_VF_ORIG) && (r->vf_orig.mask & set)))
+		return false;
+	*guid = ibsriov_guid_from_hwaddr(r->orig_mac, r->orig_mac_len);
+	return !ibsriov_guid_unset(*guid);
+}
+
+void ibsriov_held_note(struct add *a)
+{
+	static const unsigned char zero[6];
+	const struct ibsriov_conf *c = &a->conf;
+	struct ibsriov_record *r = &a->rec;
+	uint64_t g;
+
+	if (a->pf_passthrough)
+		return;
+	if (a->ib) {
+		/* A vfio VF's GUID is on its PF only: known when configured. */
+		g = c->has_guid ? c->guid
+		    : a->vfio	? 0
+				: ibsriov_guid_from_hwaddr(a->vf.mac, a->vf.mac_len);
+		if (ibsriov_guid_unset(g))
+			return;
+		r->guid = g;
+		r->flags |= IBSRIOV_REC_HAS_GUID;
+		return;
+	}
+	if (c->has_mac)
+		memcpy(r->mac, c->vf.mac, 6);
+	else if (!a->vfio && a->vf.mac_len == 6 && memcmp(a->vf.mac, zero, 6))
+		memcpy(r->mac, a->vf.mac, 6);
+	else
+		return;
+	r->flags |= IBSRIOV_REC_HAS_MAC;
+}
+
+/* Which asked-for address record r holds ("MAC" or "GUID"), its text in
+ * val; NULL when none. */
+static const char *held_by(const struct ibsriov_conf *c, const struct ibsriov_record *r, char *val,
+			   size_t len)
+{
+	unsigned char mac[6];
+	uint64_t guid;
+
+	if (c->has_mac && ibsriov_record_mac(r, mac) && !memcmp(mac, c->vf.mac, 6)) {
+		ibsriov_hw_str(mac, 6, val, len);
+		return "MAC";
+	}
+	if (c->has_guid && !ibsriov_guid_unset(c->guid) && ibsriov_record_guid(r, &guid) &&
+	    guid == c->guid) {
+		ibsriov_guid_str(guid, val, len);
+		return "GUID";
+	}
+	return NULL;
+}
+
+int ibsriov_held_free(struct add *a)
+{
+	const struct ibsriov_conf *c = &a->conf;
+	_cleanup_dir_ DIR *d = NULL;
+	struct dirent *e;
+	unsigned int seen = 0;
+
+	/* An all-ones GUID is the driver's "none": shared by every such VF. */
+	if (!c->has_mac && !(c->has_guid && !ibsriov_guid_unset(c->guid)))
+		return 0;
+	d = opendir(IBSRIOV_STATE_DIR);
+	if (!d)
+		return errno == ENOENT ? 0
+				       : cni_errorf(&a->ctx->err, -errno, CNI_ERR_IO,
+						    "cannot read the attachment records", "%s: %s",
+						    IBSRIOV_STATE_DIR, strerror(errno));
+	while ((e = readdir(d)) && seen++ < IBSRIOV_RECORDS_MAX) {
+		struct ibsriov_record r;
+		const char *what;
+		char val[32];
+
+		if (e->d_name[0] == '.' || !strcmp(e->d_name, a->rec.name) ||
+		    ibsriov_record_load(e->d_name, &r))
+			continue;
+		what = held_by(c, &r, val, sizeof(val));
+		if (what)
+			cni_errorf(&a->ctx->err, -EADDRINUSE, CNI_ERR_INVALID_CONFIG,
+				   !strcmp(what, "MAC") ? "the MAC is held by another attachment"
+							: "the GUID is held by another attachment",
+				   "%s is %s, which %s of container %s (network %s, device %s) "
+				   "holds: one attachment per %s on the node; give this network "
+				   "another, or DEL that attachment",
+				   !strcmp(what, "MAC") ? c->mac_from : c->guid_from, val, r.ifname,
+				   r.container_id, r.network, r.device, what);
+		ibsriov_record_clear(&r);
+		if (what)
+			return -EADDRINUSE;
+	}
+	return 0;
+}
