@@ -10,6 +10,7 @@
 #include "env.h"
 #include "error.h"
 #include "log.h"
+#include "nodeconf.h"
 #include "result.h"
 #include "version.h"
 
@@ -18,7 +19,11 @@ struct cni_ctx {
 	struct cni_args args;	     /* CNI_ARGS, parsed */
 	const struct cni_conf *conf; /* NULL for VERSION; read only */
 	struct cni_conf *own_conf;   /* the parse this context frees (conf, or NULL) */
-	struct cni_result *result;   /* ADD sets it; cni_run prints and frees it */
+	/* The node's configuration (CNI_NODECONF_PATH), loaded by cni_run for
+	 * every verb; NULL only for VERSION. Read only. */
+	const struct cni_nodeconf *node;
+	struct cni_nodeconf *own_node; /* the load this context frees (node, or NULL) */
+	struct cni_result *result;     /* ADD sets it; cni_run prints and frees it */
 	struct cni_error err;
 };
 

@@ -237,6 +237,18 @@ static int serve(const struct cni_plugin *p, struct cni_ctx *ctx, struct json_ob
 	return cni_result_to_json(ctx->result, ctx->conf->version, out, &ctx->err);
 }
 
+/* The node's configuration, for every verb: a broken file fails them all
+ * (code 7 naming the file and the key; 5 when it cannot be read), so an
+ * admin's mistake is seen at once rather than as a silently default node. */
+static int load_node(struct cni_ctx *ctx)
+{
+	ctx->own_node = calloc(1, sizeof(*ctx->own_node));
+	if (!ctx->own_node)
+		return -ENOMEM;
+	ctx->node = ctx->own_node;
+	return cni_nodeconf_load(ctx->own_node, NULL, &ctx->err);
+}
+
 static int run(const struct cni_plugin *p, struct cni_ctx *ctx)
 {
 	_cleanup_json_ struct json_object *out = NULL;
@@ -260,6 +272,9 @@ static int run(const struct cni_plugin *p, struct cni_ctx *ctx)
 		return ret;
 	ctx->conf = ctx->own_conf;
 	cni_log_setup(ctx->conf->log_level, ctx->conf->log_file);
+	ret = load_node(ctx);
+	if (ret)
+		return ret;
 	ret = serve(p, ctx, &out);
 	return ret || !out ? ret : print_json(out);
 }
@@ -278,6 +293,8 @@ static void ctx_free(struct cni_ctx *ctx)
 	cni_result_free(ctx->result);
 	cni_args_free(&ctx->args);
 	cni_conf_free(ctx->own_conf);
+	cni_nodeconf_free(ctx->own_node);
+	free(ctx->own_node);
 }
 
 /* ctx's configuration for a request cmd: conf itself when it was parsed
@@ -311,6 +328,8 @@ int cni_run_builtin(const struct cni_plugin *p, const struct cni_env *env, enum 
 	*out = NULL;
 	ctx.env.command = cmd;
 	ctx.env.command_str = cni_command_str(cmd);
+	/* The request is the caller's own: so is the node it runs on. */
+	ctx.node = outer && outer->node ? outer->node : cni_nodeconf_defaults();
 	saved = cni_log_swap_context((struct cni_log_ctx){p->name, ctx.env.command_str,
 							  ctx.env.containerid, ctx.env.ifname});
 	current = &ctx;

@@ -76,6 +76,7 @@ int fuzz_ctx(struct cni_ctx *ctx, const char *conf, size_t len, enum cni_command
 	ctx->env.path = "/nonexistent";
 	ret = cni_conf_parse(raw, len, cmd, &ctx->own_conf, &ctx->err);
 	ctx->conf = ctx->own_conf;
+	ctx->node = cni_nodeconf_defaults();
 	if (!ret)
 		ret = cni_args_parse(args, &ctx->args, &ctx->err);
 	/* Quiet: a config's logLevel/logFile must not make the fuzzer write. */

@@ -28,6 +28,7 @@ static int load(const char *keys, const char *cni_args, struct ibsriov_conf *c, 
 	cr_assert_eq(cni_conf_parse(raw, strlen(raw), CNI_CMD_ADD, &ctx->own_conf, &ctx->err), 0,
 		     "%s", ctx->err.details);
 	ctx->conf = ctx->own_conf;
+	ctx->node = cni_nodeconf_defaults();
 	cr_assert_eq(cni_args_parse(cni_args, &ctx->args, &ctx->err), 0);
 	return ibsriov_conf_load(ctx, c, false);
 }

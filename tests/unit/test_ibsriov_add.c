@@ -110,6 +110,7 @@ static struct cni_ctx *ctx_for(const char *keys)
 			   keys) > 0);
 	cr_assert_eq(cni_conf_parse(raw, strlen(raw), CNI_CMD_ADD, &ctx.own_conf, &ctx.err), 0);
 	ctx.conf = ctx.own_conf;
+	ctx.node = cni_nodeconf_defaults();
 	return &ctx;
 }
 

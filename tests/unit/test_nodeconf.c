@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: Apache-2.0
+/* The node configuration: defaults, every key, and every way the file can be wrong. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "nodeconf.h"
+#include "helpers.h"
+
+static char dir[64];
+static char path[128];
+
+static void setup(void)
+{
+	make_tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/ibcni.conf", dir);
+}
+
+static void teardown(void)
+{
+	rm_tree(dir);
+}
+
+TestSuite(nodeconf, .init = setup, .fini = teardown);
+
+static void put(const char *text)
+{
+	tree_put(dir, "ibcni.conf", text);
+	cr_assert_eq(chmod(path, 0644), 0);
+}
+
+static void assert_defaults(const struct cni_nodeconf *nc)
+{
+	cr_assert_eq(nc->n_allowed_data_dirs, 1);
+	cr_assert_str_eq(nc->allowed_data_dirs[0], "/var/lib/cni/networks");
+	cr_assert_null(nc->allowed_data_dirs[1]);
+	cr_assert_eq(nc->device_check, CNI_DEVICE_CHECK_KUBELET);
+	cr_assert_eq(nc->max_wait_ms, 30000);
+}
+
+/* The load fails with code c and details holding path then want. */
+static void assert_refused(int c, const char *want)
+{
+	struct cni_nodeconf nc;
+	struct cni_error err = {0};
+	char prefix[160];
+
+	cr_assert_lt(cni_nodeconf_load(&nc, path, &err), 0, "accepted: want %s", want);
+	cr_assert_eq(err.code, c, "code %d: %s: %s", err.code, err.msg, err.details);
+	snprintf(prefix, sizeof(prefix), "%s: ", path);
+	cr_assert_eq(strncmp(err.details, prefix, strlen(prefix)), 0, "%s", err.details);
+	cr_assert(strstr(err.details, want), "details \"%s\", want \"%s\"", err.details, want);
+	cr_assert_eq(nc.n_allowed_data_dirs, 0, "a failed load leaves nothing to free");
+}
+
+Test(nodeconf, absent_file_gives_the_defaults)
+{
+	struct cni_nodeconf nc;
+	struct cni_error err = {0};
+
+	cr_assert_eq(cni_nodeconf_load(&nc, path, &err), 0, "%s", err.details);
+	cr_assert_eq(err.code, 0);
+	assert_defaults(&nc);
+	cni_nodeconf_free(&nc);
+	cr_assert_eq(nc.n_allowed_data_dirs, 0);
+	assert_defaults(cni_nodeconf_defaults());
+}
+
+Test(nodeconf, empty_object_gives_the_defaults)
+{
+	struct cni_nodeconf nc;
+	struct cni_error err = {0};
+
+	put("{}\n");
+	cr_assert_eq(cni_nodeconf_load(&nc, path, &err), 0, "%s", err.details);
+	assert_defaults(&nc);
+	cni_nodeconf_free(&nc);
+}
+
+Test(nodeconf, every_key)
+{
+	struct cni_nodeconf nc;
+	struct cni_error err = {0};
+
+	put("{\"allowedDataDirs\": [\"/var/lib/cni/networks\", \"//srv//ipam/\", \"/data\"],\n"
+	    " \"deviceCheck\": \"off\", \"maxWaitMs\": 600000}\n");
+	cr_assert_eq(cni_nodeconf_load(&nc, path, &err), 0, "%s", err.details);
+	cr_assert_eq(nc.n_allowed_data_dirs, 3);
+	cr_assert_str_eq(nc.allowed_data_dirs[0], "/var/lib/cni/networks");
+	cr_assert_str_eq(nc.allowed_data_dirs[1], "/srv/ipam", "normalised");
+	cr_assert_str_eq(nc.allowed_data_dirs[2], "/data");
+	cr_assert_eq(nc.device_check, CNI_DEVICE_CHECK_OFF);
+	cr_assert_eq(nc.max_wait_ms, 600000);
+	cni_nodeconf_free(&nc);
+}
+
+Test(nodeconf, list_replaces_the_default_and_zero_wait)
+{
+	struct cni_nodeconf nc;
+	struct cni_error err = {0};
+
+	put("{\"allowedDataDirs\": [\"/srv/ipam\"], \"deviceCheck\": \"kubelet\", "
+	    "\"maxWaitMs\": 0}");
+	cr_assert_eq(cni_nodeconf_load(&nc, path, &err), 0, "%s", err.details);
+	cr_assert_eq(nc.n_allowed_data_dirs, 1);
+	cr_assert_str_eq(nc.allowed_data_dirs[0], "/srv/ipam");
+	cr_assert_eq(nc.device_check, CNI_DEVICE_CHECK_KUBELET);
+	cr_assert_eq(nc.max_wait_ms, 0);
+	cni_nodeconf_free(&nc);
+}
+
+Test(nodeconf, sixteen_dirs_fit)
+{
+	char text[1024] = "{\"allowedDataDirs\": [";
+	struct cni_nodeconf nc;
+	struct cni_error err = {0};
+
+	for (int i = 0; i < CNI_NODECONF_MAX_DIRS; i++)
+		snprintf(text + strlen(text), sizeof(text) - strlen(text), "%s\"/d%d\"",
+			 i ? "," : "", i);
+	strcat(text, "]}");
+	put(text);
+	cr_assert_eq(cni_nodeconf_load(&nc, path, &err), 0, "%s", err.details);
+	cr_assert_eq(nc.n_allowed_data_dirs, CNI_NODECONF_MAX_DIRS);
+	cr_assert_str_eq(nc.allowed_data_dirs[15], "/d15");
+	cni_nodeconf_free(&nc);
+
+	strcpy(text + strlen(text) - 2, ",\"/d16\"]}");
+	put(text);
+	assert_refused(7, "\"allowedDataDirs\" must be a list of 1 to 16 absolute directories");
+}
+
+struct bad_case {
+	char text[128];
+	char want[128];
+};
+
+ParameterizedTestParameters(nodeconf, bad_contents)
+{
+	static struct bad_case cases[] = {
+	    {"not json", "not JSON"},
+	    {"", "not JSON: unexpected end of JSON input"},
+	    {"[]", "must be a JSON object"},
+	    {"{} {}", "not JSON"},
+	    {"{\"maxWaitMS\": 5}", "unknown key \"maxWaitMS\"; the keys are allowedDataDirs, "
+				   "deviceCheck and maxWaitMs"},
+	    {"{\"dataDir\": \"/x\"}", "unknown key \"dataDir\""},
+	    {"{\"deviceCheck\": \"on\"}",
+	     "\"deviceCheck\" is \"on\"; it must be \"kubelet\" or \"off\""},
+	    {"{\"deviceCheck\": \"Kubelet\"}", "\"deviceCheck\" is \"Kubelet\""},
+	    {"{\"deviceCheck\": false}", "\"deviceCheck\" is false"},
+	    {"{\"deviceCheck\": null}", "\"deviceCheck\" is null"},
+	    {"{\"maxWaitMs\": -1}", "\"maxWaitMs\" is -1; it must be an integer from 0 to 600000"},
+	    {"{\"maxWaitMs\": 600001}", "\"maxWaitMs\" is 600001"},
+	    {"{\"maxWaitMs\": 99999999999999999999}", "\"maxWaitMs\" is"},
+	    {"{\"maxWaitMs\": 1.5}", "\"maxWaitMs\" is 1.5"},
+	    {"{\"maxWaitMs\": \"100\"}", "\"maxWaitMs\" is \"100\""},
+	    {"{\"allowedDataDirs\": \"/srv\"}", "\"allowedDataDirs\" must be a list of 1 to 16"},
+	    {"{\"allowedDataDirs\": []}", "\"allowedDataDirs\" must be a list of 1 to 16"},
+	    {"{\"allowedDataDirs\": [5]}", "\"allowedDataDirs\"[0] must be a string"},
+	    {"{\"allowedDataDirs\": [\"/a\", \"srv\"]}",
+	     "\"allowedDataDirs\"[1] is \"srv\"; it must be an absolute directory other than / "
+	     "without \".\" or \"..\" components"},
+	    {"{\"allowedDataDirs\": [\"/\"]}", "\"allowedDataDirs\"[0] is \"/\""},
+	    {"{\"allowedDataDirs\": [\"///\"]}", "\"allowedDataDirs\"[0] is \"///\""},
+	    {"{\"allowedDataDirs\": [\"\"]}", "\"allowedDataDirs\"[0] is \"\""},
+	    {"{\"allowedDataDirs\": [\"/var/lib/../../etc\"]}", "\"allowedDataDirs\"[0] is"},
+	    {"{\"allowedDataDirs\": [\"/var/./lib\"]}", "\"allowedDataDirs\"[0] is"},
+	    {"{\"allowedDataDirs\": [\"/var/lib/..\"]}", "\"allowedDataDirs\"[0] is"},
+	    {"{\"allowedDataDirs\": [\"/a\\u0000b\"]}",
+	     "\"allowedDataDirs[0]\" contains a NUL character"},
+	    {"{\"allowedDataDirs\": [\"/a\"], \"x\": 1}", "unknown key \"x\""},
+	};
+
+	return cr_make_param_array(struct bad_case, cases, ARRAY_SIZE(cases));
+}
+
+ParameterizedTest(struct bad_case *tc, nodeconf, bad_contents)
+{
+	put(tc->text);
+	assert_refused(7, tc->want);
+}
+
+Test(nodeconf, invalid_utf8)
+{
+	put("{\"allowedDataDirs\": [\"/\xff\"]}");
+	assert_refused(7, "invalid UTF-8 at byte 23");
+}
+
+Test(nodeconf, a_symlink_is_refused)
+{
+	tree_put(dir, "real.conf", "{}");
+	tree_link(dir, "real.conf", "ibcni.conf");
+	assert_refused(7, "is a symbolic link");
+}
+
+Test(nodeconf, group_or_other_writable_is_refused)
+{
+	put("{}");
+	cr_assert_eq(chmod(path, 0664), 0);
+	assert_refused(7, "must be owned by uid");
+	cr_assert_eq(chmod(path, 0646), 0);
+	assert_refused(7, "mode 0646); chown root and chmod 0644 it");
+	cr_assert_eq(chmod(path, 0600), 0);
+	{
+		struct cni_nodeconf nc;
+		struct cni_error err = {0};
+
+		cr_assert_eq(cni_nodeconf_load(&nc, path, &err), 0, "%s", err.details);
+		cni_nodeconf_free(&nc);
+	}
+}
+
+Test(nodeconf, another_owner_is_refused)
+{
+	if (geteuid() != 0)
+		cr_skip_test("only root can give a file away");
+	put("{}");
+	cr_assert_eq(chown(path, 1, 0), 0);
+	assert_refused(7, "must be owned by uid 0 and not group- or other-writable (owner 1, "
+			  "mode 0644)");
+}
+
+Test(nodeconf, oversize_is_refused)
+{
+	static char big[CNI_NODECONF_MAX_SIZE + 2];
+
+	memset(big, ' ', sizeof(big) - 1);
+	big[0] = '{';
+	big[sizeof(big) - 2] = '}';
+	put(big);
+	assert_refused(7, "is larger than 65536 bytes");
+	/* Exactly the limit is read. */
+	big[sizeof(big) - 3] = '}';
+	big[sizeof(big) - 2] = '\0';
+	put(big);
+	{
+		struct cni_nodeconf nc;
+		struct cni_error err = {0};
+
+		cr_assert_eq(cni_nodeconf_load(&nc, path, &err), 0, "%s", err.details);
+		cni_nodeconf_free(&nc);
+	}
+}
+
+Test(nodeconf, a_directory_or_fifo_is_refused_without_hanging)
+{
+	cr_assert_eq(mkdir(path, 0755), 0);
+	assert_refused(7, "is not a regular file");
+	cr_assert_eq(rmdir(path), 0);
+	cr_assert_eq(mkfifo(path, 0644), 0);
+	assert_refused(7, "is not a regular file");
+}
+
+Test(nodeconf, unreadable_parent_is_an_io_error)
+{
+	struct cni_nodeconf nc;
+	struct cni_error err = {0};
+	char file[160];
+
+	/* A file where the directory should be: not "absent", not defaults. */
+	snprintf(file, sizeof(file), "%s/ibcni.conf/x", dir);
+	put("{}");
+	cr_assert_lt(cni_nodeconf_load(&nc, file, &err), 0);
+	cr_assert_eq(err.code, 5, "%s", err.details);
+	cr_assert_str_eq(err.msg, "cannot read the node configuration");
+	cr_assert(strstr(err.details, "Not a directory"), "%s", err.details);
+}
