@@ -54,8 +54,8 @@ static int bad(struct cni_error *err, int ret, const char *path, const char *fmt
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	return cni_errorf(err, ret, CNI_ERR_INVALID_CONFIG, "invalid node configuration",
-			  "%s: %s", path, why);
+	return cni_errorf(err, ret, CNI_ERR_INVALID_CONFIG, "invalid node configuration", "%s: %s",
+			  path, why);
 }
 
 /* The file's bytes, when it is one only root could have written: opened
@@ -163,9 +163,8 @@ static int parse_key(struct cni_nodeconf *nc, const char *key, struct json_objec
 	if (!strcmp(key, "allowedDataDirs"))
 		return parse_dirs(nc, v, path, err);
 	if (!strcmp(key, "deviceCheck")) {
-		const char *s = json_object_is_type(v, json_type_string)
-				    ? json_object_get_string(v)
-				    : "";
+		const char *s =
+		    json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
 
 		if (!strcmp(s, "kubelet"))
 			nc->device_check = CNI_DEVICE_CHECK_KUBELET;
@@ -229,8 +228,7 @@ int cni_nodeconf_load(struct cni_nodeconf *nc, const char *path, struct cni_erro
 		ret = bad(err, -EINVAL, path, "%s", input.details);
 	}
 	if (!ret) {
-		json_object_object_foreach(root, key, v)
-		{
+		json_object_object_foreach (root, key, v) {
 			ret = parse_key(nc, key, v, path, err);
 			if (ret)
 				break;

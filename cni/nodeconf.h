@@ -21,8 +21,9 @@
 enum cni_device_check { CNI_DEVICE_CHECK_KUBELET = 0, CNI_DEVICE_CHECK_OFF };
 
 struct cni_nodeconf {
-	char *allowed_data_dirs[CNI_NODECONF_MAX_DIRS]; /* absolute, normalised; default one entry */
-	size_t n_allowed_data_dirs;			/* default: "/var/lib/cni/networks" */
+	char
+	    *allowed_data_dirs[CNI_NODECONF_MAX_DIRS]; /* absolute, normalised; default one entry */
+	size_t n_allowed_data_dirs;		       /* default: "/var/lib/cni/networks" */
 	enum cni_device_check device_check; /* "deviceCheck": "kubelet" (default) | "off" */
 	unsigned int max_wait_ms; /* "maxWaitMs": cap of every wait a NAD asks for; default 30000 */
 };

@@ -55,8 +55,7 @@ struct conn {
 };
 
 /* Say what went wrong (once: the first failure is the cause); returns ret. */
-__attribute__((format(printf, 3, 4))) static int whyf(struct conn *c, int ret, const char *fmt,
-							...)
+__attribute__((format(printf, 3, 4))) static int whyf(struct conn *c, int ret, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -100,8 +99,8 @@ static bool header_is(const uint8_t *name, size_t len, const char *want)
 	return len == strlen(want) && !memcmp(name, want, len);
 }
 
-static int on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *name,
-		     size_t nlen, const uint8_t *value, size_t vlen, uint8_t flags, void *ud)
+static int on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *name, size_t nlen,
+		     const uint8_t *value, size_t vlen, uint8_t flags, void *ud)
 {
 	struct call *k = ((struct conn *)ud)->call;
 	const char *v = (const char *)value;
@@ -360,8 +359,8 @@ static int ask_list(struct conn *c, const char *ns, const char *name,
 	struct call k = {0};
 	const uint8_t *msg;
 	size_t len, mlen;
-	int ret = cni_podres_list_request(&req, &len) ?:
-		  call(c, &k, path_list, req, len, &msg, &mlen);
+	int ret =
+	    cni_podres_list_request(&req, &len) ?: call(c, &k, path_list, req, len, &msg, &mlen);
 
 	if (!ret) {
 		ret = cni_podres_decode_list(msg, mlen, ns, name, out);

@@ -98,12 +98,23 @@ void cni_grpc_message_decode(const char *v, size_t len, char *out, size_t size)
 
 const char *cni_grpc_status_name(int status)
 {
-	static const char *const names[] = {
-	    "OK",	     "CANCELLED",	"UNKNOWN",	      "INVALID_ARGUMENT",
-	    "DEADLINE_EXCEEDED", "NOT_FOUND",	"ALREADY_EXISTS",     "PERMISSION_DENIED",
-	    "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED",	      "OUT_OF_RANGE",
-	    "UNIMPLEMENTED",	"INTERNAL",	"UNAVAILABLE",	      "DATA_LOSS",
-	    "UNAUTHENTICATED"};
+	static const char *const names[] = {"OK",
+					    "CANCELLED",
+					    "UNKNOWN",
+					    "INVALID_ARGUMENT",
+					    "DEADLINE_EXCEEDED",
+					    "NOT_FOUND",
+					    "ALREADY_EXISTS",
+					    "PERMISSION_DENIED",
+					    "RESOURCE_EXHAUSTED",
+					    "FAILED_PRECONDITION",
+					    "ABORTED",
+					    "OUT_OF_RANGE",
+					    "UNIMPLEMENTED",
+					    "INTERNAL",
+					    "UNAVAILABLE",
+					    "DATA_LOSS",
+					    "UNAUTHENTICATED"};
 
 	if (status < 0 || status > CNI_GRPC_STATUS_MAX)
 		return "unknown";

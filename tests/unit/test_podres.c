@@ -116,8 +116,7 @@ Test(grpc, unframe_refuses_oversized_before_reading_it)
 	const uint8_t *msg;
 	size_t len;
 
-	cr_assert_eq(cni_grpc_unframe(big, sizeof(big), CNI_PODRES_MAX_MSG, &msg, &len),
-		     -EMSGSIZE);
+	cr_assert_eq(cni_grpc_unframe(big, sizeof(big), CNI_PODRES_MAX_MSG, &msg, &len), -EMSGSIZE);
 	cr_assert_eq(cni_grpc_unframe(huge, sizeof(huge), CNI_PODRES_MAX_MSG, &msg, &len),
 		     -EMSGSIZE);
 }
@@ -309,8 +308,7 @@ Test(transport, socket_without_server_is_try_again_naming_it)
 	_cleanup_close_ int fd = listener(-1); /* bound, never listening */
 
 	cr_assert_lt(ask(500, &err, &took), 0);
-	assert_cni_error(&err, CNI_ERR_TRY_AGAIN,
-			 "cannot ask kubelet which devices the pod holds");
+	assert_cni_error(&err, CNI_ERR_TRY_AGAIN, "cannot ask kubelet which devices the pod holds");
 	cr_assert(strstr(err.details, sock), "%s", err.details);
 	cr_assert(strstr(err.details, "cannot connect"), "%s", err.details);
 	cr_assert(strstr(err.details, "pod ns/pod"), "%s", err.details);
