@@ -105,8 +105,8 @@ int cni_device_check(struct cni_ctx *ctx, const char *src, const char *const *de
 		ms = ctx->node->max_wait_ms;
 	ret = cni_podres_pod_devices(sock, ns, name, ms, &d, &ctx->err);
 	if (ret == -ENOENT && !ctx->err.code) {
-		log_debug("kubelet's PodResources socket %s is gone: %s %s not checked", sock,
-			  src, devs[0]);
+		log_debug("kubelet's PodResources socket %s is gone: %s %s not checked", sock, src,
+			  devs[0]);
 		return 0;
 	}
 	if (ret)

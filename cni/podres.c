@@ -3,6 +3,7 @@
  * (libnghttp2, our own nonblocking I/O under poll), one or two unary gRPC
  * calls on it, the whole exchange under one deadline and a byte budget. */
 #include <errno.h>
+#include <limits.h>
 #include <nghttp2/nghttp2.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -187,8 +188,15 @@ static int sock_connect(struct conn *c, const char *path)
 		if (now >= c->deadline)
 			return -ETIMEDOUT;
 		if (errno == EINPROGRESS) {
+			int soerr = 0;
+			socklen_t len = sizeof(soerr);
+
 			p = (struct pollfd){.fd = c->fd, .events = POLLOUT};
-			return poll(&p, 1, (int)(c->deadline - now)) == 1 ? 0 : -ETIMEDOUT;
+			if (poll(&p, 1, (int)(c->deadline - now)) != 1)
+				return -ETIMEDOUT;
+			if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &soerr, &len))
+				return -errno;
+			return -soerr;
 		}
 		sleep_ms(c->deadline - now < 20 ? (unsigned int)(c->deadline - now) : 20);
 	}
@@ -248,8 +256,10 @@ static int submit(struct conn *c, struct call *k, char *path)
 	nghttp2_data_provider body = {.source.ptr = k, .read_callback = on_read_body};
 	nghttp2_nv h[8];
 
-	/* kubelet learns our deadline too (gRPC's "<n>m", milliseconds). */
+	/* kubelet learns our deadline too (gRPC's "<n>m": at most 8 digits). */
 	cni_u64_str(c->deadline > now ? c->deadline - now : 1, left);
+	if (strlen(left) > 8)
+		copy_str(left, sizeof(left), "99999999");
 	memcpy(left + strlen(left), "m", 2);
 	h[0] = nv(m, post), h[1] = nv(sch, http), h[2] = nv(auth, host), h[3] = nv(p, path);
 	h[4] = nv(ct, grpc), h[5] = nv(te, trailers), h[6] = nv(to, left);
@@ -411,7 +421,8 @@ int cni_podres_pod_devices(const char *socket, const char *ns, const char *name,
 	if (!c)
 		return cni_errorf(err, -ENOMEM, CNI_ERR_INTERNAL, "out of memory", NULL);
 	c->fd = -1;
-	c->deadline = now_ms() + timeout_ms;
+	/* poll takes an int of milliseconds */
+	c->deadline = now_ms() + (timeout_ms > INT_MAX ? INT_MAX : timeout_ms);
 	ret = sock_connect(c, socket);
 	if (ret)
 		whyf(c, ret, "cannot connect: %s", strerror(-ret));
