@@ -33,6 +33,10 @@ test_podres_allocated_device_attaches() {
 	cni_exec ib-sriov DEL ctr1 pod1 net1 "$conf" "$POD_ARGS"
 	assert_eq 0 "$RC" "DEL ($OUT)"
 	vf_as_found vf0_1 "$(ip -j link show vf0_1 | jq -r '.[0].address')" 1500
+	# A device plugin's short address is the same VF (addresses compared normalised).
+	kubelet get "$(pods '{"example.com/vf":["03:01.1"]}')" || return
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf" "$POD_ARGS"
+	assert_eq 0 "$RC" "ADD, kubelet's ID in the short form ($OUT)"
 }
 
 test_podres_unallocated_device_refused() {
