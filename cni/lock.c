@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -18,19 +19,28 @@
  * and only a regular file is locked. */
 static int open_lock(int dirfd, const char *name, const char *what, struct cni_error *err)
 {
+	const int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
 	_cleanup_close_ int fd = -1;
+	bool created = false;
 	struct stat st;
 
-	fd = openat(dirfd, name, O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+	fd = openat(dirfd, name, flags);
+	if (fd < 0 && errno == ENOENT) {
+		fd = openat(dirfd, name, flags | O_CREAT | O_EXCL, 0600);
+		created = fd >= 0;
+		if (fd < 0 && errno == EEXIST) /* another run made it since */
+			fd = openat(dirfd, name, flags);
+	}
 	if (fd < 0 || fstat(fd, &st) < 0)
 		return cni_errorf(err, -errno, CNI_ERR_IO, "cannot open lock file", "%s: %s", what,
 				  strerror(errno));
 	if (!S_ISREG(st.st_mode))
 		return cni_errorf(err, -EINVAL, CNI_ERR_IO, "cannot open lock file",
 				  "%s is not a regular file; remove it", what);
-	/* Older files may carry wider modes; a lock needs no more than 0600.
-	 * Never through a second link: that would change another file. */
-	if ((st.st_mode & 07777) != 0600 && st.st_nlink == 1 && st.st_uid == cni_euid())
+	/* 0600 whatever the umask, on the file this call made only: an
+	 * existing one may be another program's (a dataDir naming a
+	 * directory that holds its "lock"), and is used as it is. */
+	if (created && (st.st_mode & 07777) != 0600)
 		fchmod(fd, 0600);
 	return steal_fd(fd);
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -110,42 +111,116 @@ static int open_log_dir(void)
 	return ret ? ret : steal_fd(dirfd);
 }
 
-/* Open file (absolute under cni_log_dir, or relative to it) for appending.
- * Returns the fd or -errno; -EXDEV when it names a place outside. */
-static int open_log_file(const char *file)
+/* A log file name: letters, digits, ".", "_" and "-", no leading dot (no
+ * hidden files, no "." or ".."), with room for the rotation's ".1". */
+static bool name_ok(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n && n <= CNI_LOG_NAME_MAX && name[0] != '.' &&
+	       strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") ==
+		   n;
+}
+
+/* The file name logFile gives: itself, or the part after cni_log_dir/
+ * when absolute; NULL when it names a place outside or a subdirectory. */
+static const char *file_name(const char *file)
 {
 	size_t dirlen = strlen(cni_log_dir);
-	_cleanup_close_ int dirfd = -1;
-	const char *rel = file, *slash;
-	int fd, ret;
 
 	if (file[0] == '/') {
 		if (strncmp(file, cni_log_dir, dirlen) || file[dirlen] != '/')
-			return -EXDEV;
-		rel = file + dirlen + 1;
+			return NULL;
+		file += dirlen + 1;
 	}
-	dirfd = open_log_dir();
-	if (dirfd < 0)
-		return dirfd;
-	while ((slash = strchr(rel, '/'))) {
-		ret = step(&dirfd, rel, (size_t)(slash - rel), false) ?: check_ours(dirfd, false);
-		if (ret)
-			return ret;
-		rel = slash + 1;
-	}
-	if (!*rel || !strcmp(rel, ".") || !strcmp(rel, ".."))
-		return -EINVAL;
-	/* O_NONBLOCK: a FIFO planted under the name must not hang us. */
-	fd = openat(dirfd, rel,
-		    O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
-		    0600);
+	return strchr(file, '/') ? NULL : file;
+}
+
+int cni_log_file_check(const char *file, const char *network, struct cni_error *err)
+{
+	const char *name;
+	size_t n = network ? strlen(network) : 0;
+
+	if (!file || !*file)
+		return 0;
+	name = file_name(file);
+	/* The network's own: another NAD cannot write lines into it. */
+	if (name && name_ok(name) && n && !strncmp(name, network, n) &&
+	    (!name[n] || name[n] == '.' || name[n] == '-'))
+		return 0;
+	return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid logFile",
+			  "logFile must be a file in %s/ named after the network: \"%s\", or "
+			  "\"%s\" then \".\" or \"-\" and more letters, digits, \".\", \"_\" "
+			  "or \"-\" (e.g. \"%s.log\")",
+			  cni_log_dir, network ? network : "", network ? network : "",
+			  network ? network : "");
+}
+
+/* name in dirfd, opened for appending: ours, a regular file with one link,
+ * never through a link, never blocking on a FIFO. *st is its state. */
+static int open_in(int dirfd, const char *name, struct stat *st)
+{
+	int fd = openat(
+	    dirfd, name,
+	    O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
+	int ret;
+
 	if (fd < 0)
 		return -errno;
 	ret = check_ours(fd, true);
+	if (!ret && fstat(fd, st) < 0)
+		ret = -errno;
 	if (ret) {
 		close(fd);
 		return ret;
 	}
+	return fd;
+}
+
+/* fd (name in dirfd) has grown past CNI_LOG_MAX_SIZE: it becomes
+ * "<name>.1" (the previous one dropped) and a fresh name is opened. Under
+ * an flock of the old file, and only while the name is still that file:
+ * of two runs that both saw it full, one renames, the other opens anew. */
+static int rotate(int dirfd, const char *name, int fd)
+{
+	char old[NAME_MAX + 1];
+	struct stat st, now;
+	int ret = 0;
+
+	if (check_snprintf(old, sizeof(old), "%s.1", name) || fstat(fd, &st) < 0) {
+		close(fd);
+		return -ENAMETOOLONG;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+		if (!fstatat(dirfd, name, &now, AT_SYMLINK_NOFOLLOW) && now.st_ino == st.st_ino &&
+		    now.st_dev == st.st_dev && renameat(dirfd, name, dirfd, old) < 0)
+			ret = -errno;
+		flock(fd, LOCK_UN);
+	}
+	close(fd);
+	return ret ? ret : open_in(dirfd, name, &st);
+}
+
+/* Open file (a name in cni_log_dir, or that path) for appending. Returns
+ * the fd or -errno; -EXDEV when it names a place outside. */
+static int open_log_file(const char *file)
+{
+	_cleanup_close_ int dirfd = -1;
+	const char *name = file_name(file);
+	struct stat st;
+	int fd;
+	size_t dirlen = strlen(cni_log_dir);
+
+	if (file[0] == '/' && (strncmp(file, cni_log_dir, dirlen) || file[dirlen] != '/'))
+		return -EXDEV;
+	if (!name || !name_ok(name))
+		return -EINVAL;
+	dirfd = open_log_dir();
+	if (dirfd < 0)
+		return dirfd;
+	fd = open_in(dirfd, name, &st);
+	if (fd >= 0 && st.st_size >= CNI_LOG_MAX_SIZE)
+		fd = rotate(dirfd, name, fd);
 	return fd;
 }
 

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "error.h"
+
 enum cni_log_level {
 	CNI_LOG_PANIC,
 	CNI_LOG_ERROR,
@@ -19,14 +21,26 @@ enum cni_log_level {
  * directory; nothing a production binary reads can change it. */
 extern const char *cni_log_dir;
 
+/* A log file grows to this size, then becomes "<name>.1" (one rotation). */
+#define CNI_LOG_MAX_SIZE (8 << 20)
+/* The longest logFile name, with room for ".1". */
+#define CNI_LOG_NAME_MAX 200
+
 /* Apply the logLevel/logFile config keys as sriov-cni users write them:
  * panic|error|warning|info|debug (anything else: info, with a warning).
- * logFile is a file name in cni_log_dir (or an absolute path under it),
- * opened component by component without following links; it must be a
- * regular file with one link, owned by us and not group/other-writable.
+ * logFile is a file name in cni_log_dir (or that absolute path): letters,
+ * digits, ".", "_" and "-", no leading dot, no subdirectory; opened without
+ * following links; it must be a regular file with one link, owned by us
+ * and not group/other-writable; past CNI_LOG_MAX_SIZE it is rotated.
  * Anything else, an empty or absent file, logs to stderr (a refusal says so
  * there). Never stdout. */
 void cni_log_setup(const char *level, const char *file);
+
+/* Whether logFile (NULL or "": none) may be used by network: its name (as
+ * cni_log_setup reads it) is the network's name, or that name followed by
+ * "." or "-" and more of the name's characters, so one network's config
+ * cannot write lines into another's log. Code 7 naming logFile otherwise. */
+int cni_log_file_check(const char *file, const char *network, struct cni_error *err);
 
 /* Copy s into out[len] (NUL-terminated) with control characters (C0, DEL,
  * C1), backslash and invalid UTF-8 escaped as \n, \r, \t, \\ or \xNN.

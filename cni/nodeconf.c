@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "cleanup.h"
+#include "confine.h"
 #include "json.h"
 #include "nodeconf.h"
 #include "util.h"
@@ -93,34 +94,14 @@ static int read_conf(const char *path, char **raw, size_t *len, struct cni_error
 	return 0;
 }
 
-/* in as an absolute path without empty, "." or ".." components and without
- * a trailing slash, into *out (malloc'd); -EINVAL when it cannot be one. */
+/* in normalised (cni_path_normalise) into *out (malloc'd); -EINVAL when it
+ * cannot be, or is "/", which would allow every directory of the node. */
 static int normalise_dir(const char *in, char **out)
 {
 	char buf[PATH_MAX];
-	size_t n = 0;
 
-	if (in[0] != '/' || strlen(in) >= sizeof(buf))
+	if (cni_path_normalise(in, buf, sizeof(buf)) || !strcmp(buf, "/"))
 		return -EINVAL;
-	for (const char *p = in; *p;) {
-		size_t l;
-
-		while (*p == '/')
-			p++;
-		l = strcspn(p, "/");
-		if (!l)
-			break;
-		if ((l == 1 && p[0] == '.') || (l == 2 && p[0] == '.' && p[1] == '.'))
-			return -EINVAL;
-		buf[n++] = '/';
-		memcpy(buf + n, p, l);
-		n += l;
-		p += l;
-	}
-	/* "/" would allow every directory of the node: name the subtree. */
-	if (!n)
-		return -EINVAL;
-	buf[n] = '\0';
 	*out = strdup(buf);
 	return *out ? 0 : -ENOMEM;
 }

@@ -21,11 +21,14 @@
 enum cni_device_check { CNI_DEVICE_CHECK_KUBELET = 0, CNI_DEVICE_CHECK_OFF };
 
 struct cni_nodeconf {
-	char
-	    *allowed_data_dirs[CNI_NODECONF_MAX_DIRS]; /* absolute, normalised; default one entry */
-	size_t n_allowed_data_dirs;		       /* default: "/var/lib/cni/networks" */
-	enum cni_device_check device_check; /* "deviceCheck": "kubelet" (default) | "off" */
-	unsigned int max_wait_ms; /* "maxWaitMs": cap of every wait a NAD asks for; default 30000 */
+	/* "allowedDataDirs": absolute, normalised; default one entry,
+	 * "/var/lib/cni/networks" */
+	char *allowed_data_dirs[CNI_NODECONF_MAX_DIRS];
+	size_t n_allowed_data_dirs;
+	/* "deviceCheck": "kubelet" (default) | "off" */
+	enum cni_device_check device_check;
+	/* "maxWaitMs": cap of every wait a NAD asks for; default 30000 */
+	unsigned int max_wait_ms;
 };
 
 /* Fill *nc from path (NULL: CNI_NODECONF_PATH); an absent file gives the defaults. A file that

@@ -237,6 +237,23 @@ static int serve(const struct cni_plugin *p, struct cni_ctx *ctx, struct json_ob
 	return cni_result_to_json(ctx->result, ctx->conf->version, out, &ctx->err);
 }
 
+/* logFile checked before it is opened: another network's log is code 7,
+ * except for DEL, which must still let a pod go whose config an older
+ * build accepted (it logs to stderr instead). */
+static int log_file(struct cni_ctx *ctx)
+{
+	struct cni_error scratch = {0};
+	const char *file = ctx->conf->log_file;
+	int ret = cni_log_file_check(file, ctx->conf->name, &scratch);
+
+	if (ret && ctx->env.command != CNI_CMD_DEL)
+		return cni_error_adopt(&ctx->err, &scratch, ret);
+	cni_log_setup(ctx->conf->log_level, ret ? NULL : file);
+	if (ret)
+		log_warn("%s: %s; logging to stderr", scratch.msg, scratch.details);
+	return 0;
+}
+
 /* The node's configuration, for every verb: a broken file fails them all
  * (code 7 naming the file and the key; 5 when it cannot be read), so an
  * admin's mistake is seen at once rather than as a silently default node. */
@@ -271,7 +288,9 @@ static int run(const struct cni_plugin *p, struct cni_ctx *ctx)
 	if (ret)
 		return ret;
 	ctx->conf = ctx->own_conf;
-	cni_log_setup(ctx->conf->log_level, ctx->conf->log_file);
+	ret = log_file(ctx);
+	if (ret)
+		return ret;
 	ret = load_node(ctx);
 	if (ret)
 		return ret;

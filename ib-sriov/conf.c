@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <errno.h>
+#include <inttypes.h>
 #include <linux/if_ether.h>
 #include <linux/if_link.h>
 #include <stdio.h>
@@ -230,25 +231,33 @@ static int ethernet(struct cni_ctx *ctx, struct ibsriov_conf *c)
 	return 0;
 }
 
+/* One wait key: at most the node's maxWaitMs (a NAD never widens it; the
+ * default is lowered to it), else code 7 naming the key and the cap. */
+static int wait_key(struct cni_ctx *ctx, const char *key, unsigned int def, unsigned int *out)
+{
+	const struct cni_nodeconf *node = ctx->node ? ctx->node : cni_nodeconf_defaults();
+	int64_t v;
+	int ret = cni_json_int(ctx->conf->root, key, key, 0, 600000, &v, &ctx->err);
+
+	*out = def < node->max_wait_ms ? def : node->max_wait_ms;
+	if (ret == -ENOENT)
+		return 0;
+	if (ret)
+		return ret;
+	if (v > node->max_wait_ms)
+		return cni_errorf(&ctx->err, -ERANGE, CNI_ERR_INVALID_CONFIG,
+				  "invalid configuration",
+				  "\"%s\" is %" PRId64 "; this node allows waits of at most %u ms "
+				  "(\"maxWaitMs\" in %s)",
+				  key, v, node->max_wait_ms, CNI_NODECONF_PATH);
+	*out = (unsigned int)v;
+	return 0;
+}
+
 static int waits(struct cni_ctx *ctx, struct ibsriov_conf *c)
 {
-	int64_t v;
-	int ret;
-
-	c->netdev_wait_ms = IBSRIOV_NETDEV_WAIT_MS;
-	c->pkey_wait_ms = IBSRIOV_PKEY_WAIT_MS;
-	ret =
-	    cni_json_int(ctx->conf->root, "netdevWaitMs", "netdevWaitMs", 0, 600000, &v, &ctx->err);
-	if (!ret)
-		c->netdev_wait_ms = (unsigned int)v;
-	else if (ret != -ENOENT)
-		return ret;
-	ret = cni_json_int(ctx->conf->root, "pkeyWaitMs", "pkeyWaitMs", 0, 600000, &v, &ctx->err);
-	if (!ret)
-		c->pkey_wait_ms = (unsigned int)v;
-	else if (ret != -ENOENT)
-		return ret;
-	return 0;
+	return wait_key(ctx, "netdevWaitMs", IBSRIOV_NETDEV_WAIT_MS, &c->netdev_wait_ms)
+		   ?: wait_key(ctx, "pkeyWaitMs", IBSRIOV_PKEY_WAIT_MS, &c->pkey_wait_ms);
 }
 
 static int pkey(struct cni_ctx *ctx, struct ibsriov_conf *c)

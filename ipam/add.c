@@ -88,7 +88,7 @@ int ipam_add(struct cni_ctx *ctx)
 		goto out;
 	}
 	ret = match_requested(ctx, &c, want) ?:
-	      ipam_store_open(&st, c.data_dir, c.name, true, &ctx->err) ?:
+	      ipam_store_open(&st, c.data_root, c.data_dir, c.name, true, &ctx->err) ?:
 	      check_duplicate(ctx, &st, &c);
 	if (ret)
 		goto out;

@@ -9,8 +9,10 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "confine.h"
 #include "conf.h"
 #include "json.h"
+#include "state.h"
 #include "util.h"
 
 void ipam_conf_free(struct ipam_conf *c)
@@ -227,32 +229,79 @@ static int check_sets(struct cni_ctx *ctx, struct ipam_conf *c)
 
 #define RESOLV_MAX (64 << 10)
 
+/* Where ipam.resolvConf may point: the host's own configuration trees. */
+static char resolv_etc[] = "/etc", resolv_run[] = "/run";
+static char *const resolv_roots[] = {resolv_etc, resolv_run};
+
+static int resolv_refused(struct cni_error *err, int ret, const char *path, const char *why)
+{
+	return cni_errorf(err, ret, CNI_ERR_INVALID_CONFIG, "cannot read resolvConf",
+			  "ipam.resolvConf %s is %s; name a regular file under /etc or /run "
+			  "that only root can write",
+			  path, why);
+}
+
+/* The file ipam.resolvConf names, opened: under /etc or /run, reached
+ * without following a link anywhere on the path, never blocking. */
+static int resolv_open(const char *path, struct cni_error *err)
+{
+	char norm[PATH_MAX];
+	_cleanup_close_ int dir = -1;
+	char *slash;
+	int fd;
+
+	if (cni_path_normalise(path, norm, sizeof(norm)) ||
+	    !cni_path_under(norm, resolv_roots, ARRAY_SIZE(resolv_roots)) ||
+	    !strcmp(norm, "/etc") || !strcmp(norm, "/run"))
+		return resolv_refused(err, -EPERM, path, "outside /etc and /run");
+	slash = strrchr(norm, '/');
+	*slash = '\0';
+	dir = cni_state_opendir(norm, 0);
+	*slash = '/';
+	fd = dir < 0 ? dir : openat(dir, slash + 1, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	if (fd == -1)
+		fd = -errno;
+	if (fd < 0)
+		return cni_errorf(err, fd, CNI_ERR_INVALID_CONFIG, "cannot read resolvConf",
+				  "ipam.resolvConf %s: %s", path,
+				  fd == -ELOOP ? "a symbolic link on the path; name the file itself"
+					       : strerror(-fd));
+	return fd;
+}
+
 /* ipam.resolvConf is chosen by whoever writes the config and read as root:
- * only a regular file (never a link, FIFO or device) that root owns and
- * nobody else may write. *buf is NUL-terminated, caller frees. */
+ * only a regular file (never a link, FIFO or device) under /etc or /run,
+ * on an ordinary filesystem (not proc, sysfs, ...: reading some of their
+ * files has effects), that root owns and nobody else may write. *buf is
+ * NUL-terminated, caller frees. */
 static int resolv_read(const char *path, char **buf, struct cni_error *err)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-	const char *why = NULL;
+	_cleanup_close_ int fd = resolv_open(path, err);
+	const char *why = NULL, *fs = NULL;
+	char fsbuf[32];
 	struct stat st;
 	int ret;
 
-	if (fd < 0 || fstat(fd, &st) < 0)
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0)
 		return cni_errorf(err, -errno, CNI_ERR_INVALID_CONFIG, "cannot read resolvConf",
-				  "ipam.resolvConf %s: %s", path,
-				  errno == ELOOP ? "a symbolic link; name the file itself"
-						 : strerror(errno));
+				  "ipam.resolvConf %s: %s", path, strerror(errno));
 	if (!S_ISREG(st.st_mode))
 		why = "not a regular file";
 	else if (st.st_uid != 0 && st.st_uid != cni_euid())
 		why = "not owned by root";
 	else if (st.st_mode & (S_IWGRP | S_IWOTH))
 		why = "writable by group or others";
+	else if (cni_fs_ordinary(fd, &fs, fsbuf, sizeof(fsbuf)))
+		why = fs ? fs : "on a filesystem that cannot be checked";
+	if (why && fs)
+		return cni_errorf(err, -EPERM, CNI_ERR_INVALID_CONFIG, "cannot read resolvConf",
+				  "ipam.resolvConf %s is on a %s filesystem; name a regular file "
+				  "under /etc or /run that only root can write",
+				  path, fs);
 	if (why)
-		return cni_errorf(
-		    err, -EPERM, CNI_ERR_INVALID_CONFIG, "cannot read resolvConf",
-		    "ipam.resolvConf %s is %s; name a regular file that only root can write", path,
-		    why);
+		return resolv_refused(err, -EPERM, path, why);
 	ret = read_fd(fd, RESOLV_MAX, buf, NULL);
 	if (ret)
 		return cni_errorf(err, ret, CNI_ERR_INVALID_CONFIG, "cannot read resolvConf",
@@ -317,6 +366,44 @@ static int result_template(struct cni_ctx *ctx, struct json_object *ipam, struct
 	return resolv && *resolv ? resolv_conf(resolv, &c->tmpl->dns, &ctx->err) : 0;
 }
 
+/* ipam.dataDir, normalised, and the allowed data directory of the node it
+ * is under (c->data_root). One the node does not allow is code 7 for ADD,
+ * CHECK and STATUS; DEL and GC (lenient) touch nothing there, with a
+ * warning, so a pod whose network the node no longer allows can still go. */
+static int data_dir(struct cni_ctx *ctx, const char *dir, bool lenient, struct ipam_conf *c)
+{
+	const struct cni_nodeconf *node = ctx->node ? ctx->node : cni_nodeconf_defaults();
+	char allowed[512] = "";
+	int ret = cni_path_normalise(dir, c->data_dir, sizeof(c->data_dir));
+
+	if (ret == -ENAMETOOLONG)
+		return invalid(&ctx->err, "invalid configuration", "ipam.dataDir is too long");
+	if (ret)
+		return invalid(&ctx->err, "invalid configuration",
+			       "ipam.dataDir must be an absolute path without \".\" or \"..\" "
+			       "components");
+	c->data_root =
+	    cni_path_under(c->data_dir, node->allowed_data_dirs, node->n_allowed_data_dirs);
+	if (c->data_root)
+		return 0;
+	for (size_t i = 0; i < node->n_allowed_data_dirs; i++) {
+		size_t at = strlen(allowed);
+
+		snprintf(allowed + at, sizeof(allowed) - at, "%s%s", i ? ", " : "",
+			 node->allowed_data_dirs[i]);
+	}
+	if (lenient) {
+		log_warn("ipam.dataDir %s is not allowed on this node (allowedDataDirs in %s: %s): "
+			 "nothing released there",
+			 c->data_dir, CNI_NODECONF_PATH, allowed);
+		return 0;
+	}
+	return cni_errorf(&ctx->err, -EPERM, CNI_ERR_INVALID_CONFIG, "ipam.dataDir not allowed",
+			  "ipam.dataDir %s is not an allowed data directory of this node or below "
+			  "one (%s); the node's admin may add it to \"allowedDataDirs\" in %s",
+			  c->data_dir, allowed, CNI_NODECONF_PATH);
+}
+
 int ipam_conf_load(struct cni_ctx *ctx, bool ranges_optional, struct ipam_conf *c)
 {
 	struct json_object *ipam = ctx->conf->ipam;
@@ -333,11 +420,9 @@ int ipam_conf_load(struct cni_ctx *ctx, bool ranges_optional, struct ipam_conf *
 		return ret;
 	if (!dir || !*dir)
 		dir = IPAM_DEFAULT_DATA_DIR;
-	if (dir[0] != '/')
-		return invalid(&ctx->err, "invalid configuration",
-			       "ipam.dataDir must be an absolute path");
-	if (copy_str(c->data_dir, sizeof(c->data_dir), dir))
-		return invalid(&ctx->err, "invalid configuration", "ipam.dataDir is too long");
+	ret = data_dir(ctx, dir, ranges_optional, c);
+	if (ret)
+		return ret;
 	if (ranges_optional) {
 		struct cni_error ignored = {0};
 

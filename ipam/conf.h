@@ -13,7 +13,10 @@
 /* ib-host-local's view of a request; strings borrowed from the ctx. */
 struct ipam_conf {
 	const char *name;
-	char data_dir[PATH_MAX];
+	char data_dir[PATH_MAX]; /* normalised */
+	/* The node's allowed data directory data_dir is (under); NULL when
+	 * none is, which only DEL and GC accept (they then touch nothing). */
+	const char *data_root;
 	struct ipam_rangeset *sets;
 	size_t n_sets;
 	struct cni_addr *requested; /* in order: CNI_ARGS IP, args.cni.ips, runtimeConfig.ips */

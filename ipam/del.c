@@ -20,7 +20,7 @@ int ipam_del(struct cni_ctx *ctx)
 	ipam_store_init(&st);
 	/* Only name and dataDir matter: ranges may have changed since ADD. */
 	ret = ipam_conf_load(ctx, true, &c)
-		  ?: ipam_store_open(&st, c.data_dir, c.name, false, &ctx->err);
+		  ?: ipam_store_open(&st, c.data_root, c.data_dir, c.name, false, &ctx->err);
 	if (ret)
 		goto out;
 	ret = ipam_store_owned(&st, ctx->env.containerid, ctx->env.ifname, &ips, &n, &legacy)

@@ -36,7 +36,7 @@ int ipam_gc(struct cni_ctx *ctx)
 		log_info("no cni.dev/valid-attachments list: nothing to release");
 		goto out;
 	}
-	ret = ipam_store_open(&st, c.data_dir, c.name, false, &ctx->err)
+	ret = ipam_store_open(&st, c.data_root, c.data_dir, c.name, false, &ctx->err)
 		  ?: ipam_store_list(&st, &leases, &n);
 	for (size_t i = 0; !ret && i < n; i++) {
 		if (!leases[i].id) {
@@ -75,7 +75,7 @@ int ipam_status(struct cni_ctx *ctx)
 
 	ipam_store_init(&st);
 	ret = ipam_conf_load(ctx, false, &c) ?:
-	      ipam_store_open(&st, c.data_dir, c.name, false, &ctx->err) ?:
+	      ipam_store_open(&st, c.data_root, c.data_dir, c.name, false, &ctx->err) ?:
 	      ipam_store_list(&st, &leases, &n);
 	if (ret)
 		goto out;

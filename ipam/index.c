@@ -103,6 +103,8 @@ bool ipam_index_current(struct ipam_store *s)
 
 void ipam_index_invalidate(struct ipam_store *s)
 {
+	if (s->idx_fd < 0)
+		return; /* no index (see ipam_store_open) */
 	/* A first byte no token starts with: in place, no file created. */
 	if (s->token_fd >= 0 && pwrite(s->token_fd, "!", 1, 0) == 1)
 		return;
@@ -116,6 +118,8 @@ void ipam_index_seal(struct ipam_store *s)
 	char now[128];
 	size_t len;
 
+	if (s->idx_fd < 0)
+		return;
 	if (token_text(s, now, sizeof(now)))
 		return;
 	len = strlen(now);
@@ -197,6 +201,8 @@ int ipam_index_rebuild(struct ipam_store *s)
 	struct rebuild r = {.s = s};
 	int ret;
 
+	if (s->owners_fd < 0)
+		return 0;
 	ipam_index_invalidate(s);
 	ret = owners_clear(s) ?: ipam_store_each(s, rebuild_one, &r);
 	if (ret)
@@ -245,6 +251,8 @@ int ipam_index_update(struct ipam_store *s, const char *id, const char *ifname,
 	size_t used = 0, cap;
 	int ret;
 
+	if (s->owners_fd < 0)
+		return 0;
 	if (!owner_key(id, ifname, key, sizeof(key)))
 		return 0; /* such owners are found by scanning */
 	ipam_ip_name(ip, name, sizeof(name));
@@ -275,6 +283,8 @@ void ipam_index_forget(struct ipam_store *s, const char *id, const char *ifname)
 {
 	char key[NAME_MAX + 2];
 
+	if (s->owners_fd < 0)
+		return;
 	/* A cache verified on every lookup: one left behind is only stale. */
 	if (owner_key(id, ifname, key, sizeof(key)) && unlinkat(s->owners_fd, key, 0) < 0 &&
 	    errno != ENOENT)
@@ -288,6 +298,8 @@ int ipam_index_lookup(struct ipam_store *s, const char *id, const char *ifname,
 	char key[NAME_MAX + 2];
 	int ret;
 
+	if (s->owners_fd < 0)
+		return -ENAMETOOLONG; /* no index: every owner is scanned for */
 	if (!owner_key(id, ifname, key, sizeof(key)))
 		return -ENAMETOOLONG;
 	ret = owners_read(s, key, &buf);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "confine.h"
 #include "index.h"
 #include "lock.h"
 #include "log.h"
@@ -222,6 +223,30 @@ static int dir_error(struct cni_error *err, int ret, const char *path, const cha
 	}
 }
 
+/* dataDir, made (from its allowed root down, never above) only on ADD and
+ * only on an ordinary filesystem: code 7 naming ipam.dataDir otherwise. */
+static int open_data_dir(const char *root, const char *data_dir, bool create, struct cni_error *err)
+{
+	const char *fs = NULL;
+	char buf[32];
+	int fd = cni_state_opendir_under(root, data_dir, create ? CNI_DIR_CREATE : 0, &fs, buf,
+					 sizeof(buf));
+
+	if (fd == -EXDEV)
+		return cni_errorf(err, fd, CNI_ERR_INVALID_CONFIG, "invalid ipam.dataDir",
+				  "ipam.dataDir %s is on a %s filesystem, where ibcni keeps no "
+				  "leases; name a directory on a disk filesystem or tmpfs",
+				  data_dir, fs);
+	if (fd == -ENOENT && create)
+		return cni_errorf(err, fd, CNI_ERR_INVALID_CONFIG, "invalid ipam.dataDir",
+				  "the parent of %s, the allowed data directory ipam.dataDir %s "
+				  "is under, does not exist; ibcni creates %s and below only",
+				  root, data_dir, root);
+	if (fd < 0 && fd != -ENOENT)
+		return dir_error(err, fd, data_dir, data_dir);
+	return fd;
+}
+
 /* 1 when the directory has no entry but "." and "..", 0 when it has. */
 static int dir_empty(int dirfd)
 {
@@ -278,11 +303,15 @@ static __attribute__((noinline)) int index_error(struct cni_error *err, int ret,
 	return dir_error(err, ret, path, data_dir);
 }
 
+/* The owner index, made on ADD only (create): DEL, CHECK and GC of a
+ * store without one (host-local's, or one only ever read) run without it,
+ * finding owners by scanning, and leave nothing behind. */
 static int open_index(struct ipam_store *s, int data, const char *data_dir, const char *network,
-		      struct cni_error *err)
+		      bool create, struct cni_error *err)
 {
-	const unsigned int f = CNI_DIR_CREATE | CNI_DIR_PRIVATE;
+	const unsigned int f = (create ? CNI_DIR_CREATE : 0) | CNI_DIR_PRIVATE;
 	_cleanup_close_ int root = cni_state_opendirat(data, IPAM_INDEX_DIR, f, NULL);
+	int ret;
 
 	if (root >= 0)
 		s->idx_fd = cni_state_opendirat(root, network, f, NULL);
@@ -290,11 +319,14 @@ static int open_index(struct ipam_store *s, int data, const char *data_dir, cons
 		s->owners_fd = cni_state_opendirat(s->idx_fd, "owners", f, NULL);
 	if (s->owners_fd >= 0)
 		return 0;
-	return index_error(err,
-			   root < 0	   ? root
-			   : s->idx_fd < 0 ? s->idx_fd
-					   : s->owners_fd,
-			   data_dir, network);
+	ret = root < 0 ? root : s->idx_fd < 0 ? s->idx_fd : s->owners_fd;
+	if (ret == -ENOENT && !create) {
+		if (s->idx_fd >= 0)
+			close(s->idx_fd);
+		s->idx_fd = -1;
+		return 0;
+	}
+	return index_error(err, ret, data_dir, network);
 }
 
 /* Temp files a killed run left: ours beside the leases, and the tmp/
@@ -333,8 +365,8 @@ void ipam_store_init(struct ipam_store *s)
 	s->changed = s->rebuilt = s->tmp_ready = false;
 }
 
-int ipam_store_open(struct ipam_store *s, const char *data_dir, const char *network, bool create,
-		    struct cni_error *err)
+int ipam_store_open(struct ipam_store *s, const char *root, const char *data_dir,
+		    const char *network, bool create, struct cni_error *err)
 {
 	const unsigned int mk = create ? CNI_DIR_CREATE : 0;
 	_cleanup_close_ int data = -1;
@@ -357,11 +389,13 @@ int ipam_store_open(struct ipam_store *s, const char *data_dir, const char *netw
 	}
 	snprintf(s->dir, n, "%s/%s", data_dir, network);
 	snprintf(lock, n + strlen("/lock"), "%s/lock", s->dir);
-	data = cni_state_opendir(data_dir, mk);
+	if (!root)
+		return 0; /* not allowed here: nothing is touched (see store.h) */
+	data = open_data_dir(root, data_dir, create, err);
 	if (data == -ENOENT && !create)
 		return 0; /* nothing was ever leased: an empty store */
 	if (data < 0)
-		return dir_error(err, data, data_dir, data_dir);
+		return data;
 	s->dir_fd = cni_state_opendirat(data, network, mk | CNI_DIR_PRIVATE, &created);
 	if (s->dir_fd == -ENOENT && !create)
 		return 0;
@@ -373,13 +407,13 @@ int ipam_store_open(struct ipam_store *s, const char *data_dir, const char *netw
 		return ret > 0 ? 0 : ret;
 	}
 	s->lock_fd = cni_lock_acquireat(s->dir_fd, "lock", lock, lock_timeout(), err);
-	ret = s->lock_fd < 0 ? s->lock_fd : open_index(s, data, data_dir, network, err);
+	ret = s->lock_fd < 0 ? s->lock_fd : open_index(s, data, data_dir, network, create, err);
 	if (ret)
 		goto fail;
 	/* Any doubt about the token (absent, unreadable, spoilt by a killed
 	 * run) costs a rebuild from the truth, never a wrong answer; only a
 	 * killed run leaves temp files, and it leaves the token spoilt. */
-	if (!ipam_index_current(s)) {
+	if (s->idx_fd >= 0 && !ipam_index_current(s)) {
 		sweep(s);
 		ret = ipam_index_rebuild(s);
 	}

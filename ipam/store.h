@@ -50,14 +50,19 @@ struct ipam_lease {
 	char *ifname;
 };
 
-/* Open the store of network under data_dir, take its lock (bounded; code 11)
- * and make sure the owner index matches the directory. With create, missing
- * directories are made (0700); without, an absent lease directory (or one
- * with no lock file: nobody ever leased there) opens as an empty store and
- * nothing is created. Refusals (links, foreign or shared directories) are
- * code 7 naming ipam.dataDir. */
-int ipam_store_open(struct ipam_store *s, const char *data_dir, const char *network, bool create,
-		    struct cni_error *err);
+/* Open the store of network under data_dir (normalised), which is root (an
+ * allowed data directory of the node) or below it, take its lock (bounded;
+ * code 11) and make sure the owner index matches the directory. With
+ * create, missing directories are made (0700) from root down, never
+ * root's parent; without, an absent lease directory (or one with no lock
+ * file: nobody ever leased there) opens as an empty store, nothing is
+ * created, and a missing owner index is not made (owners are scanned).
+ * root NULL (dataDir not allowed on this node) opens an empty store and
+ * touches nothing. Refusals (links, foreign or shared directories, a
+ * filesystem that is not a disk one or tmpfs) are code 7 naming
+ * ipam.dataDir. */
+int ipam_store_open(struct ipam_store *s, const char *root, const char *data_dir,
+		    const char *network, bool create, struct cni_error *err);
 
 /* Refresh the index token, drop the temp file, release the lock. */
 void ipam_store_close(struct ipam_store *s);

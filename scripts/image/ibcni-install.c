@@ -5,7 +5,9 @@
  * that a pod start never sees a half-written binary: each file is written
  * under a temporary name, fsync'ed and renamed over the old one, whose inode
  * (possibly running) is never truncated. Optionally records the RDMA netns
- * mode for the next boot and tries to set it now. Static: runs on any node.
+ * mode for the next boot and tries to set it now, and writes the node
+ * configuration (/etc/ibcni/ibcni.conf) from its options. Static: runs on
+ * any node.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +22,9 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "confine.h"
+#include "json.h"
+#include "nodeconf.h"
 #include "util.h"
 
 #ifndef IBCNI_VERSION
@@ -40,25 +45,37 @@ struct opts {
 	const char *modprobe_dir;
 	const char *netns_mode;
 	bool wait;
+	/* The node configuration: written only when one of these is given. */
+	const char *node_dir;
+	char dirs[CNI_NODECONF_MAX_DIRS][PATH_MAX];
+	size_t n_dirs;
+	const char *device_check;
+	long max_wait_ms; /* -1: not given */
 };
 
 static void usage(FILE *f)
 {
 	fprintf(
-	    f,
-	    "usage: ibcni-install [--src DIR] [--cni-bin-dir DIR]\n"
-	    "                     [--netns-mode exclusive|shared [--modprobe-dir DIR]] [--wait]\n"
-	    "  --src DIR           the plugins to install (default /ibcni/bin)\n"
-	    "  --cni-bin-dir DIR   the host's CNI directory as mounted (default "
-	    "/host/opt/cni/bin)\n"
-	    "  --netns-mode MODE   record the RDMA netns mode for the next boot in\n"
-	    "                      DIR/" MODPROBE_FILE
-	    " and try to set it now (rdma-ns netns-mode)\n"
-	    "  --modprobe-dir DIR  the host's /etc/modprobe.d as mounted (default "
-	    "/host/etc/modprobe.d)\n"
-	    "  --wait              then sleep until SIGTERM (a DaemonSet's container must stay "
-	    "up)\n"
-	    "  --version           print the version\n");
+	    f, "usage: ibcni-install [--src DIR] [--cni-bin-dir DIR]\n"
+	       "                     [--netns-mode exclusive|shared [--modprobe-dir DIR]]\n"
+	       "                     [--allowed-data-dir DIR]... [--device-check kubelet|off]\n"
+	       "                     [--max-wait-ms N] [--node-conf-dir DIR] [--wait]\n"
+	       "  --src DIR           the plugins to install (default /ibcni/bin)\n"
+	       "  --cni-bin-dir DIR   the host's CNI directory as mounted (default "
+	       "/host/opt/cni/bin)\n"
+	       "  --netns-mode MODE   record the RDMA netns mode for the next boot in\n"
+	       "                      DIR/" MODPROBE_FILE
+	       " and try to set it now (rdma-ns netns-mode)\n"
+	       "  --modprobe-dir DIR  the host's /etc/modprobe.d as mounted (default "
+	       "/host/etc/modprobe.d)\n"
+	       "  --allowed-data-dir DIR  (repeatable) an ipam.dataDir NADs may use, with what is\n"
+	       "                      below it; --device-check kubelet|off; --max-wait-ms N:\n"
+	       "                      any of them writes the node config " CNI_NODECONF_PATH "\n"
+	       "                      (unset keys get their defaults); none leaves it alone\n"
+	       "  --node-conf-dir DIR the host's /etc/ibcni as mounted (default /host/etc/ibcni)\n"
+	       "  --wait              then sleep until SIGTERM (a DaemonSet's container must stay "
+	       "up)\n"
+	       "  --version           print the version\n");
 }
 
 /* Write buf as dfd/name: temp name, fsync, rename. The old file's inode is
@@ -245,6 +262,94 @@ static int set_netns_mode(const struct opts *o)
 	return 0;
 }
 
+/* The node configuration from the options, in the plugins' own format
+ * (they refuse anything they do not know), written atomically: a temp name
+ * in the directory, fsync, rename. */
+static int write_node_conf(const struct opts *o)
+{
+	struct cni_json_buf b = {0};
+	_cleanup_free_ char *text = NULL;
+	_cleanup_close_ int dfd = -1;
+	char num[CNI_NUM_MAX];
+	bool first = true;
+	int ret;
+
+	cni_json_put_raw(&b, "{");
+	if (o->n_dirs) {
+		cni_json_put_key(&b, "allowedDataDirs", first);
+		first = false;
+		cni_json_put_raw(&b, "[");
+		for (size_t i = 0; i < o->n_dirs; i++) {
+			if (i)
+				cni_json_put_raw(&b, ",");
+			cni_json_put_str(&b, o->dirs[i]);
+		}
+		cni_json_put_raw(&b, "]");
+	}
+	if (o->device_check) {
+		cni_json_put_key(&b, "deviceCheck", first);
+		first = false;
+		cni_json_put_str(&b, o->device_check);
+	}
+	if (o->max_wait_ms >= 0) {
+		cni_json_put_key(&b, "maxWaitMs", first);
+		cni_json_put_raw(&b, cni_i64_str(o->max_wait_ms, num));
+	}
+	cni_json_put_raw(&b, "}\n");
+	text = cni_json_buf_take(&b);
+	if (!text)
+		return -ENOMEM;
+	/* The host's /etc/ibcni, which nothing else creates. */
+	if (mkdir(o->node_dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	dfd = open(o->node_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	ret = dfd < 0 ? -errno : write_atomic(dfd, "ibcni.conf", text, strlen(text), 0644);
+	if (!ret && fsync(dfd) < 0)
+		ret = -errno;
+	if (ret) {
+		fprintf(stderr, "ibcni-install: cannot write %s/ibcni.conf: %s\n", o->node_dir,
+			strerror(-ret));
+		return ret;
+	}
+	printf("ibcni-install: %s/ibcni.conf: %s", o->node_dir, text);
+	return 0;
+}
+
+static bool node_conf_given(const struct opts *o)
+{
+	return o->n_dirs || o->device_check || o->max_wait_ms >= 0;
+}
+
+/* One --allowed-data-dir, normalised as the plugins read it. */
+static int add_dir(struct opts *o, const char *dir)
+{
+	char *out = o->dirs[o->n_dirs];
+
+	if (o->n_dirs >= CNI_NODECONF_MAX_DIRS ||
+	    cni_path_normalise(dir, out, sizeof(o->dirs[0])) || !strcmp(out, "/")) {
+		fprintf(stderr,
+			"ibcni-install: --allowed-data-dir %s: at most %d absolute directories "
+			"other than /, without \".\" or \"..\"\n",
+			dir, CNI_NODECONF_MAX_DIRS);
+		return -EINVAL;
+	}
+	o->n_dirs++;
+	return 0;
+}
+
+static int set_max_wait(struct opts *o, const char *arg)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, 10, CNI_NODECONF_MAX_WAIT_MS, &v)) {
+		fprintf(stderr, "ibcni-install: --max-wait-ms %s: an integer from 0 to %d\n", arg,
+			CNI_NODECONF_MAX_WAIT_MS);
+		return -EINVAL;
+	}
+	o->max_wait_ms = (long)v;
+	return 0;
+}
+
 static int wait_for_stop(void)
 {
 	sigset_t set;
@@ -267,6 +372,10 @@ static int parse(int argc, char **argv, struct opts *o)
 	    {"modprobe-dir", required_argument, NULL, 'm'},
 	    {"netns-mode", required_argument, NULL, 'n'},
 	    {"wait", no_argument, NULL, 'w'},
+	    {"allowed-data-dir", required_argument, NULL, 'a'},
+	    {"device-check", required_argument, NULL, 'c'},
+	    {"max-wait-ms", required_argument, NULL, 't'},
+	    {"node-conf-dir", required_argument, NULL, 'e'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -290,6 +399,20 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 'w':
 			o->wait = true;
 			break;
+		case 'a':
+			if (add_dir(o, optarg))
+				return -EINVAL;
+			break;
+		case 'c':
+			o->device_check = optarg;
+			break;
+		case 't':
+			if (set_max_wait(o, optarg))
+				return -EINVAL;
+			break;
+		case 'e':
+			o->node_dir = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -300,8 +423,11 @@ static int parse(int argc, char **argv, struct opts *o)
 			return -EINVAL;
 		}
 	}
-	if (optind != argc || (o->netns_mode && strcmp(o->netns_mode, "exclusive") &&
-			       strcmp(o->netns_mode, "shared"))) {
+	if (optind != argc ||
+	    (o->netns_mode && strcmp(o->netns_mode, "exclusive") &&
+	     strcmp(o->netns_mode, "shared")) ||
+	    (o->device_check && strcmp(o->device_check, "kubelet") &&
+	     strcmp(o->device_check, "off"))) {
 		return -EINVAL;
 	}
 	return 0;
@@ -309,10 +435,13 @@ static int parse(int argc, char **argv, struct opts *o)
 
 int main(int argc, char **argv)
 {
-	struct opts o = {
+	/* Static: the directory list is large for a stack. */
+	static struct opts o = {
 	    .src = "/ibcni/bin",
 	    .dst = "/host/opt/cni/bin",
 	    .modprobe_dir = "/host/etc/modprobe.d",
+	    .node_dir = "/host/etc/ibcni",
+	    .max_wait_ms = -1,
 	};
 
 	if (parse(argc, argv, &o)) {
@@ -323,6 +452,8 @@ int main(int argc, char **argv)
 		return 1;
 	printf("ibcni-install: ibcni " IBCNI_VERSION " in %s\n", o.dst);
 	if (o.netns_mode && set_netns_mode(&o))
+		return 1;
+	if (node_conf_given(&o) && write_node_conf(&o))
 		return 1;
 	return o.wait ? wait_for_stop() : 0;
 }

@@ -49,3 +49,36 @@ test_installer_fails_whole() {
 	assert_eq 2 "$RC" "an unknown mode"
 	assert_match 'usage: ibcni-install' "$OUT" "usage"
 }
+
+test_installer_writes_the_node_config() {
+	# Only when asked: without the options an admin's file stays as it is.
+	local d=$T/bin e=$T/host/etc/ibcni
+	mkdir -p "$d" "$e"
+	echo '{"maxWaitMs":1}' >"$e/ibcni.conf"
+	installer --cni-bin-dir "$d" --node-conf-dir "$e"
+	assert_eq 0 "$RC" "install ($OUT)"
+	assert_file "$e/ibcni.conf" '{"maxWaitMs":1}'
+	installer --cni-bin-dir "$d" --node-conf-dir "$e" --allowed-data-dir //srv//ipam/ \
+		--allowed-data-dir /var/lib/cni/networks --device-check off --max-wait-ms 5000
+	assert_eq 0 "$RC" "install with the node config ($OUT)"
+	assert_file "$e/ibcni.conf" '{"allowedDataDirs":["/srv/ipam","/var/lib/cni/networks"],"deviceCheck":"off","maxWaitMs":5000}'
+	assert_mode "$e/ibcni.conf" 644
+	assert_eq "ibcni.conf" "$(ls -A "$e")" "no temp file left"
+	# What it wrote, the plugins read: ADD under /srv/ipam is allowed, elsewhere not.
+	mkdir -p /etc/ibcni && cp "$e/ibcni.conf" /etc/ibcni/ibcni.conf
+	cni_exec "$d/ib-host-local" ADD c1 /proc/self/ns/net net1 \
+		'{"cniVersion":"1.0.0","name":"n","type":"ib-host-local","ipam":{"type":"ib-host-local","dataDir":"/var/lib/cni/other","subnet":"10.9.0.0/24"}}'
+	assert_json .msg '"ipam.dataDir not allowed"'
+	# Bad values: usage, nothing written.
+	installer --cni-bin-dir "$d" --node-conf-dir "$T/new" --device-check maybe
+	assert_eq 2 "$RC" "a bad --device-check"
+	installer --cni-bin-dir "$d" --node-conf-dir "$T/new" --allowed-data-dir relative
+	assert_eq 2 "$RC" "a relative directory"
+	installer --cni-bin-dir "$d" --node-conf-dir "$T/new" --max-wait-ms 600001
+	assert_eq 2 "$RC" "a wait above the largest"
+	[ -e "$T/new" ] && fail "a refused option wrote a node config"
+	# A missing /etc/ibcni is made.
+	installer --cni-bin-dir "$d" --node-conf-dir "$T/new" --max-wait-ms 0
+	assert_eq 0 "$RC" "install into a new directory ($OUT)"
+	assert_file "$T/new/ibcni.conf" '{"maxWaitMs":0}'
+}

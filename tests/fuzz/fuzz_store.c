@@ -41,7 +41,7 @@ static void open_store(struct ipam_store *s)
 	struct cni_error err = {0};
 
 	/* Planted lease contents must never make the directory unusable. */
-	if (ipam_store_open(s, data_dir, "net", true, &err)) {
+	if (ipam_store_open(s, data_dir, data_dir, "net", true, &err)) {
 		fprintf(stderr, "ipam_store_open: %s: %s\n", err.msg, err.details);
 		abort();
 	}

@@ -451,6 +451,9 @@ group_setup() {
 		mkdir -p "$R/etc/u" "$R/etc/w" &&
 		mount -t overlay corpus-etc -o "lowerdir=/etc,upperdir=$R/etc/u,workdir=$R/etc/w" /etc ||
 		return 1
+	# The overlay hides lib_init's /etc/ibcni: the node config again, in it.
+	mkdir -p /etc/ibcni && node_conf '{"allowedDataDirs":["/var/lib/cni/networks","'"$T"'"]}' ||
+		return 1
 	case $CG_NODE in
 	none) ;;
 	eth | ib) sim_node 1 2 "$CG_NODE" || return 1 ;;

@@ -19,7 +19,21 @@ lib_init() {
 	# No kubelet of the node's own answers for the tests' pods (test-podres.sh
 	# starts one of its own there).
 	mkdir -p /var/lib/kubelet && mount -t tmpfs ibcni-kubelet /var/lib/kubelet
+	# The node's own config, private to the test: the default data
+	# directory and the test's scratch directory (tests keep leases there).
+	mkdir -p /etc/ibcni && mount -t tmpfs ibcni-etc /etc/ibcni
+	node_conf '{"allowedDataDirs":["/var/lib/cni/networks","'"$T"'"]}'
 	ip link set lo up
+}
+
+# node_conf JSON: /etc/ibcni/ibcni.conf as an admin writes it (root, 0644);
+# "" removes it (the defaults).
+node_conf() {
+	if [ -z "$1" ]; then
+		rm -f /etc/ibcni/ibcni.conf
+		return
+	fi
+	printf '%s\n' "$1" >/etc/ibcni/ibcni.conf && chmod 0644 /etc/ibcni/ibcni.conf
 }
 
 lib_finish() {

@@ -2,7 +2,7 @@
 # kubelet's PodResources API for the netns and cri tiers (sourced, never run
 # by itself): tests/netns/podres-server.py (grpcio, messages from
 # cni/podres.proto) on kubelet's socket, in the tmpfs lib_init mounts over
-# /var/lib/kubelet; and the node configuration in an overlay over /etc.
+# /var/lib/kubelet.
 
 PODRES_ROOT=$(cd "$FIXTURES/../.." && pwd)
 PODRES_SOCK=/var/lib/kubelet/pod-resources/kubelet.sock
@@ -38,17 +38,6 @@ kubelet_stop() {
 	wait "$KUBELET_PID" 2>/dev/null
 	KUBELET_PID=
 	rm -f "$PODRES_SOCK"
-}
-
-# node_conf JSON: /etc/ibcni/ibcni.conf in this test's mount namespace
-# (an overlay over /etc, so the host's /etc is never written).
-node_conf() {
-	if ! mountpoint -q /etc || [ ! -d "$T/etc-up" ]; then
-		mkdir -p "$T/etc-up" "$T/etc-work"
-		mount -t overlay ibcni-etc -o lowerdir=/etc,upperdir="$T/etc-up",workdir="$T/etc-work" /etc ||
-			{ fail "cannot overlay /etc"; return 1; }
-	fi
-	mkdir -p /etc/ibcni && printf '%s\n' "$1" >/etc/ibcni/ibcni.conf
 }
 
 pods() { # POD1-DEVICES-JSON [POD2-DEVICES-JSON]: pod1 and pod2 of namespace tenant

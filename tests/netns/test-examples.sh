@@ -155,7 +155,7 @@ test_examples_netconfs_run() {
 			# link_state is a PF-side setting: a veth PF reports none.
 			check_netconf "$name" "$(jq -r .spec.config <<<"$doc")" netconf ib vf-setting
 			assert_match 'link_state' "$(jq -r .details <<<"$OUT")" "$name: the setting named"
-			assert_match 'ib-sriov ADD ctr1/net1: .*link_state' "$(cat /var/log/ibcni/ib-sriov.log 2>/dev/null)" \
+			assert_match 'ib-sriov ADD ctr1/net1: .*link_state' "$(cat /var/log/ibcni/ib-sriov-network.log 2>/dev/null)" \
 				"$name: its logFile"
 			;;
 		roce-network)

@@ -23,42 +23,42 @@ test_logfile_cannot_append_a_key() {
 	log_dir
 	printf '%s\n' "$key" >"$keys"
 	chmod 600 "$keys"
-	ln -s "$keys" /var/log/ibcni/link.log
+	ln -s "$keys" /var/log/ibcni/rdma-net-link.log
 	evil='x\nssh-ed25519 AAAAattacker evil@pod\n'
-	for f in "$keys" /var/log/ibcni/link.log "/var/log/ibcni/../..$keys" link.log; do
+	for f in "$keys" /var/log/ibcni/rdma-net-link.log "/var/log/ibcni/../..$keys" rdma-net-link.log; do
 		cni_exec ib-sriov DEL ctr1 "" net1 "$(hostile_conf "\"logLevel\":\"$evil\",\"logFile\":\"$f\"")"
 		assert_eq 0 "$RC" "DEL with logFile $f"
 		assert_file "$keys" "$key"
-		assert_match "logFile \"$f\" refused" "$ERR" "refusal on stderr"
+		assert_match "(logFile \"$f\" refused|invalid logFile)" "$ERR" "refusal on stderr"
 		[[ $ERR != *$'\nssh-ed25519'* ]] || fail "a forged line on stderr: $ERR"
 		assert_match 'logLevel "x\\nssh-ed25519 AAAAattacker evil@pod\\n" is not' "$ERR" "escaped on stderr"
 	done
 	# Accepted: a file in the directory; the injected text stays inside one line.
-	cni_exec ib-sriov DEL ctr1 "" net1 "$(hostile_conf "\"logLevel\":\"$evil\",\"logFile\":\"ok.log\"")"
+	cni_exec ib-sriov DEL ctr1 "" net1 "$(hostile_conf "\"logLevel\":\"$evil\",\"logFile\":\"rdma-net-ok.log\"")"
 	assert_eq "" "$ERR" "stderr with an accepted logFile"
-	grep -q '^ssh' /var/log/ibcni/ok.log && fail "a line of the log starts with the key"
-	[ "$(grep -cv '^20[0-9-]*T[0-9:]*Z \[' /var/log/ibcni/ok.log)" = 0 ] ||
-		fail "a log line does not start with a timestamp: $(cat /var/log/ibcni/ok.log)"
-	assert_mode /var/log/ibcni/ok.log 600
+	grep -q '^ssh' /var/log/ibcni/rdma-net-ok.log && fail "a line of the log starts with the key"
+	[ "$(grep -cv '^20[0-9-]*T[0-9:]*Z \[' /var/log/ibcni/rdma-net-ok.log)" = 0 ] ||
+		fail "a log line does not start with a timestamp: $(cat /var/log/ibcni/rdma-net-ok.log)"
+	assert_mode /var/log/ibcni/rdma-net-ok.log 600
 }
 
 test_logfile_planted_files_refused_without_hanging() {
 	local f
 	log_dir
-	mkfifo /var/log/ibcni/fifo.log
-	mkdir /var/log/ibcni/dir.log
-	mknod /var/log/ibcni/zero.log c 1 5
-	touch /var/log/ibcni/shared.log && chmod 666 /var/log/ibcni/shared.log
-	echo secret >/var/log/ibcni/other && ln /var/log/ibcni/other /var/log/ibcni/hard.log
-	for f in fifo.log dir.log zero.log shared.log hard.log /proc/self/fd/1; do
+	mkfifo /var/log/ibcni/rdma-net-fifo.log
+	mkdir /var/log/ibcni/rdma-net-dir.log
+	mknod /var/log/ibcni/rdma-net-zero.log c 1 5
+	touch /var/log/ibcni/rdma-net-shared.log && chmod 666 /var/log/ibcni/rdma-net-shared.log
+	echo secret >/var/log/ibcni/other && ln /var/log/ibcni/other /var/log/ibcni/rdma-net-hard.log
+	for f in rdma-net-fifo.log rdma-net-dir.log rdma-net-zero.log rdma-net-shared.log rdma-net-hard.log /proc/self/fd/1; do
 		OUT=$(timeout 10 env -i CNI_COMMAND=DEL CNI_CONTAINERID=c CNI_IFNAME=net1 CNI_PATH=/x \
 			"$BIN/ib-sriov" 2>"$T/err" <<<"$(hostile_conf "\"logFile\":\"$f\"")")
 		RC=$?
 		assert_eq 0 "$RC" "DEL with logFile $f (124 is a hang)"
-		assert_match "logFile \"$f\" refused" "$(cat "$T/err")" "refusal of $f"
+		assert_match "(logFile \"$f\" refused|invalid logFile)" "$(cat "$T/err")" "refusal of $f"
 	done
 	assert_file /var/log/ibcni/other secret
-	assert_eq "" "$(cat /var/log/ibcni/shared.log)" "group/other-writable file written"
+	assert_eq "" "$(cat /var/log/ibcni/rdma-net-shared.log)" "group/other-writable file written"
 }
 
 test_log_one_write_per_line() {
@@ -67,9 +67,9 @@ test_log_one_write_per_line() {
 	command -v strace >/dev/null || { fail "strace missing (make deps installs it)"; return; }
 	OUT=$(env -i CNI_COMMAND=DEL CNI_CONTAINERID=c CNI_IFNAME=net1 CNI_PATH=/x \
 		strace -qq -f -y -e trace=write -s 0 -o "$T/strace" "$BIN/ib-sriov" 2>/dev/null \
-		<<<"$(hostile_conf '"logLevel":"debug","logFile":"w.log"')")
-	lines=$(wc -l </var/log/ibcni/w.log)
-	writes=$(grep -c '^[0-9]* *write([0-9]*</var/log/ibcni/w.log>' "$T/strace")
+		<<<"$(hostile_conf '"logLevel":"debug","logFile":"rdma-net-w.log"')")
+	lines=$(wc -l </var/log/ibcni/rdma-net-w.log)
+	writes=$(grep -c '^[0-9]* *write([0-9]*</var/log/ibcni/rdma-net-w.log>' "$T/strace")
 	[ "$lines" -ge 2 ] || fail "want several log lines, got $lines"
 	assert_eq "$lines" "$writes" "write() calls for $lines log lines"
 }

@@ -51,9 +51,9 @@ same_store() { # NETWORK what
 WORKED='"resolvConf":"@RESOLV@","ranges":[[{"subnet":"10.22.0.0/29","gateway":"10.22.0.1"},{"subnet":"10.23.0.0/30"}],[{"subnet":"fd00:22::/120","rangeStart":"fd00:22::10","rangeEnd":"fd00:22::12"}]],"routes":[{"dst":"0.0.0.0/0"},{"dst":"192.168.0.0/16","gw":"10.22.0.254"},{"dst":"::/0"}]'
 
 test_differential_worked_example() {
-	printf 'nameserver 192.0.2.53\nsearch example.com corp.example\noptions ndots:2\n' >"$T/resolv.conf"
+	printf 'nameserver 192.0.2.53\nsearch example.com corp.example\noptions ndots:2\n' >/run/resolv.conf
 	local conf step
-	conf=$(ipam_conf demo-net @DATA@ "${WORKED//@RESOLV@/$T/resolv.conf}")
+	conf=$(ipam_conf demo-net @DATA@ "${WORKED//@RESOLV@//run/resolv.conf}")
 	for step in "ADD ctr-a eth0" "ADD ctr-b eth0" "ADD ctr-a eth1" "CHECK ctr-a eth0" \
 		"ADD ctr-c eth0" "DEL ctr-a eth0" "DEL ctr-a eth0" "ADD ctr-c eth0" "ADD ctr-d eth0" \
 		"DEL ctr-b eth0" "ADD ctr-e eth0"; do
@@ -346,9 +346,9 @@ test_cost_independent_of_lease_count() {
 test_differential_host_local_suite() {
 	# host_local_test.go's scenarios not covered above, through both binaries.
 	local c0 c1 conf i
-	printf 'nameserver 192.0.2.3\n; comment\n# other comment\nnameserver 192.0.2.4\ndomain example.org\nsearch a.example\nsearch b.example c.example\noptions ndots:1\noptions attempts:3 rotate\nbadline\n' >"$T/resolv.conf"
+	printf 'nameserver 192.0.2.3\n; comment\n# other comment\nnameserver 192.0.2.4\ndomain example.org\nsearch a.example\nsearch b.example c.example\noptions ndots:1\noptions attempts:3 rotate\nbadline\n' >/run/resolv.conf
 	# 1 + dns: all resolv.conf fields, comments skipped, search/options accumulate.
-	conf=$(ipam_conf dns @DATA@ "\"resolvConf\":\"$T/resolv.conf\",\"ranges\":[[{\"subnet\":\"10.1.2.0/24\"}]]")
+	conf=$(ipam_conf dns @DATA@ "\"resolvConf\":\"/run/resolv.conf\",\"ranges\":[[{\"subnet\":\"10.1.2.0/24\"}]]")
 	run_both ADD dummy eth0 "$conf"
 	same_result "resolvConf"
 	assert_json .dns '{"nameservers":["192.0.2.3","192.0.2.4"],"domain":"example.org","search":["a.example","b.example","c.example"],"options":["ndots:1","attempts:3","rotate"]}'
@@ -406,18 +406,23 @@ test_lease_published_complete() {
 
 test_hostile_resolv_conf() {
 	# resolvConf is chosen by the config's author and read as root: only a
-	# regular file that root alone can write; anything else is code 7 at once.
-	local conf body what
-	printf 'nameserver 192.0.2.53\n' >"$T/good"
-	mkfifo "$T/fifo"; mkdir "$T/dir"; ln -s "$T/good" "$T/link"
-	cp "$T/good" "$T/theirs"; chown nobody "$T/theirs"
-	cp "$T/good" "$T/shared"; chmod 664 "$T/shared"
-	head -c 70000 /dev/zero | tr '\0' '#' >"$T/huge"; printf '\nnameserver 192.0.2.1\n' >>"$T/huge"
-	for what in fifo:"not a regular file" /dev/zero:"not a regular file" dir:"not a regular file" \
+	# regular file under /etc or /run that root alone can write, on an
+	# ordinary filesystem, no link on the way; anything else is code 7 at once.
+	local conf body what R=/run/rc
+	mkdir -p $R/proc && mount -t proc proc $R/proc && ln -s /proc $R/plink
+	printf 'nameserver 192.0.2.53\n' >"$R/good"
+	mkfifo "$R/fifo"; mkdir "$R/dir"; ln -s "$R/good" "$R/link"
+	cp "$R/good" "$R/theirs"; chown nobody "$R/theirs"
+	cp "$R/good" "$R/shared"; chmod 664 "$R/shared"
+	cp "$R/good" "$T/good"
+	head -c 70000 /dev/zero | tr '\0' '#' >"$R/huge"; printf '\nnameserver 192.0.2.1\n' >>"$R/huge"
+	for what in fifo:"not a regular file" /dev/zero:"outside /etc and /run" /proc/version:"outside /etc and /run" \
+		$T/good:"outside /etc and /run" /run/../etc/shadow:"outside /etc and /run" \
+		proc/version:"on a proc filesystem" plink/version:"a symbolic link on the path" dir:"not a regular file" \
 		link:"a symbolic link" theirs:"not owned by root" shared:"writable by group or others" \
 		huge:"larger than 64 KiB"; do
 		local f=${what%%:*} why=${what#*:}
-		[[ $f == /* ]] || f=$T/$f
+		[[ $f == /* ]] || f=$R/$f
 		body="\"resolvConf\":\"$f\",\"ranges\":[[{\"subnet\":\"10.150.0.0/24\"}]]"
 		conf=$(ipam_conf rc "$T/ours" "$body")
 		local t0=$(date +%s%N)
@@ -427,7 +432,7 @@ test_hostile_resolv_conf() {
 		assert_match "ipam.resolvConf $f.*$why" "$(jq -r .details <<<"$OUT")" "$f: details"
 	done
 	[ -e "$T/ours/rc" ] && fail "a refused resolvConf left state"
-	conf=$(ipam_conf rc "$T/ours" "\"resolvConf\":\"$T/good\",\"ranges\":[[{\"subnet\":\"10.150.0.0/24\"}]]")
+	conf=$(ipam_conf rc "$T/ours" "\"resolvConf\":\"$R/good\",\"ranges\":[[{\"subnet\":\"10.150.0.0/24\"}]]")
 	cni_exec ib-host-local ADD c1 /proc/self/ns/net eth0 "$conf"
 	assert_json .dns.nameservers '["192.0.2.53"]'
 }

@@ -137,7 +137,7 @@ test_podres_max_wait_shortens_the_deadline() {
 	local t0 ms
 	sim_node 1 2 eth
 	pod_ns pod1
-	node_conf '{"maxWaitMs":500}' || return
+	node_conf '{"allowedDataDirs":["'"$T"'"],"maxWaitMs":500}' || return
 	kubelet silent "[]" || return
 	t0=$(date +%s%N)
 	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf ib-host-local)" "$POD_ARGS"
@@ -151,7 +151,7 @@ test_podres_device_check_off_skips() {
 	local t0 ms
 	sim_node 1 2 eth
 	pod_ns pod1
-	node_conf '{"deviceCheck":"off"}' || return
+	node_conf '{"allowedDataDirs":["'"$T"'"],"deviceCheck":"off"}' || return
 	kubelet silent "[]" || return
 	t0=$(date +%s%N)
 	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf ib-host-local)" "$POD_ARGS"

@@ -80,9 +80,9 @@ test_log_file_from_config() {
 	local conf
 	# logFile lives in /var/log/ibcni/ (a private tmpfs here, 0700 as ours).
 	mkdir -p /var/log/ibcni && mount -t tmpfs -o mode=0700 ibcni-log /var/log/ibcni
-	conf='{"cniVersion":"1.0.0","name":"n","logLevel":"debug","logFile":"/var/log/ibcni/plugin.log"}'
+	conf='{"cniVersion":"1.0.0","name":"n","logLevel":"debug","logFile":"/var/log/ibcni/n.log"}'
 	cni_exec rdma-ns CHECK ctr /proc/self/ns/net eth0 "$conf"
 	assert_eq "" "$ERR" "stderr stays quiet with a logFile"
-	assert_match "\\[debug\\] rdma-ns CHECK ctr/eth0: network n" "$(cat /var/log/ibcni/plugin.log)" "log file"
-	assert_mode /var/log/ibcni/plugin.log 600
+	assert_match "\\[debug\\] rdma-ns CHECK ctr/eth0: network n" "$(cat /var/log/ibcni/n.log)" "log file"
+	assert_mode /var/log/ibcni/n.log 600
 }

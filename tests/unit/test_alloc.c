@@ -25,7 +25,7 @@ static void setup(void)
 	struct cni_error err = {0};
 
 	make_tmpdir(data, sizeof(data));
-	cr_assert_eq(ipam_store_open(&st, data, "net", true, &err), 0, "%s", err.details);
+	cr_assert_eq(ipam_store_open(&st, data, data, "net", true, &err), 0, "%s", err.details);
 }
 
 static void teardown(void)
@@ -247,7 +247,7 @@ Test(alloc, legacy_files_and_pointer_are_not_owners)
 	write_file("last_reserved_ip.0", "10.1.2.102");
 	write_file("README", "hello");
 
-	cr_assert_eq(ipam_store_open(&st, data, "net", true, &err), 0);
+	cr_assert_eq(ipam_store_open(&st, data, data, "net", true, &err), 0);
 	cr_assert(st.rebuilt);
 	cr_assert_eq(ipam_store_owned(&st, "legacy-ctr", "eth0", &ips, &n, &legacy), 0);
 	cr_assert(n == 1 && legacy);
@@ -286,7 +286,7 @@ Test(alloc, crash_leftovers)
 	cr_assert_eq(mkdir(old, 0700), 0);
 	tree_put(old, ".abc123", "x");
 
-	cr_assert_eq(ipam_store_open(&st, data, "net", false, &err), 0);
+	cr_assert_eq(ipam_store_open(&st, data, data, "net", false, &err), 0);
 	cr_assert_eq(stat(tmp, &sb), -1, "the lease temp file is removed on open");
 	cr_assert_eq(stat(old, &sb), -1, "older builds' tmp/ is removed on open");
 	cr_assert_eq(ipam_store_list(&st, &leases, &n), 0);
@@ -333,7 +333,7 @@ static int open_err(const char *network, bool create, struct cni_error *err)
 	int ret;
 
 	memset(err, 0, sizeof(*err));
-	ret = ipam_store_open(&s, data, network, create, err);
+	ret = ipam_store_open(&s, data, data, network, create, err);
 	ipam_store_close(&s);
 	return ret;
 }
@@ -391,6 +391,49 @@ Test(alloc, a_directory_that_is_not_a_lease_directory_is_left_alone)
 	cr_assert(exists("empty/lock"));
 }
 
+/* R1b: DEL of a directory that holds another program's "lock" (dpkg's)
+ * changes nothing: the lock keeps its mode, no index appears. */
+Test(alloc, an_existing_lock_keeps_its_mode_and_del_makes_no_index)
+{
+	struct cni_error err;
+
+	tree_mkdir(data, "dpkg");
+	chmod(path_in("dpkg"), 0755);
+	tree_put(data, "dpkg/lock", "");
+	tree_put(data, "dpkg/status", "Package: x");
+	cr_assert_eq(chmod(path_in("dpkg/lock"), 0640), 0);
+	cr_assert_eq(open_err("dpkg", false, &err), 0, "%s", err.details);
+	cr_assert_eq(mode_at("dpkg/lock"), 0640);
+	cr_assert_not(exists(".ib-host-local/dpkg"));
+	/* ADD takes it (it has a lock) and indexes it, still without a chmod. */
+	cr_assert_eq(open_err("dpkg", true, &err), 0, "%s", err.details);
+	cr_assert_eq(mode_at("dpkg/lock"), 0640);
+	cr_assert(exists(".ib-host-local/dpkg/owners"));
+}
+
+/* A store host-local made (no index) is read and released by scanning. */
+Test(alloc, del_without_an_index_finds_owners_by_scanning)
+{
+	struct ipam_store s;
+	struct cni_error err = {0};
+	struct cni_addr *ips = NULL, a = ip("10.1.2.7");
+	size_t n = 0;
+	bool legacy;
+
+	tree_mkdir(data, "hl");
+	tree_put(data, "hl/lock", "");
+	tree_put(data, "hl/10.1.2.7", "ctr\r\neth0");
+	cr_assert_eq(ipam_store_open(&s, data, data, "hl", false, &err), 0, "%s", err.details);
+	cr_assert_eq(ipam_store_owned(&s, "ctr", "eth0", &ips, &n, &legacy), 0);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(memcmp(&ips[0], &a, sizeof(a)), 0);
+	cr_assert_eq(ipam_store_release_owned(&s, "ctr", "eth0", ips, n), 0);
+	ipam_store_close(&s);
+	free(ips);
+	cr_assert_not(exists("hl/10.1.2.7"));
+	cr_assert_not(exists(".ib-host-local/hl"));
+}
+
 Test(alloc, links_under_data_dir_are_never_followed)
 {
 	static const char *const planted[] = {".ib-host-local", ".ib-host-local/net",
@@ -419,7 +462,8 @@ Test(alloc, links_under_data_dir_are_never_followed)
 	/* A link anywhere in dataDir itself. */
 	tree_link(data, data, "alias");
 	memset(&err, 0, sizeof(err));
-	cr_assert_eq(ipam_store_open(&st, path_in("alias"), "net", true, &err), -ELOOP);
+	cr_assert_eq(ipam_store_open(&st, path_in("alias"), path_in("alias"), "net", true, &err),
+		     -ELOOP);
 	assert_cni_error(&err, 7, "invalid ipam.dataDir");
 	ipam_store_close(&st);
 }
@@ -446,7 +490,7 @@ Test(alloc, planted_files_never_hang_and_never_become_leases, .timeout = 20)
 	cr_assert_eq(unlink(path_in(".ib-host-local/net/token")), 0);
 	cr_assert_eq(mkfifo(path_in(".ib-host-local/net/token"), 0600), 0);
 	memset(&err, 0, sizeof(err));
-	cr_assert_eq(ipam_store_open(&st, data, "net", true, &err), 0, "%s", err.details);
+	cr_assert_eq(ipam_store_open(&st, data, data, "net", true, &err), 0, "%s", err.details);
 	cr_assert(st.rebuilt, "a FIFO token is no token");
 	cr_assert_eq(ipam_store_list(&st, &leases, &n), 0);
 	cr_assert_eq(n, 4);
@@ -504,7 +548,7 @@ Test(alloc, pointer_and_token_are_replaced_not_written_through)
 	cr_assert_eq(link(path_in(".ib-host-local/net/token"), path_in("token-link")), 0);
 	struct cni_error err = {0};
 
-	cr_assert_eq(ipam_store_open(&st, data, "net", true, &err), 0);
+	cr_assert_eq(ipam_store_open(&st, data, data, "net", true, &err), 0);
 	cr_assert_eq(ipam_store_reserve(&st, &b, "c2", "eth0", 0), 0);
 	ipam_store_close(&st);
 	cr_assert_eq(read_file(path_in("ptr-link"), 64, &ptr, NULL), 0);
@@ -513,7 +557,7 @@ Test(alloc, pointer_and_token_are_replaced_not_written_through)
 	free(ptr);
 	cr_assert_eq(read_file(path_in("net/last_reserved_ip.0"), 64, &ptr, NULL), 0);
 	cr_assert_str_eq(ptr, "10.1.2.3");
-	cr_assert_eq(ipam_store_open(&st, data, "net", true, &err), 0);
+	cr_assert_eq(ipam_store_open(&st, data, data, "net", true, &err), 0);
 }
 
 Test(alloc, an_owners_leases_released_at_once)
@@ -539,7 +583,7 @@ Test(alloc, an_owners_leases_released_at_once)
 	/* Released twice (a retried DEL): nothing left, no error. */
 	cr_assert_eq(ipam_store_release_owned(&st, "c1", "eth0", &a, 1), 0);
 	ipam_store_close(&st);
-	cr_assert_eq(ipam_store_open(&st, data, "net", false, &err), 0);
+	cr_assert_eq(ipam_store_open(&st, data, data, "net", false, &err), 0);
 	cr_assert_not(st.rebuilt, "sealed: the index agrees with the directory");
 	cr_assert_eq(ipam_store_owned(&st, "c2", "eth0", &ips, &n, &legacy), 0);
 	cr_assert(n == 1 && !ipam_addr_cmp(&ips[0], &c));
@@ -547,7 +591,7 @@ Test(alloc, an_owners_leases_released_at_once)
 	/* A legacy bare-ID lease, found and released as such. */
 	write_file("10.1.2.5", "old");
 	ipam_store_close(&st);
-	cr_assert_eq(ipam_store_open(&st, data, "net", false, &err), 0);
+	cr_assert_eq(ipam_store_open(&st, data, data, "net", false, &err), 0);
 	cr_assert_eq(ipam_store_owned(&st, "old", "eth0", &ips, &n, &legacy), 0);
 	cr_assert(n == 1 && legacy);
 	cr_assert_eq(ipam_store_release_owned(&st, "old", NULL, ips, n), 0);
@@ -579,7 +623,7 @@ Test(alloc, a_token_that_cannot_be_written_is_still_read)
 	ipam_store_close(&st);
 	if (!token_immutable(true))
 		cr_skip_test("no immutable flag on this filesystem: the token is always writable");
-	cr_assert_eq(ipam_store_open(&st, data, "net", false, &err), 0, "%s", err.details);
+	cr_assert_eq(ipam_store_open(&st, data, data, "net", false, &err), 0, "%s", err.details);
 	cr_assert_not(st.rebuilt, "the token is read, not rewritten");
 	cr_assert_eq(ipam_store_owned(&st, "c1", "eth0", &ips, &n, &legacy), 0);
 	cr_assert(n == 1 && !ipam_addr_cmp(&ips[0], &a), "n %zu", n);
@@ -615,7 +659,7 @@ Test(alloc, the_token_is_rewritten_in_place_and_spoilt_while_changing)
 	cr_assert_eq(ipam_store_reserve(&st, &a, "c1", "eth0", 0), 0);
 	ipam_store_close(&st);
 	cr_assert_eq(stat(path_in(".ib-host-local/net/token"), &st1), 0);
-	cr_assert_eq(ipam_store_open(&st, data, "net", true, &err), 0);
+	cr_assert_eq(ipam_store_open(&st, data, data, "net", true, &err), 0);
 	cr_assert_not(st.rebuilt, "the sealed token matches");
 	cr_assert_eq(ipam_store_reserve(&st, &b, "c2", "eth0", 0), 0);
 	cr_assert_eq(read_file(path_in(".ib-host-local/net/token"), 256, &tok, NULL), 0);
@@ -623,7 +667,7 @@ Test(alloc, the_token_is_rewritten_in_place_and_spoilt_while_changing)
 	ipam_store_close(&st);
 	cr_assert_eq(stat(path_in(".ib-host-local/net/token"), &st2), 0);
 	cr_assert_eq(st1.st_ino, st2.st_ino, "rewritten in place, no new file");
-	cr_assert_eq(ipam_store_open(&st, data, "net", true, &err), 0);
+	cr_assert_eq(ipam_store_open(&st, data, data, "net", true, &err), 0);
 	cr_assert_not(st.rebuilt, "resealed");
 	ipam_store_close(&st);
 
@@ -632,7 +676,7 @@ Test(alloc, the_token_is_rewritten_in_place_and_spoilt_while_changing)
 	fd = open(path_in(".ib-host-local/net/token"), O_WRONLY);
 	cr_assert_eq(pwrite(fd, "!", 1, 0), 1);
 	close(fd);
-	cr_assert_eq(ipam_store_open(&st, data, "net", true, &err), 0);
+	cr_assert_eq(ipam_store_open(&st, data, data, "net", true, &err), 0);
 	cr_assert(st.rebuilt, "a spoilt token is no token");
 	cr_assert_not(exists("net/" IPAM_LEASE_TMP), "swept with the rebuild");
 	ipam_store_close(&st);
@@ -641,14 +685,14 @@ Test(alloc, the_token_is_rewritten_in_place_and_spoilt_while_changing)
 	fd = open(path_in(".ib-host-local/net/token"), O_WRONLY | O_APPEND);
 	cr_assert_eq(write(fd, "                                        ", 40), 40);
 	close(fd);
-	cr_assert_eq(ipam_store_open(&st, data, "net", true, &err), 0);
+	cr_assert_eq(ipam_store_open(&st, data, data, "net", true, &err), 0);
 	cr_assert(st.rebuilt);
 	ipam_store_close(&st);
 	free(tok);
 	tok = NULL;
 	cr_assert_eq(read_file(path_in(".ib-host-local/net/token"), 256, &tok, NULL), 0);
 	cr_assert_eq(strchr(tok, '\n') - tok + 1, (long)strlen(tok), "no tail left: %s", tok);
-	cr_assert_eq(ipam_store_open(&st, data, "net", true, &err), 0);
+	cr_assert_eq(ipam_store_open(&st, data, data, "net", true, &err), 0);
 	cr_assert_not(st.rebuilt);
 }
 
@@ -667,7 +711,7 @@ Test(alloc, a_lease_rewritten_in_place_wins_over_the_index)
 	cr_assert(fd >= 0);
 	cr_assert_eq(write(fd, "ctr", 3), 3);
 	close(fd);
-	cr_assert_eq(ipam_store_open(&st, data, "net", false, &err), 0);
+	cr_assert_eq(ipam_store_open(&st, data, data, "net", false, &err), 0);
 	cr_assert_not(st.rebuilt, "the token still matches");
 	cr_assert_eq(ipam_store_owned(&st, "ctr", "eth0", &ips, &n, &legacy), 0);
 	cr_assert(n == 1 && legacy, "n %zu legacy %d", n, legacy);
@@ -745,12 +789,12 @@ Test(alloc, a_transient_error_fails_and_deletes_nothing)
 	write_file("10.1.2.4", "late\r\neth0");
 	eio_name = "10.1.2.4";
 	memset(&err, 0, sizeof(err));
-	cr_assert_eq(ipam_store_open(&st, data, "net", false, &err), -EIO);
+	cr_assert_eq(ipam_store_open(&st, data, data, "net", false, &err), -EIO);
 	assert_cni_error(&err, 5, "cannot index the lease directory");
 	cr_assert(exists("net/10.1.2.4"));
 	ipam_store_read = read_fileat;
 	eio_name = NULL;
-	cr_assert_eq(ipam_store_open(&st, data, "net", false, &err), 0);
+	cr_assert_eq(ipam_store_open(&st, data, data, "net", false, &err), 0);
 }
 
 Test(alloc, index_follows_reserve_and_release)

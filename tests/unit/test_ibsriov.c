@@ -17,7 +17,8 @@ struct conf_case {
 	char details[200]; /* expected details (exact), or "" */
 };
 
-static int load(const char *keys, const char *cni_args, struct ibsriov_conf *c, struct cni_ctx *ctx)
+static int load_args_on(const struct cni_nodeconf *node, const char *keys, const char *cni_args,
+			struct ibsriov_conf *c, struct cni_ctx *ctx)
 {
 	char *raw;
 
@@ -28,9 +29,26 @@ static int load(const char *keys, const char *cni_args, struct ibsriov_conf *c, 
 	cr_assert_eq(cni_conf_parse(raw, strlen(raw), CNI_CMD_ADD, &ctx->own_conf, &ctx->err), 0,
 		     "%s", ctx->err.details);
 	ctx->conf = ctx->own_conf;
-	ctx->node = cni_nodeconf_defaults();
+	ctx->node = node;
 	cr_assert_eq(cni_args_parse(cni_args, &ctx->args, &ctx->err), 0);
 	return ibsriov_conf_load(ctx, c, false);
+}
+
+static int load(const char *keys, const char *cni_args, struct ibsriov_conf *c, struct cni_ctx *ctx)
+{
+	return load_args_on(cni_nodeconf_defaults(), keys, cni_args, c, ctx);
+}
+
+static int load_on(const struct cni_nodeconf *node, const char *keys, struct ibsriov_conf *c,
+		   struct cni_ctx *ctx)
+{
+	return load_args_on(node, keys, "", c, ctx);
+}
+
+static void unload(struct cni_ctx *ctx)
+{
+	cni_args_free(&ctx->args);
+	cni_conf_free(ctx->own_conf);
 }
 
 ParameterizedTestParameters(ibsriov, config_table)
@@ -114,6 +132,14 @@ ParameterizedTestParameters(ibsriov, config_table)
 	     "", 0, ""},
 	    {"\"deviceID\":\"0000:3b:00.2\",\"netdevWaitMs\":700000", "", 7,
 	     "\"netdevWaitMs\" is 700000; it must be from 0 to 600000"},
+	    /* T10: the node's maxWaitMs (30000 by default) caps what a NAD asks. */
+	    {"\"deviceID\":\"0000:3b:00.2\",\"netdevWaitMs\":30000,\"pkeyWaitMs\":0", "", 0, ""},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"netdevWaitMs\":30001", "", 7,
+	     "\"netdevWaitMs\" is 30001; this node allows waits of at most 30000 ms "
+	     "(\"maxWaitMs\" in /etc/ibcni/ibcni.conf)"},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"pkeyWaitMs\":600000", "", 7,
+	     "\"pkeyWaitMs\" is 600000; this node allows waits of at most 30000 ms "
+	     "(\"maxWaitMs\" in /etc/ibcni/ibcni.conf)"},
 	    {"\"deviceID\":\"0000:3b:00.2\",\"unknownKey\":{\"x\":1}", "", 0, ""},
 	    {"\"deviceID\":\"0000:3b:00.2\",\"ipam\":{\"type\":\"../host-local\"}", "", 7,
 	     "\"ipam.type\" is \"../host-local\"; it must be a plugin name found on CNI_PATH"},
@@ -139,6 +165,34 @@ ParameterizedTest(struct conf_case *tc, ibsriov, config_table)
 	}
 	cni_args_free(&ctx.args);
 	cni_conf_free(ctx.own_conf);
+}
+
+/* The node's maxWaitMs: what a NAD may ask, and the defaults lowered to it. */
+Test(ibsriov, waits_capped_by_the_node)
+{
+	struct cni_nodeconf node = *cni_nodeconf_defaults();
+	const char *big = "\"deviceID\":\"0000:3b:00.2\",\"pkeyWaitMs\":600000";
+	struct ibsriov_conf c;
+	struct cni_ctx ctx;
+
+	cr_assert_eq(load("\"deviceID\":\"0000:3b:00.2\"", "", &c, &ctx), 0);
+	cr_assert_eq(c.netdev_wait_ms, IBSRIOV_NETDEV_WAIT_MS);
+	cr_assert_eq(c.pkey_wait_ms, IBSRIOV_PKEY_WAIT_MS);
+	unload(&ctx);
+	node.max_wait_ms = 600000;
+	cr_assert_eq(load_on(&node, big, &c, &ctx), 0, "%s", ctx.err.details);
+	cr_assert_eq(c.pkey_wait_ms, 600000);
+	unload(&ctx);
+	node.max_wait_ms = 500;
+	cr_assert_lt(load_on(&node, big, &c, &ctx), 0);
+	cr_assert_str_eq(ctx.err.details,
+			 "\"pkeyWaitMs\" is 600000; this node allows waits of at most 500 ms "
+			 "(\"maxWaitMs\" in /etc/ibcni/ibcni.conf)");
+	unload(&ctx);
+	cr_assert_eq(load_on(&node, "\"deviceID\":\"0000:3b:00.2\"", &c, &ctx), 0);
+	cr_assert_eq(c.netdev_wait_ms, 500, "the default lowered to the cap");
+	cr_assert_eq(c.pkey_wait_ms, 500);
+	unload(&ctx);
 }
 
 Test(ibsriov, values_land_where_they_belong)

@@ -436,9 +436,10 @@ Test(log, links_refused)
 	tree_link(logdir, outside, "authorized_keys");
 	assert_refused("authorized_keys", outside,
 		       "a symbolic link or a non-directory is on the way");
+	/* Subdirectories are not log names at all, links or not. */
 	tree_link(logdir, "/tmp", "sub");
 	snprintf(path, sizeof(path), "sub/%s.keys", strrchr(logdir, '/') + 1);
-	assert_refused(path, outside, "a symbolic link or a non-directory is on the way");
+	assert_refused(path, outside, "not a plain name, or not a regular file with one link");
 	/* A hard link: a second name of someone else's file. */
 	cr_assert_eq(link(outside, in_logdir(path, sizeof(path), "hard.log")), 0);
 	assert_refused("hard.log", outside,
@@ -460,7 +461,95 @@ Test(log, planted_files_refused_without_hanging)
 	tree_mkdir(logdir, "open");
 	cr_assert_eq(chmod(in_logdir(path, sizeof(path), "open"), 0777), 0);
 	assert_refused("open/x.log", in_logdir(path, sizeof(path), "open/x.log"),
-		       "not owned by root, or writable by group or others");
+		       "not a plain name, or not a regular file with one link");
+	/* R7: a name with escapes is no log name: no such file is made. */
+	{
+		_cleanup_dir_ DIR *d = NULL;
+		struct dirent *e;
+
+		cni_log_setup("info", "\x1b[2J\x1b[31mPWNED\n");
+		log_info("line");
+		cni_log_close();
+		d = opendir(logdir);
+		cr_assert_not_null(d);
+		while ((e = readdir(d)))
+			cr_assert_null(strstr(e->d_name, "PWNED"), "%s made", e->d_name);
+		cr_assert_eq(ftruncate(STDERR_FILENO, 0), 0);
+		lseek(STDERR_FILENO, 0, SEEK_SET);
+	}
+	assert_refused(".hidden", in_logdir(path, sizeof(path), ".hidden"),
+		       "not a plain name, or not a regular file with one link");
+	cr_assert_neq(access(in_logdir(path, sizeof(path), ".hidden"), F_OK), 0);
+}
+
+/* T8: a network's config may name its own log only. */
+Test(log, only_the_networks_own_file)
+{
+	static const char *const ok[] = {"",	      "tenantB", "tenantB.log", "tenantB-debug.log",
+					 "tenantB.1", NULL};
+	static const char *const refused[] = {
+	    "tenantBx.log",  "tenant.log",   "other.log",
+	    "tenantB/x",     ".tenantB",     "tenantB.l\x1bg",
+	    "tenantB.log\n", "tenantB.l og", "/var/log/ibcni/other.log",
+	    "tenantB_log"};
+	char abs[128];
+	struct cni_error err = {0};
+
+	for (size_t i = 0; ok[i]; i++)
+		cr_assert_eq(cni_log_file_check(ok[i], "tenantB", &err), 0, "%s: %s", ok[i],
+			     err.details);
+	cr_assert_eq(cni_log_file_check(NULL, "tenantB", &err), 0);
+	cr_assert_eq(
+	    cni_log_file_check(in_logdir(abs, sizeof(abs), "tenantB.log"), "tenantB", &err), 0,
+	    "%s", err.details);
+	for (size_t i = 0; i < ARRAY_SIZE(refused); i++) {
+		memset(&err, 0, sizeof(err));
+		cr_assert_eq(cni_log_file_check(refused[i], "tenantB", &err), -EINVAL, "%s",
+			     refused[i]);
+		assert_cni_error(&err, 7, "invalid logFile");
+		cr_assert(strstr(err.details, "named after the network: \"tenantB\""), "%s",
+			  err.details);
+	}
+}
+
+/* A full log becomes <name>.1 (the one before dropped); the new file starts empty. */
+Test(log, rotated_once_past_the_cap)
+{
+	_cleanup_free_ char *text = NULL;
+	_cleanup_free_ char *old = NULL;
+	char path[128], one[128];
+	int fd;
+
+	in_logdir(path, sizeof(path), "n.log");
+	in_logdir(one, sizeof(one), "n.log.1");
+	tree_put(logdir, "n.log.1", "the oldest\n");
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(ftruncate(fd, CNI_LOG_MAX_SIZE - 1), 0);
+	close(fd);
+	/* Below the cap: appended to. */
+	cni_log_setup("info", "n.log");
+	log_info("first");
+	cni_log_close();
+	cr_assert_eq(access(one, F_OK), 0);
+	text = slurp(one);
+	cr_assert_str_eq(text, "the oldest\n");
+	free(text);
+	/* At or past it: rotated. */
+	cni_log_setup("info", "n.log");
+	log_info("second");
+	cni_log_close();
+	text = slurp(path);
+	cr_assert(strstr(text, "second") && !strstr(text, "first"), "%s", text);
+	/* The rotated file is the full one: its head is not the oldest, its tail "first". */
+	old = calloc(1, 256);
+	fd = open(one, O_RDONLY);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(pread(fd, old, 10, 0), 10);
+	cr_assert_neq(memcmp(old, "the oldest", 10), 0);
+	cr_assert_gt(pread(fd, old, 255, CNI_LOG_MAX_SIZE - 1), 0);
+	close(fd);
+	cr_assert(strstr(old, "first"), "%s", old);
 }
 
 Test(log, empty_file_is_stderr)

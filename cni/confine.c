@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "confine.h"
+#include "state.h"
+#include "util.h"
+
+/* Not in Debian's linux/magic.h: the values the filesystems' own sources use. */
+#define ZFS_SUPER_MAGIC	     0x2fc12fc1
+#define JFS_SUPER_MAGIC	     0x3153464a
+#define BCACHEFS_SUPER_MAGIC 0xca451a4e
+#define CONFIGFS_MAGIC	     0x62656570
+
+int cni_path_normalise(const char *path, char *out, size_t len)
+{
+	size_t n = 0;
+
+	if (!len)
+		return -ENAMETOOLONG;
+	if (path[0] != '/')
+		return -EINVAL;
+	for (const char *p = path; *p;) {
+		size_t l;
+
+		while (*p == '/')
+			p++;
+		l = strcspn(p, "/");
+		if (!l)
+			break;
+		if ((l == 1 && p[0] == '.') || (l == 2 && p[0] == '.' && p[1] == '.'))
+			return -EINVAL;
+		if (n + 1 + l >= len)
+			return -ENAMETOOLONG;
+		out[n++] = '/';
+		memcpy(out + n, p, l);
+		n += l;
+		p += l;
+	}
+	if (!n) {
+		if (len < 2)
+			return -ENAMETOOLONG;
+		out[n++] = '/';
+	}
+	out[n] = '\0';
+	return 0;
+}
+
+const char *cni_path_under(const char *path, char *const roots[], size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(roots[i]);
+
+		if (strncmp(path, roots[i], l))
+			continue;
+		if (!path[l] || path[l] == '/' || !strcmp(roots[i], "/"))
+			return roots[i];
+	}
+	return NULL;
+}
+
+static const struct {
+	unsigned long magic;
+	const char *name;
+	bool ordinary;
+} filesystems[] = {
+    {EXT4_SUPER_MAGIC, "ext4", true},
+    {XFS_SUPER_MAGIC, "xfs", true},
+    {BTRFS_SUPER_MAGIC, "btrfs", true},
+    {TMPFS_MAGIC, "tmpfs", true},
+    {RAMFS_MAGIC, "ramfs", true},
+    {OVERLAYFS_SUPER_MAGIC, "overlay", true},
+    {ZFS_SUPER_MAGIC, "zfs", true},
+    {F2FS_SUPER_MAGIC, "f2fs", true},
+    {JFS_SUPER_MAGIC, "jfs", true},
+    {REISERFS_SUPER_MAGIC, "reiserfs", true},
+    {BCACHEFS_SUPER_MAGIC, "bcachefs", true},
+    {NILFS_SUPER_MAGIC, "nilfs2", true},
+    /* Named only for the message. */
+    {PROC_SUPER_MAGIC, "proc", false},
+    {SYSFS_MAGIC, "sysfs", false},
+    {TRACEFS_MAGIC, "tracefs", false},
+    {DEBUGFS_MAGIC, "debugfs", false},
+    {CGROUP_SUPER_MAGIC, "cgroup", false},
+    {CGROUP2_SUPER_MAGIC, "cgroup2", false},
+    {CONFIGFS_MAGIC, "configfs", false},
+    {BPF_FS_MAGIC, "bpf", false},
+    {SECURITYFS_MAGIC, "securityfs", false},
+    {FUSE_SUPER_MAGIC, "fuse", false},
+    {NFS_SUPER_MAGIC, "nfs", false},
+    {CIFS_SUPER_MAGIC, "cifs", false},
+    {SMB2_SUPER_MAGIC, "smb2", false},
+    {CEPH_SUPER_MAGIC, "ceph", false},
+    {V9FS_MAGIC, "9p", false},
+    {HUGETLBFS_MAGIC, "hugetlbfs", false},
+    {DEVPTS_SUPER_MAGIC, "devpts", false},
+    {EFIVARFS_MAGIC, "efivarfs", false},
+    {PSTOREFS_MAGIC, "pstore", false},
+    {SQUASHFS_MAGIC, "squashfs", false},
+};
+
+int cni_fs_ordinary(int fd, const char **fs, char *buf, size_t len)
+{
+	struct statfs sf;
+	unsigned long magic;
+
+	if (fstatfs(fd, &sf) < 0)
+		return -errno;
+	/* f_type is signed on some ABIs: compare its low 32 bits. */
+	magic = (unsigned long)sf.f_type & 0xffffffffUL;
+	for (size_t i = 0; i < ARRAY_SIZE(filesystems); i++) {
+		if (filesystems[i].magic != magic)
+			continue;
+		*fs = filesystems[i].name;
+		return filesystems[i].ordinary ? 0 : -EXDEV;
+	}
+	snprintf(buf, len, "magic 0x%lx", magic);
+	*fs = buf;
+	return -EXDEV;
+}
+
+/* The fd when it is on an ordinary filesystem; else closed, -EXDEV. */
+static int ordinary_or_close(int fd, const char **fs, char *buf, size_t len)
+{
+	int ret = cni_fs_ordinary(fd, fs, buf, len);
+
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+/* From root's parent (which must exist: it is never created), one
+ * component at a time: each missing one is made only in a directory that
+ * is on an ordinary filesystem. */
+static int walk_create(const char *root, const char *dir, unsigned int flags, const char **fs,
+		       char *buf, size_t len)
+{
+	const char *slash = strrchr(root, '/');
+	size_t plen = slash > root ? (size_t)(slash - root) : 1;
+	_cleanup_free_ char *parent = strndup(root, plen);
+	_cleanup_close_ int fd = -1;
+	const char *p = dir + (plen > 1 ? plen : 0);
+	int ret;
+
+	if (!parent)
+		return -ENOMEM;
+	fd = cni_state_opendir(parent, 0);
+	if (fd < 0)
+		return fd;
+	while (*p == '/' && p[1]) {
+		unsigned int last;
+		char name[256];
+		size_t n;
+		int sub;
+
+		p++;
+		n = strcspn(p, "/");
+		if (n >= sizeof(name))
+			return -ENAMETOOLONG;
+		memcpy(name, p, n);
+		name[n] = '\0';
+		p += n;
+		last = *p ? 0 : flags & CNI_DIR_PRIVATE;
+
+		sub = cni_state_opendirat(fd, name, last, NULL);
+		if (sub == -ENOENT) {
+			ret = cni_fs_ordinary(fd, fs, buf, len);
+			if (ret)
+				return ret;
+			sub = cni_state_opendirat(fd, name, last | CNI_DIR_CREATE, NULL);
+		}
+		if (sub < 0)
+			return sub;
+		close(fd);
+		fd = sub;
+	}
+	return ordinary_or_close(steal_fd(fd), fs, buf, len);
+}
+
+int cni_state_opendir_under(const char *root, const char *dir, unsigned int flags, const char **fs,
+			    char *buf, size_t len)
+{
+	size_t rl = strlen(root);
+	int fd;
+
+	*fs = NULL;
+	/* "/" has no parent to stop at. */
+	if (root[0] != '/' || !root[1] || strncmp(dir, root, rl) || (dir[rl] && dir[rl] != '/'))
+		return -EINVAL;
+	/* The usual case, in the state walk's one cached call. */
+	fd = cni_state_opendir(dir, flags & ~CNI_DIR_CREATE);
+	if (fd >= 0)
+		return ordinary_or_close(fd, fs, buf, len);
+	if (fd != -ENOENT || !(flags & CNI_DIR_CREATE))
+		return fd;
+	return walk_create(root, dir, flags, fs, buf, len);
+}

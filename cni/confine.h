@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Paths a NAD names (ipam.dataDir, ipam.resolvConf): confined to directories
+ * the node allows, and to filesystems where creating a directory or reading
+ * a file has no effect beyond the file itself. */
+#ifndef CNI_CONFINE_H
+#define CNI_CONFINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* path (absolute) into out[len] without empty, "." or ".." components or a
+ * trailing slash ("/" stays "/"): nothing is resolved, so ".." is refused
+ * rather than guessed. 0, -EINVAL (relative, a dot component) or
+ * -ENAMETOOLONG. */
+int cni_path_normalise(const char *path, char *out, size_t len);
+
+/* The entry of roots[n] that path (normalised) is, or is below by whole
+ * components ("/a/b" is under "/a", "/ab" is not); NULL when none. */
+const char *cni_path_under(const char *path, char *const roots[], size_t n);
+
+/* Whether fd is on an ordinary filesystem: a disk or memory one (ext2/3/4,
+ * xfs, btrfs, tmpfs, ramfs, overlay, zfs, f2fs, ...), where a mkdir makes a
+ * directory and nothing more, and no daemon or server answers for it. An
+ * allow-list: the kernel grows new pseudo-filesystems (proc, sysfs, tracefs,
+ * cgroup, configfs, bpf ...) and network ones (nfs, fuse ...) over time, and
+ * any one of them unknown to a deny-list would be open. 0, -EXDEV when not
+ * (*fs names it: "tracefs", or "magic 0x..." in buf[len]), or -errno. */
+int cni_fs_ordinary(int fd, const char **fs, char *buf, size_t len);
+
+/* Open dir (normalised; root itself or below it, root normalised) as
+ * cni_state_opendir(dir, flags) does: no link followed anywhere. With
+ * CNI_DIR_CREATE only root and what is below it are created, each in a
+ * directory on an ordinary filesystem, and root's parent must exist
+ * (-ENOENT otherwise). The directory opened is on an ordinary filesystem
+ * (-EXDEV, *fs as cni_fs_ordinary says, before anything is created in a
+ * directory that is not). Returns the fd or -errno. */
+int cni_state_opendir_under(const char *root, const char *dir, unsigned int flags, const char **fs,
+			    char *buf, size_t len);
+
+#endif

@@ -1,0 +1,185 @@
+# SPDX-License-Identifier: Apache-2.0
+# The node's own configuration (/etc/ibcni/ibcni.conf, a tmpfs of the test's
+# mount namespace) and what it confines: dataDir (T1), logFile (T8), waits
+# (T10). resolvConf (T11) is in test-ipam.sh's test_hostile_resolv_conf.
+
+. "$(dirname "${BASH_SOURCE[0]}")/sriov-lib.sh"
+
+hl_conf() { # NAME DATADIR [EXTRA-TOP-KEYS]
+	printf '{"cniVersion":"1.0.0","name":"%s","type":"ib-host-local"%s,"ipam":{"type":"ib-host-local","dataDir":"%s","subnet":"10.9.0.0/24"}}' \
+		"$1" "${3:+,$3}" "$2"
+}
+
+hl() { # CONF [COMMAND] [CONTAINERID]
+	cni_exec ib-host-local "${2:-ADD}" "${3:-c1}" /proc/self/ns/net net1 "$1"
+}
+
+test_broken_node_conf_fails_every_verb() {
+	local conf cmd bad
+	conf=$(hl_conf n /var/lib/cni/networks)
+	for bad in '{"maxWaitMs":"5"}|"maxWaitMs\" is \"5\"; it must be an integer from 0 to 600000' \
+		'{"allowedDataDir":["/x"]}|unknown key \"allowedDataDir\"' \
+		'{"deviceCheck":"on"}|"deviceCheck\" is \"on\"; it must be \"kubelet\" or \"off\"' \
+		'{"allowedDataDirs":["relative"]}|"allowedDataDirs\"\[0\] is \"relative\"' \
+		'not json|not JSON'; do
+		node_conf "${bad%%|*}"
+		for cmd in ADD DEL CHECK; do
+			hl "$conf" $cmd
+			assert_eq 1 "$RC" "$cmd with ${bad%%|*}"
+			assert_json '[.code,.msg]' '[7,"invalid node configuration"]'
+			assert_match "^/etc/ibcni/ibcni.conf: .*${bad#*|}" "$(jq -r .details <<<"$OUT")" \
+				"$cmd names the file and the key"
+		done
+	done
+	[ -e /var/lib/cni/networks ] && fail "a broken node config still created state"
+	# Not the admin's file: group-writable, a link, another owner.
+	node_conf '{}'
+	chmod 0664 /etc/ibcni/ibcni.conf
+	hl "$conf"
+	assert_match "must be owned by uid 0 and not group- or other-writable" \
+		"$(jq -r .details <<<"$OUT")" "group-writable"
+	chmod 0644 /etc/ibcni/ibcni.conf && chown nobody /etc/ibcni/ibcni.conf
+	hl "$conf"
+	assert_match "owner [1-9]" "$(jq -r .details <<<"$OUT")" "another owner"
+	mv /etc/ibcni/ibcni.conf /etc/ibcni/real && ln -s real /etc/ibcni/ibcni.conf
+	hl "$conf"
+	assert_match "is a symbolic link" "$(jq -r .details <<<"$OUT")" "a link"
+	# VERSION needs no node config; an absent one is the defaults.
+	cni_exec ib-host-local VERSION "" "" "" '{"cniVersion":"1.0.0"}'
+	assert_eq 0 "$RC" "VERSION with a broken node config"
+	rm -f /etc/ibcni/ibcni.conf /etc/ibcni/real
+	hl "$conf"
+	assert_eq 0 "$RC" "ADD with the defaults ($OUT)"
+}
+
+# R1b: directories outside allowedDataDirs: nothing created, chmod'ed or indexed.
+test_data_dir_outside_allowed() {
+	local V=/var/lib/cni/victim
+	mkdir -p $V/var/lib/dpkg $V/etc/sudoers.d
+	touch $V/var/lib/dpkg/lock $V/var/lib/dpkg/status
+	chmod 640 $V/var/lib/dpkg/lock; chmod 750 $V/etc/sudoers.d
+	hl "$(hl_conf dpkg $V/var/lib)" DEL
+	assert_eq 0 "$RC" "DEL of a dataDir the node does not allow lets the pod go ($OUT)"
+	assert_mode $V/var/lib/dpkg/lock 640
+	[ -e $V/var/lib/.ib-host-local ] && fail "DEL created an index"
+	assert_match "not allowed on this node" "$ERR" "DEL warns"
+	hl "$(hl_conf sudoers.d $V/etc)"
+	assert_json '[.code,.msg]' '[7,"ipam.dataDir not allowed"]'
+	assert_match "^ipam.dataDir $V/etc is not an allowed data directory of this node or below one \(/var/lib/cni/networks, $T\); .*\"allowedDataDirs\" in /etc/ibcni/ibcni.conf" \
+		"$(jq -r .details <<<"$OUT")" "names dataDir and the node key"
+	assert_eq "" "$(ls -A $V/etc/sudoers.d)" "nothing leased in sudoers.d"
+	hl "$(hl_conf d $V/etc/new/tree)"
+	assert_json .code 7
+	[ -e $V/etc/new ] && fail "a new tree was created"
+	# ".." cannot climb out of an allowed directory.
+	hl "$(hl_conf d /var/lib/cni/networks/../victim/etc)"
+	assert_json .code 7
+	assert_match "without \".\" or \"..\" components" "$(jq -r .details <<<"$OUT")" "dot-dot"
+}
+
+test_data_dir_allowed_root_made_never_its_parent() {
+	node_conf '{"allowedDataDirs":["/var/lib/cni/absent/root","/var/lib/cni/made"]}'
+	hl "$(hl_conf n /var/lib/cni/absent/root/sub)"
+	assert_json '[.code,.msg]' '[7,"invalid ipam.dataDir"]'
+	assert_match "the parent of /var/lib/cni/absent/root.*does not exist" \
+		"$(jq -r .details <<<"$OUT")" "names the missing parent"
+	[ -e /var/lib/cni/absent ] && fail "the allowed root's parent was created"
+	hl "$(hl_conf n /var/lib/cni/made/a/b)"
+	assert_eq 0 "$RC" "ADD under an allowed root that did not exist ($OUT)"
+	assert_mode /var/lib/cni/made 700
+	assert_mode /var/lib/cni/made/a/b/n 700
+	assert_file /var/lib/cni/made/a/b/n/10.9.0.2 $'c1\r\nnet1'
+	# The default is no longer allowed once the list names others.
+	hl "$(hl_conf n /var/lib/cni/networks)"
+	assert_json .code 7
+	# A lease directory holding another program's lock: used, never chmod'ed.
+	mkdir -p /var/lib/cni/made/x/n && touch /var/lib/cni/made/x/n/lock
+	chmod 644 /var/lib/cni/made/x/n/lock && chmod 755 /var/lib/cni/made/x/n
+	hl "$(hl_conf n /var/lib/cni/made/x)" DEL
+	assert_eq 0 "$RC" "DEL ($OUT)"
+	assert_mode /var/lib/cni/made/x/n/lock 644
+	[ -e /var/lib/cni/made/x/.ib-host-local ] && fail "DEL created the index"
+	hl "$(hl_conf n /var/lib/cni/made/x)"
+	assert_eq 0 "$RC" "ADD ($OUT)"
+	assert_mode /var/lib/cni/made/x/n/lock 644
+	[ -d /var/lib/cni/made/x/.ib-host-local/n/owners ] || fail "ADD made no index"
+}
+
+# R1a: pseudo-filesystems refused by statfs magic, even where the node allows the path.
+test_data_dir_pseudo_filesystems() {
+	local tr=$T/tr
+	mkdir -p $tr
+	if mount -t tracefs nodev $tr 2>/dev/null; then
+		node_conf '{"allowedDataDirs":["'$tr'/instances"]}'
+		hl "$(hl_conf ibcni-r1a $tr/instances)"
+		assert_json '[.code,.msg]' '[7,"invalid ipam.dataDir"]'
+		assert_match "on a tracefs filesystem" "$(jq -r .details <<<"$OUT")" "tracefs named"
+		if [ -e $tr/instances/ibcni-r1a ]; then
+			fail "a trace instance was created"
+			rmdir $tr/instances/ibcni-r1a
+		fi
+		umount $tr
+	else
+		echo "    (no tracefs here: proc and sysfs only)"
+	fi
+	node_conf '{"allowedDataDirs":["/proc/sys","/sys/kernel"]}'
+	hl "$(hl_conf n /proc/sys/ibcni)"
+	assert_match "on a proc filesystem" "$(jq -r .details <<<"$OUT")" "proc named"
+	hl "$(hl_conf n /sys/kernel)"
+	assert_match "on a sysfs filesystem" "$(jq -r .details <<<"$OUT")" "sysfs named"
+	assert_json .code 7
+}
+
+# ib-sriov's built-in IPAM runs the same checks, before the VF moves.
+test_builtin_ipam_data_dir_confined() {
+	local before conf
+	sim_node 1 2 eth
+	pod_ns pod1
+	conf=$(sriov_conf ib-host-local | jq -c '.ipam.dataDir="/var/lib/cni/elsewhere"')
+	before=$(host_state)
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf"
+	assert_json '[.code,.msg]' '[7,"ipam.dataDir not allowed"]'
+	assert_host_unchanged "$before" "refused dataDir"
+	assert_no_link pod1 net1
+	[ -e /var/lib/cni/elsewhere ] && fail "the refused dataDir was created"
+	cni_exec ib-sriov DEL ctr1 pod1 net1 "$conf"
+	assert_eq 0 "$RC" "DEL ($OUT)"
+}
+
+# R7: one network cannot write into another's log, nor name files with escapes.
+test_log_file_is_the_networks_own() {
+	local esc
+	mkdir -p /var/log && mount -t tmpfs ibcni-log /var/log
+	hl "$(hl_conf tenantB /var/lib/cni/networks '"logFile":"tenantB.log"')" ADD c2
+	assert_eq 0 "$RC" "tenantB's own log ($OUT)"
+	hl "$(hl_conf forged /var/lib/cni/networks '"logLevel":"debug","logFile":"tenantB.log"')" ADD c3
+	assert_json '[.code,.msg]' '[7,"invalid logFile"]'
+	assert_match 'named after the network: "forged"' "$(jq -r .details <<<"$OUT")" "names the rule"
+	grep -q forged /var/log/ibcni/tenantB.log && fail "forged's lines in tenantB.log"
+	esc='\u001b[2J\u001b[31mPWNED\n'
+	hl "$(hl_conf a /var/lib/cni/networks "\"logFile\":\"$esc\"")"
+	assert_json .code 7
+	hl "$(hl_conf a /var/lib/cni/networks '"logFile":"a-debug.log"')"
+	assert_eq 0 "$RC" "a-debug.log is network a's ($OUT)"
+	assert_eq "a-debug.log tenantB.log" "$(ls /var/log/ibcni | tr '\n' ' ' | sed 's/ $//')" "log files"
+	# DEL of an older config that names another file still succeeds (to stderr).
+	hl "$(hl_conf forged /var/lib/cni/networks '"logFile":"tenantB.log"')" DEL c3
+	assert_eq 0 "$RC" "DEL with a refused logFile ($OUT)"
+	assert_match "invalid logFile" "$ERR" "DEL says so on stderr"
+}
+
+# T10: no NAD wait beyond the node's maxWaitMs, refused before anything is probed.
+test_waits_capped_by_the_node() {
+	local conf
+	conf=$(sriov_conf "" '"netdevWaitMs":60000' 1.1.0 0000:99:00.1)
+	cni_exec ib-sriov ADD ctr1 /proc/self/ns/net net1 "$conf"
+	assert_json '[.code,.details]' '[7,"\"netdevWaitMs\" is 60000; this node allows waits of at most 30000 ms (\"maxWaitMs\" in /etc/ibcni/ibcni.conf)"]'
+	conf=$(sriov_conf "" '"pkeyWaitMs":30001' 1.1.0 0000:99:00.1)
+	cni_exec ib-sriov ADD ctr1 /proc/self/ns/net net1 "$conf"
+	assert_json .code 7
+	# The admin widens it: the same request gets past the config (no such device here).
+	node_conf '{"maxWaitMs":60000}'
+	conf=$(sriov_conf "" '"netdevWaitMs":60000' 1.1.0 0000:99:00.1)
+	cni_exec ib-sriov ADD ctr1 /proc/self/ns/net net1 "$conf"
+	[ "$(jq -r .code <<<"$OUT")" = 7 ] && fail "60000 still refused: $OUT"
+}
