@@ -10,6 +10,7 @@
 #include "announce.h"
 #include "caps.h"
 #include "cleanup.h"
+#include "devcheck.h"
 #include "guid.h"
 #include "add.h"
 #include "ipam.h"
@@ -538,9 +539,11 @@ static int device_free(struct add *a)
 	return 0;
 }
 
-/* Before any side effect: the attachment's name and the device. */
+/* Before any side effect: the attachment's name, then (before sysfs is
+ * read) whether kubelet gave the pod this device, then the device. */
 static int validate(struct add *a)
 {
+	const char *dev = a->conf.device;
 	int ret = ibsriov_record_name(a->ctx->env.containerid, a->ctx->env.ifname, a->rec.name,
 				      sizeof(a->rec.name));
 
@@ -548,7 +551,7 @@ static int validate(struct add *a)
 		return cni_errorf(&a->ctx->err, ret, CNI_ERR_INVALID_ENV, "invalid attachment name",
 				  "CNI_CONTAINERID and CNI_IFNAME together exceed %d bytes",
 				  IBSRIOV_RECORD_NAME_MAX);
-	return resolve_device(a);
+	return cni_device_check(a->ctx, "deviceID", &dev, 1) ?: resolve_device(a);
 }
 
 /* Under the VF lock, before any change: the VF as it is now. */

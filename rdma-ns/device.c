@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "cleanup.h"
+#include "devcheck.h"
 #include "json.h"
 #include "link.h"
 #include "netns.h"
@@ -273,6 +274,12 @@ int rdmans_device(struct cni_ctx *ctx, int pod, char dev[RDMANS_DEV_MAX])
 			return ret;
 	}
 	ret = vf_of(ctx, src, dev, vf);
+	if (!ret) {
+		/* kubelet allocates the VF (or the auxiliary device itself). */
+		const char *const held[] = {dev, vf};
+
+		ret = cni_device_check(ctx, src, held, *vf ? 2 : 1);
+	}
 	if (ret || !prev || !*prev)
 		return ret;
 	if (!cni_pci_addr_parse(prev, want) || strcmp(want, vf))

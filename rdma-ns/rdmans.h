@@ -110,8 +110,9 @@ bool rdmans_load_error_permanent(int ret);
 /* device.c: the function whose RDMA devices move, validated. deviceID,
  * else pciBusID, else the pciID of the prevResult interface in this pod,
  * else the PCI device of the pod netdev with that interface's MAC. It must
- * be a VF (or an auxiliary device of a VF, or a scalable function) and
- * match the prevResult's pciID when there is one: code 7 otherwise. */
+ * be a VF (or an auxiliary device of a VF, or a scalable function), one
+ * kubelet allocated to the pod (cni_device_check, before any RDMA request)
+ * and match the prevResult's pciID when there is one: code 7 otherwise. */
 int rdmans_device(struct cni_ctx *ctx, int pod, char dev[RDMANS_DEV_MAX]);
 
 /* RDMA device names of a PCI function or auxiliary device (sysfs). */

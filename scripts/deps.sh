@@ -6,7 +6,9 @@
 set -eu
 pkgs=(gcc make pkg-config libc6-dev libnl-3-dev libjson-c-dev
       libcap-dev libibverbs-dev ibverbs-providers libcriterion-dev iproute2 jq file util-linux procps strace
-      containernetworking-plugins clang-format python3 python3-yaml)
+      containernetworking-plugins clang-format python3 python3-yaml
+      libnghttp2-dev libprotobuf-c-dev protobuf-c-compiler
+      python3-grpcio python3-protobuf protobuf-compiler)
 [ $# -gt 0 ] && pkgs=("$@")
 missing=()
 for p in "${pkgs[@]}"; do

@@ -24,7 +24,15 @@ $(FUZZ_OUT)/obj/%.o: %.c
 	$(call quiet,FUZZCC,$@)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link \
 		$(if $(filter tests/fuzz/%,$<),$(if $(filter 1,$(WERROR)),-Werror)) -c -o $@ $<
 
-$(FUZZ_LIB): $(FUZZ_SRC:%.c=$(FUZZ_OUT)/obj/%.o) $(FUZZ_OUT)/obj/tests/fuzz/fuzz.o
+# The PodResources messages protoc-c generates (the Makefile's PODRES_GEN).
+$(FUZZ_OUT)/obj/cni/podres_wire.o: $(PODRES_GEN)/podres.pb-c.h
+$(FUZZ_OUT)/obj/cni/podres_wire.o: FUZZ_CFLAGS += -I$(PODRES_GEN)
+$(FUZZ_OUT)/obj/gen/podres.pb-c.o: $(PODRES_GEN)/podres.pb-c.c
+	@mkdir -p $(dir $@)
+	$(call quiet,FUZZCC,$@)$(FUZZ_CC) $(FUZZ_CFLAGS) -Wno-cast-qual -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_LIB): $(FUZZ_SRC:%.c=$(FUZZ_OUT)/obj/%.o) $(FUZZ_OUT)/obj/tests/fuzz/fuzz.o \
+	     $(FUZZ_OUT)/obj/gen/podres.pb-c.o
 	$(call quiet,AR,$@)$(AR) rcs $@ $^
 
 $(FUZZ_OUT)/bin/%: $(FUZZ_OUT)/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB)

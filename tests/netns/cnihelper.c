@@ -23,6 +23,7 @@
 #include "link.h"
 #include "netns.h"
 #include "pci.h"
+#include "podres.h"
 #include "util.h"
 
 static int ifindex_of(const char *name)
@@ -279,6 +280,32 @@ static int listen_announce(const char *name, const char *ms)
 	return 0;
 }
 
+/* podres SOCKET NS NAME MS: the devices kubelet at SOCKET gives pod NS/NAME,
+ * as {"known":..,"ids":[..]}, or "podres CODE MSG: DETAILS" and exit 1. */
+static int podres(int argc, char **argv)
+{
+	struct cni_podres_devices d;
+	struct cni_error err = {0};
+	uint64_t ms;
+	int ret;
+
+	if (argc < 6 || parse_u64(argv[5], 10, 60000, &ms))
+		return -EINVAL;
+	ret = cni_podres_pod_devices(argv[2], argv[3], argv[4], (unsigned int)ms, &d, &err);
+	if (ret == -ENOENT && !err.code)
+		return ret;
+	if (ret) {
+		printf("podres %d %s: %s\n", err.code, err.msg, err.details);
+		return 1;
+	}
+	printf("{\"known\":%s,\"ids\":[", d.known ? "true" : "false");
+	for (size_t i = 0; i < d.n; i++)
+		printf("%s\"%s\"", i ? "," : "", d.ids[i]);
+	printf("]}\n");
+	cni_podres_devices_free(&d);
+	return 0;
+}
+
 static int run(int argc, char **argv)
 {
 	const char *op = argv[1];
@@ -291,6 +318,8 @@ static int run(int argc, char **argv)
 		return show(argv[2]);
 	if (!strcmp(op, "pci"))
 		return pci(argv[2]);
+	if (!strcmp(op, "podres"))
+		return podres(argc, argv);
 	if (!strcmp(op, "vf-compare"))
 		return vf_compare(argc, argv);
 	if (!strcmp(op, "ipoib-compare"))

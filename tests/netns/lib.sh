@@ -16,6 +16,9 @@ lib_init() {
 	mount -t tmpfs ibcni-run /run
 	mkdir -p /run/netns
 	mkdir -p /var/lib/cni && mount -t tmpfs ibcni-state /var/lib/cni
+	# No kubelet of the node's own answers for the tests' pods (test-podres.sh
+	# starts one of its own there).
+	mkdir -p /var/lib/kubelet && mount -t tmpfs ibcni-kubelet /var/lib/kubelet
 	# The node's own config, private to the test: the default data
 	# directory and the test's scratch directory (tests keep leases there).
 	mkdir -p /etc/ibcni && mount -t tmpfs ibcni-etc /etc/ibcni

@@ -5,6 +5,8 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <linux/if_link.h>
 #include <net/if_arp.h>
 #include <sys/stat.h>
@@ -16,9 +18,11 @@
 #include "fake_verbs.h"
 #include "helpers.h"
 #include "ibsriov.h"
+#include "podres.h"
 #include "util.h"
 
 static char base[64];
+static char kubelet_sock[128]; /* cni_podres_socket: absent unless a test binds it */
 
 const char *fake_path(const char *what)
 {
@@ -37,6 +41,8 @@ static void sysfs(void)
 	char rel[200];
 
 	make_tmpdir(base, sizeof(base));
+	snprintf(kubelet_sock, sizeof(kubelet_sock), "%s/kubelet.sock", base);
+	cni_podres_socket = kubelet_sock;
 	snprintf(rel, sizeof(rel), "%s/0000:03:00.0/net/pf0", d);
 	tree_mkdir(base, rel);
 	snprintf(rel, sizeof(rel), "%s/0000:03:00.2/net/vf0", d);
@@ -439,4 +445,74 @@ Test(ibsriov_add, one_attachment_per_guid, .init = sysfs, .fini = teardown)
 	cr_assert(strstr(rec, "\"guid\":\"02:00:00:00:00:00:00:09\""), "%s", rec);
 	ctx->env.command = CNI_CMD_DEL;
 	cr_assert_eq(ibsriov_del(ctx), 0, "DEL: %s", ctx->err.details);
+}
+
+/* A socket at kubelet's path that nobody serves (bound, not listening). */
+static int dead_kubelet(void)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	cr_assert_geq(fd, 0);
+	copy_str(sa.sun_path, sizeof(sa.sun_path), kubelet_sock);
+	cr_assert_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	return fd;
+}
+
+static void pod_args(struct cni_ctx *ctx, const char *args)
+{
+	cr_assert_eq(cni_args_parse(args, &ctx->args, &ctx->err), 0);
+}
+
+/* Issue 21 (T4): kubelet is asked before sysfs is read or anything changed;
+ * without an answer ADD fails closed, touching nothing. */
+Test(ibsriov_add, kubelet_without_answer_fails_closed_before_any_change, .init = sysfs,
+     .fini = teardown)
+{
+	_cleanup_close_ int fd = dead_kubelet();
+	struct fake_kernel before;
+	struct cni_ctx *ctx;
+
+	kernel(false);
+	before = fk;
+	ctx = ctx_for("\"mtu\":1400");
+	pod_args(ctx, "K8S_POD_NAMESPACE=ns;K8S_POD_NAME=pod");
+	cr_assert_lt(ibsriov_add(ctx), 0);
+	assert_cni_error(&ctx->err, CNI_ERR_TRY_AGAIN,
+			 "cannot ask kubelet which devices the pod holds");
+	cr_assert(strstr(ctx->err.details, kubelet_sock), "%s", ctx->err.details);
+	cr_assert_eq(fk.changes, 0, "%d kernel changes", fk.changes);
+	assert_as_found(&before, "kubelet not answering");
+	cr_assert_not(dir_has_files("lock"), "a lock file was made");
+	cni_args_free(&ctx->args);
+}
+
+Test(ibsriov_add, socket_present_without_pod_name_is_refused, .init = sysfs, .fini = teardown)
+{
+	_cleanup_close_ int fd = dead_kubelet();
+	struct cni_ctx *ctx;
+
+	kernel(false);
+	ctx = ctx_for("\"mtu\":1400");
+	pod_args(ctx, "K8S_POD_NAMESPACE=ns");
+	cr_assert_lt(ibsriov_add(ctx), 0);
+	assert_cni_error(&ctx->err, CNI_ERR_INVALID_ENV, "CNI_ARGS does not name the pod");
+	cr_assert(strstr(ctx->err.details, "K8S_POD_NAME"), "%s", ctx->err.details);
+	cr_assert_eq(fk.changes, 0);
+	cni_args_free(&ctx->args);
+}
+
+Test(ibsriov_add, device_check_off_never_asks_kubelet, .init = sysfs, .fini = teardown)
+{
+	static const struct cni_nodeconf off = {.device_check = CNI_DEVICE_CHECK_OFF,
+						.max_wait_ms = 30000};
+	_cleanup_close_ int fd = dead_kubelet();
+	struct cni_ctx *ctx;
+
+	kernel(false);
+	ctx = ctx_for("\"mtu\":1400");
+	ctx->node = &off;
+	cr_assert_eq(ibsriov_add(ctx), 0, "%s: %s", ctx->err.msg, ctx->err.details);
+	ctx->env.command = CNI_CMD_DEL;
+	cr_assert_eq(ibsriov_del(ctx), 0, "DEL: %s %s", ctx->err.msg, ctx->err.details);
 }

@@ -1,0 +1,98 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""kubelet's PodResources v1 API as the tests need it, served by grpcio on a
+unix socket from cni/podres.proto (compiled by protoc --python_out into
+--pb-dir). The pods and their devices are read from --pods at every call:
+
+  [{"namespace": "ns", "name": "pod", "devices": {"example.com/vf": ["0000:03:01.0"]}}]
+
+Modes: get (Get and List, as kubelet 1.34 serves them), list (List only:
+Get answers UNIMPLEMENTED, as before the KubeletPodResourcesGet gate),
+slow (both, each answer after --delay seconds), silent (the socket accepts
+connections and never reads or answers them: no HTTP/2 at all).
+"""
+import argparse
+import json
+import os
+import signal
+import socket
+import sys
+import time
+from concurrent import futures
+
+
+def pod_message(pb, p):
+    ctr = pb.ContainerResources(name="ctr")
+    for resource, ids in p.get("devices", {}).items():
+        ctr.devices.add(resource_name=resource, device_ids=ids)
+    return pb.PodResources(name=p["name"], namespace=p["namespace"], containers=[ctr])
+
+
+def serve_grpc(args):
+    sys.path.insert(0, args.pb_dir)
+    import grpc
+    import podres_pb2 as pb
+
+    def pods():
+        with open(args.pods) as f:
+            return json.load(f)
+
+    def pause():
+        if args.mode == "slow":
+            time.sleep(args.delay)
+
+    def get(req, ctx):
+        pause()
+        for p in pods():
+            if p["namespace"] == req.pod_namespace and p["name"] == req.pod_name:
+                return pb.GetPodResourcesResponse(pod_resources=pod_message(pb, p))
+        # kubelet's own answer for a pod it does not know (a plain Go error).
+        ctx.abort(grpc.StatusCode.UNKNOWN,
+                  "pod %s not found in namespace %s" % (req.pod_name, req.pod_namespace))
+
+    def list_(req, ctx):
+        pause()
+        return pb.ListPodResourcesResponse(pod_resources=[pod_message(pb, p) for p in pods()])
+
+    methods = {"List": grpc.unary_unary_rpc_method_handler(
+        list_, request_deserializer=pb.ListPodResourcesRequest.FromString,
+        response_serializer=pb.ListPodResourcesResponse.SerializeToString)}
+    if args.mode != "list":
+        methods["Get"] = grpc.unary_unary_rpc_method_handler(
+            get, request_deserializer=pb.GetPodResourcesRequest.FromString,
+            response_serializer=pb.GetPodResourcesResponse.SerializeToString)
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler("v1.PodResourcesLister", methods),))
+    server.add_insecure_port("unix:" + args.socket)
+    server.start()
+    server.wait_for_termination()
+
+
+def serve_silent(args):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(args.socket)
+    s.listen(16)
+    held = []
+    while True:
+        c, _ = s.accept()
+        held.append(c)  # never read, never answered, never closed
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--socket", required=True)
+    ap.add_argument("--pods", required=True)
+    ap.add_argument("--pb-dir", default=os.path.dirname(os.path.abspath(__file__)))
+    ap.add_argument("--mode", choices=["get", "list", "slow", "silent"], default="get")
+    ap.add_argument("--delay", type=float, default=5.0)
+    args = ap.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
+    if args.mode == "silent":
+        serve_silent(args)
+    else:
+        serve_grpc(args)
+
+
+if __name__ == "__main__":
+    main()
