@@ -123,7 +123,7 @@ test_containerd_runs_the_daemonset_installer() {
 	containerd_start || return
 	ctr --address "$SOCK" -n k8s.io images import --snapshotter native "$IBCNI_IMAGE" >/dev/null ||
 		{ fail "ctr images import $IBCNI_IMAGE"; return; }
-	mkdir -p "$host/opt/cni/bin" "$host/etc/modprobe.d"
+	mkdir -p "$host/opt/cni/bin" "$host/etc/modprobe.d" "$host/etc/ibcni"
 	# An old plugin, running while it is replaced.
 	cp /bin/sleep "$host/opt/cni/bin/ib-sriov"
 	"$host/opt/cni/bin/ib-sriov" 600 &

@@ -67,7 +67,7 @@ test_podman_runs_the_daemonset_installer() {
 	podman_setup || return
 	OUT=$(podman load -i "$IBCNI_IMAGE" 2>&1)
 	assert_match "Loaded image: $IBCNI_IMAGE_NAME" "$OUT" "podman load"
-	mkdir -p "$host/opt/cni/bin" "$host/etc/modprobe.d"
+	mkdir -p "$host/opt/cni/bin" "$host/etc/modprobe.d" "$host/etc/ibcni"
 	daemonset_container "$T/ds.json" "$host"
 	local args=() m
 	for m in $(jq -r '.mounts[] | "\(.host_path):\(.container_path)"' "$T/ds.json"); do

@@ -110,8 +110,10 @@ cni() { # COMMAND ID IFNAME CONF: sets OUT and RC; every attachment is remembere
 	RC=$?
 }
 conf() { # DEVICE EXTRA-KEYS
-	printf '{"cniVersion":"1.1.0","name":"%s","type":"ib-sriov","deviceID":"%s"%s,"ipam":{"type":"ib-host-local","dataDir":"%s/leases","ranges":[[{"subnet":"192.0.2.0/24"}]]}}' \
-		"$NS" "$1" "${2:+,$2}" "$S"
+	# Leases in the node's default data directory (/var/lib/cni/networks,
+	# which every node config allows), under the network's own name.
+	printf '{"cniVersion":"1.1.0","name":"%s","type":"ib-sriov","deviceID":"%s"%s,"ipam":{"type":"ib-host-local","ranges":[[{"subnet":"192.0.2.0/24"}]]}}' \
+		"$NS" "$1" "${2:+,$2}"
 }
 pod() { ip netns add "$1" && echo "$1" >>"$S/netns"; }
 
@@ -128,6 +130,7 @@ restore() {
 		done <"$S/attachments"
 	fi
 	[ -f "$S/netns" ] && sort -u "$S/netns" | while read -r n; do ip netns del "$n" 2>/dev/null; done
+	rm -rf "/var/lib/cni/networks/$NS" "/var/lib/cni/networks/.ib-host-local/$NS"
 	sleep 1	# a deleted netns hands physical netdevs back asynchronously
 	# Best effort for what a failed DEL left behind: netdev name and MTU.
 	echo "$FIRST" | while IFS='|' read -r v _ link; do

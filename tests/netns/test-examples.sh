@@ -197,12 +197,13 @@ test_examples_daemonset() {
 		"the image's installer"
 	# Each directory the installer is told about is a hostPath mounted there.
 	args=$(jq -c '.spec.template.spec.containers[0].args' <<<"$ds")
-	assert_eq '{"/host/opt/cni/bin":"/opt/cni/bin","/host/etc/modprobe.d":"/etc/modprobe.d"}' \
+	assert_eq '{"/host/opt/cni/bin":"/opt/cni/bin","/host/etc/modprobe.d":"/etc/modprobe.d","/host/etc/ibcni":"/etc/ibcni"}' \
 		"$(jq -c '.spec.template.spec as $s | [$s.containers[0].volumeMounts[] | . as $m |
 			{key: .mountPath, value: ($s.volumes[] | select(.name == $m.name) | .hostPath.path)}]
 			| from_entries' <<<"$ds")" "mounts"
-	assert_eq '["/host/opt/cni/bin","/host/etc/modprobe.d"]' \
-		"$(jq -c '[.[(index("--cni-bin-dir") + 1)], .[(index("--modprobe-dir") + 1)]]' <<<"$args")" \
+	assert_eq '["/host/opt/cni/bin","/host/etc/modprobe.d","/host/etc/ibcni"]' \
+		"$(jq -c '[.[(index("--cni-bin-dir") + 1)], .[(index("--modprobe-dir") + 1)],
+			.[(index("--node-conf-dir") + 1)]]' <<<"$args")" \
 		"the installer's directories are the mounts"
 	assert_eq true "$(jq -c 'index("--wait") != null' <<<"$args")" "the container stays up"
 	assert_eq true "$(jq -r '.spec.template.spec.hostNetwork' <<<"$ds")" "hostNetwork (the netns mode)"
