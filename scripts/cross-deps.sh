@@ -16,7 +16,7 @@ arm64) triplet=aarch64-linux-gnu qemu=qemu-user-static ;;
 	exit 2
 	;;
 esac
-pkgs=(gcc-$triplet libc6-dev-$arch-cross binutils-$triplet pkg-config file
+pkgs=(gcc-$triplet libc6-dev-$arch-cross binutils-$triplet pkg-config "pkgconf:$arch" file
       protobuf-c-compiler $qemu)
 for p in libnl-3-dev libnl-route-3-dev libjson-c-dev libcap-dev libibverbs-dev \
 	libnghttp2-dev libprotobuf-c-dev; do
