@@ -100,6 +100,7 @@ test-ibsriov:test_ib_host_local_builtin_same_as_exec	its exec'ed cases exec an a
 test-ipam:test_cost_independent	measures time
 test-ipam:test_lock_timeout	measures time
 test-ipam:test_concurrent_adds	races under TCG outlast the test's bounds
+test-ipam:test_interop_shared_directory	runs $BIN/ib-host-local itself, sixty at once
 test-ipam:test_lease_published_complete	runs $BIN/ib-host-local under strace itself
 test-ipam:test_packed_range_one_fsync	runs $BIN/ib-host-local under strace itself
 test-ipam:test_killed_runs	runs $BIN/ib-host-local under strace itself
