@@ -179,6 +179,24 @@ static int own_netns(struct stat *st)
 	return stat("/proc/self/ns/net", st) < 0 ? -errno : 0;
 }
 
+/* 1 when the nsfs file fd is a network namespace, 0 when it is another
+ * kind, or -errno. NS_GET_NSTYPE (Linux 4.11) says; where it is unknown
+ * (ENOTTY from an older kernel, ENOSYS from qemu-user, which forwards no
+ * ioctl missing from its table) setns(CLONE_NEWNET) asks the kernel, which
+ * refuses another kind with EINVAL, and we return at once. */
+static int is_net_ns(int fd)
+{
+	int saved, ret, type = ioctl(fd, NS_GET_NSTYPE);
+
+	if (type >= 0 || (errno != ENOTTY && errno != ENOSYS))
+		return type == CLONE_NEWNET;
+	ret = cni_netns_enter(fd, &saved);
+	if (ret)
+		return ret == -EINVAL ? 0 : ret;
+	cni_netns_restore(&saved);
+	return 1;
+}
+
 int cni_netns_open(const char *path, struct cni_error *err)
 {
 	_cleanup_close_ int fd = -1;
@@ -195,7 +213,11 @@ int cni_netns_open(const char *path, struct cni_error *err)
 		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_ENV,
 				  "CNI_NETNS is not a network namespace",
 				  "%s is not a namespace file (nsfs)", path);
-	if (ioctl(fd, NS_GET_NSTYPE) != CLONE_NEWNET)
+	ret = is_net_ns(fd);
+	if (ret < 0)
+		return cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot enter CNI_NETNS", "%s: %s",
+				  path, strerror(-ret));
+	if (!ret)
 		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_ENV,
 				  "CNI_NETNS is not a network namespace",
 				  "%s refers to another kind of namespace", path);

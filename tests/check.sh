@@ -36,6 +36,7 @@ else
 	total_fail=$((total_fail + 1))
 fi
 tier static tests/static.sh
+tier arm64 make --no-print-directory check-arm64
 if [ "$(id -u)" -eq 0 ]; then
 	tier cri make --no-print-directory check-cri
 else

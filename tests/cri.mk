@@ -12,16 +12,22 @@ $(INSTALLER): scripts/image/ibcni-install.c $(LIB) $(OBJ)/version.stamp
 	$(call quiet,LD,$@)$(CC) $(CFLAGS) -DIBCNI_VERSION='"$(VERSION)"' -DIBCNI_SOURCE='"$(SOURCE)"' \
 		$(LDFLAGS) -static -o $@ $< $(LIB) $(shell $(PKG_CONFIG) --static --libs $(PKGS) 2>/dev/null)
 
-# An OCI archive built offline from the static binaries: `podman load -i`,
+# An OCI archive built offline from the static binaries, one image index
+# with linux/amd64 (this machine's build, `make static`) and linux/arm64
+# (`make ARCH=arm64`, its packages installed first): `podman load -i`,
 # `ctr -n k8s.io images import`.
+IMAGE_PLATFORMS := $(HOST_ARCH):build/static/bin:build/static/build/image/ibcni-install \
+	arm64:build/arm64/bin:build/arm64/build/image/ibcni-install
 image:
-	@$(MAKE) --no-print-directory SAN= DYNAMIC= STATIC=1 all build/static/build/image/ibcni-install
-	@scripts/image/build.sh build/static/bin build/static/build/image/ibcni-install $(IMAGE) $(IMAGE_NAME)
+	@$(MAKE) --no-print-directory ARCH= SAN= DYNAMIC= STATIC=1 all build/static/build/image/ibcni-install
+	@scripts/cross-deps.sh arm64
+	@$(MAKE) --no-print-directory ARCH=arm64 SAN= DYNAMIC= STATIC= all build/arm64/build/image/ibcni-install
+	@scripts/image/build.sh $(IMAGE) $(IMAGE_NAME) $(IMAGE_PLATFORMS)
 
 # containerd's CRI (driven by tests/cri/cri.py) and podman's CNI backend on a
 # simulated SR-IOV node, and the image's installer through both (root).
 check-cri: all image
-	@IBCNI_BIN=$(abspath $(BIN)) IBCNI_INSTALLER=$(abspath build/static/build/image/ibcni-install) IBCNI_IMAGE_BIN=$(abspath build/static/bin) IBCNI_IMAGE=$(abspath $(IMAGE)) IBCNI_IMAGE_NAME=$(IMAGE_NAME) \
+	@IBCNI_BIN=$(abspath $(BIN)) IBCNI_INSTALLER=$(abspath build/static/build/image/ibcni-install) IBCNI_IMAGE_BIN=$(abspath build/static/bin) IBCNI_IMAGE_ARM64_BIN=$(abspath build/arm64/bin) IBCNI_IMAGE_ARM64_INSTALLER=$(abspath build/arm64/build/image/ibcni-install) IBCNI_IMAGE=$(abspath $(IMAGE)) IBCNI_IMAGE_NAME=$(IMAGE_NAME) \
 		tests/cri/run.sh
 
 .PHONY: image check-cri

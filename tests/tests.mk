@@ -45,11 +45,19 @@ check-netns: all $(NETNS_HELPER) $(CNITOOL)
 check-vm: all
 	@tests/vm/run.sh
 
+# The arm64 plugins under qemu-user (root): this machine's build of the same
+# tree is what their output is compared with (tests/arm64/run.sh).
+check-arm64: all $(NETNS_HELPER) $(CNITOOL)
+	@scripts/cross-deps.sh arm64
+	@$(MAKE) --no-print-directory ARCH=arm64 SAN= DYNAMIC= STATIC= all
+	@IBCNI_BIN=$(abspath build/arm64/bin) IBCNI_NATIVE_BIN=$(abspath $(BIN)) \
+		IBCNI_HELPER=$(abspath $(NETNS_HELPER)) IBCNI_CNITOOL=$(abspath $(CNITOOL)) tests/arm64/run.sh
+
 check: deps
 	$(MAKE) all
 	@tests/check.sh $(OUT)
 
-.PHONY: check check-unit check-netns check-vm
+.PHONY: check check-unit check-netns check-vm check-arm64
 
 
 # rdma-ns's record module, for tests/unit/test_rdmans.c only.

@@ -1,23 +1,40 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# build.sh BINDIR INSTALLER OUT.tar NAME: the release image (`make image`).
-# Its whole filesystem is the static plugins and the static installer:
+# build.sh OUT.tar NAME ARCH:BINDIR:INSTALLER...: the release image (`make
+# image`), one platform per argument (linux/amd64 from `make static`,
+# linux/arm64 from `make ARCH=arm64`). Each platform's whole filesystem is
+# its static plugins and its static installer:
 #   /ibcni-install          entrypoint (scripts/image/ibcni-install.c)
 #   /ibcni/bin/ib-sriov rdma-ns ib-host-local, rdma (a hard link of rdma-ns)
 set -eu
-bindir=$1 installer=$2 out=$3 name=$4
+out=$1 name=$2
+shift 2
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(mktemp -d)
-trap 'rm -rf "$root"' EXIT
-mkdir -p "$root/ibcni/bin"
-for b in ib-sriov rdma-ns ib-host-local; do
-	if ! file "$bindir/$b" | grep -q 'statically linked'; then
-		echo "image: $bindir/$b is not static" >&2
-		exit 1
-	fi
-	install -m 0755 "$bindir/$b" "$root/ibcni/bin/$b"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# What file(1) says of an ELF of each platform; a binary of another, or a
+# dynamic one, would be a broken image on every node of that platform.
+declare -A machine=([amd64]='x86-64' [arm64]='ARM aarch64')
+roots=()
+for spec in "$@"; do
+	IFS=: read -r arch bindir installer <<<"$spec"
+	[ -n "${machine[$arch]:-}" ] || { echo "image: $arch: not a platform of ours" >&2; exit 2; }
+	root=$work/$arch
+	mkdir -p "$root/ibcni/bin"
+	for f in "$bindir/ib-sriov" "$bindir/rdma-ns" "$bindir/ib-host-local" "$installer"; do
+		if ! file "$f" | grep -q "${machine[$arch]}.*statically linked"; then
+			echo "image: $f is not a static linux/$arch executable: $(file -b "$f")" >&2
+			exit 1
+		fi
+	done
+	for b in ib-sriov rdma-ns ib-host-local; do
+		install -m 0755 "$bindir/$b" "$root/ibcni/bin/$b"
+	done
+	ln "$root/ibcni/bin/rdma-ns" "$root/ibcni/bin/rdma"
+	install -m 0755 "$installer" "$root/ibcni-install"
+	roots+=("$arch=$root")
 done
-ln "$root/ibcni/bin/rdma-ns" "$root/ibcni/bin/rdma"
-install -m 0755 "$installer" "$root/ibcni-install"
-"$here/oci-archive.sh" "$root" "$out" "$name" '["/ibcni-install"]' '[]'
-echo "image: $out ($name, $(stat -c %s "$out") bytes)"
+[ ${#roots[@]} -gt 0 ] || { echo "usage: build.sh OUT.tar NAME ARCH:BINDIR:INSTALLER..." >&2; exit 2; }
+"$here/oci-archive.sh" "${roots[0]}" "$out" "$name" '["/ibcni-install"]' '[]' "${roots[@]:1}"
+echo "image: $out ($name, ${roots[*]%%=*}, $(stat -c %s "$out") bytes)"

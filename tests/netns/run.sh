@@ -16,7 +16,11 @@ for file in "$here"/test-*.sh; do
 	for fn in $(bash -c ". '$here/lib.sh' 2>/dev/null; . '$file'; declare -F" | awk '{print $3}' | grep '^test_'); do
 		name="$(basename "$file" .sh):$fn"
 		[[ -n $filter && $name != *$filter* ]] && continue
-		[[ -n ${NETNS_EXCLUDE:-} && $name == *$NETNS_EXCLUDE* ]] && continue
+		skip=
+		for x in ${NETNS_EXCLUDE:-}; do	# substrings, space-separated
+			[[ $name == *$x* ]] && skip=1
+		done
+		[ -n "$skip" ] && continue
 		log=$(mktemp)
 		start=$(date +%s%N)
 		timeout 120 unshare --mount --net --propagation private \
