@@ -289,8 +289,8 @@ int cni_link_vfs_get(int pf_ifindex, struct cni_vf **vfs, size_t *n)
 
 /* --- changing links --- */
 
-static int link_change(int ifindex, unsigned int flags, unsigned int change, int attr,
-		       const void *data, size_t len)
+int cni_link_change(int ifindex, unsigned int flags, unsigned int change, int attr,
+		    const void *data, size_t len)
 {
 	_cleanup_nl_msg_ struct nl_msg *msg = cni_link_msg(RTM_NEWLINK, 0, ifindex);
 	struct ifinfomsg *ifi;
@@ -307,28 +307,28 @@ static int link_change(int ifindex, unsigned int flags, unsigned int change, int
 
 int cni_link_set_up(int ifindex, bool up)
 {
-	return link_change(ifindex, up ? IFF_UP : 0, IFF_UP, 0, NULL, 0);
+	return cni_link_change(ifindex, up ? IFF_UP : 0, IFF_UP, 0, NULL, 0);
 }
 
 int cni_link_rename(int ifindex, const char *name)
 {
 	if (strlen(name) >= IFNAMSIZ)
 		return -ENAMETOOLONG;
-	return link_change(ifindex, 0, 0, IFLA_IFNAME, name, strlen(name) + 1);
+	return cni_link_change(ifindex, 0, 0, IFLA_IFNAME, name, strlen(name) + 1);
 }
 
 int cni_link_set_mtu(int ifindex, unsigned int mtu)
 {
 	uint32_t v = mtu;
 
-	return link_change(ifindex, 0, 0, IFLA_MTU, &v, sizeof(v));
+	return cni_link_change(ifindex, 0, 0, IFLA_MTU, &v, sizeof(v));
 }
 
 int cni_link_set_mac(int ifindex, const unsigned char *mac, size_t len)
 {
 	if (!len || len > CNI_MAC_MAX)
 		return -EINVAL;
-	return link_change(ifindex, 0, 0, IFLA_ADDRESS, mac, len);
+	return cni_link_change(ifindex, 0, 0, IFLA_ADDRESS, mac, len);
 }
 
 int cni_link_notify_peers(const struct cni_link *link)
@@ -348,7 +348,7 @@ int cni_link_move(int ifindex, int netns_fd)
 {
 	uint32_t fd = (uint32_t)netns_fd;
 
-	return link_change(ifindex, 0, 0, IFLA_NET_NS_FD, &fd, sizeof(fd));
+	return cni_link_change(ifindex, 0, 0, IFLA_NET_NS_FD, &fd, sizeof(fd));
 }
 
 int cni_link_ipoib_msg(int parent, const char *name, uint16_t pkey, uint16_t mode,

@@ -28,6 +28,11 @@ struct nl_msg *cni_link_msg(int type, int flags, int ifindex);
  * IBCNI_LINK_FAILPOINT fault injection for change requests). */
 int cni_link_talk(struct nl_msg *msg, cni_nl_parse_fn parse, void *arg);
 
+/* One RTM_NEWLINK for ifindex: the flags in change set to flags, and attr
+ * (0: none) with len bytes of data. 0 or -errno. */
+int cni_link_change(int ifindex, unsigned int flags, unsigned int change, int attr,
+		    const void *data, size_t len);
+
 /* The IFLA_* attribute of a u32 CNI_LINK_A_* bit and its offset in
  * struct cni_link_attrs; -EINVAL for alias, flags or an unknown bit. */
 int cni_link_u32_attr(uint32_t bit, int *attr, size_t *off);

@@ -112,22 +112,6 @@ int cni_link_altnames_clear(int ifindex)
 
 /* --- attributes --- */
 
-static int set_one(int ifindex, int attr, const void *data, size_t len, unsigned int flags,
-		   unsigned int change)
-{
-	_cleanup_nl_msg_ struct nl_msg *msg = cni_link_msg(RTM_NEWLINK, 0, ifindex);
-	struct ifinfomsg *ifi;
-
-	if (!msg)
-		return -ENOMEM;
-	ifi = nlmsg_data(nlmsg_hdr(msg));
-	ifi->ifi_flags = flags;
-	ifi->ifi_change = change;
-	if (attr && nla_put(msg, attr, (int)len, data) < 0)
-		return -ENOMEM;
-	return cni_link_talk(msg, NULL, NULL);
-}
-
 static const char *const attr_names[] = {
     "alias",
     "flags",
@@ -158,13 +142,14 @@ int cni_link_attrs_set(int ifindex, const struct cni_link_attrs *want,
 	*what = NULL;
 	/* The empty alias is an attribute of length 0 (the kernel drops it). */
 	if ((both & CNI_LINK_A_ALIAS) && strcmp(want->alias, cur->alias))
-		ret = set_one(ifindex, IFLA_IFALIAS, want->alias, strlen(want->alias), 0, 0);
+		ret =
+		    cni_link_change(ifindex, 0, 0, IFLA_IFALIAS, want->alias, strlen(want->alias));
 	if (ret) {
 		*what = cni_link_attr_name(CNI_LINK_A_ALIAS);
 		return ret;
 	}
 	if ((both & CNI_LINK_A_FLAGS) && diff)
-		ret = set_one(ifindex, 0, NULL, 0, want->flags & diff, diff);
+		ret = cni_link_change(ifindex, want->flags & diff, diff, 0, NULL, 0);
 	if (ret) {
 		*what = cni_link_attr_name(CNI_LINK_A_FLAGS);
 		return ret;
@@ -180,7 +165,7 @@ int cni_link_attrs_set(int ifindex, const struct cni_link_attrs *want,
 		memcpy(&c, (const char *)cur + off, sizeof(c));
 		if (w == c)
 			continue;
-		ret = set_one(ifindex, attr, &w, sizeof(w), 0, 0);
+		ret = cni_link_change(ifindex, 0, 0, attr, &w, sizeof(w));
 		if (ret) {
 			*what = cni_link_attr_name(bit);
 			return ret;

@@ -66,17 +66,6 @@ int cni_grpc_status_parse(const char *v, size_t len, int *status)
 	return 0;
 }
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 void cni_grpc_message_decode(const char *v, size_t len, char *out, size_t size)
 {
 	size_t o = 0;
@@ -86,9 +75,9 @@ void cni_grpc_message_decode(const char *v, size_t len, char *out, size_t size)
 	for (size_t i = 0; i < len && o + 1 < size; i++) {
 		int c = (unsigned char)v[i];
 
-		if (c == '%' && i + 2 < len && hex_digit(v[i + 1]) >= 0 &&
-		    hex_digit(v[i + 2]) >= 0) {
-			c = hex_digit(v[i + 1]) << 4 | hex_digit(v[i + 2]);
+		if (c == '%' && i + 2 < len && cni_hex_digit(v[i + 1]) >= 0 &&
+		    cni_hex_digit(v[i + 2]) >= 0) {
+			c = cni_hex_digit(v[i + 1]) << 4 | cni_hex_digit(v[i + 2]);
 			i += 2;
 		}
 		out[o++] = c >= 0x20 && c < 0x7f ? (char)c : '?';

@@ -293,6 +293,17 @@ char *cni_i64_str(int64_t v, char buf[CNI_NUM_MAX])
 	return buf;
 }
 
+int cni_hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 int cni_hex_str(const unsigned char *p, size_t n, char sep, char *buf, size_t len)
 {
 	static const char digits[] = "0123456789abcdef";

@@ -30,6 +30,9 @@ bool utf8_valid(const char *s, size_t n, size_t *bad);
 char *cni_i64_str(int64_t v, char buf[CNI_NUM_MAX]);
 char *cni_u64_str(uint64_t v, char buf[CNI_NUM_MAX]);
 
+/* The value of hex digit c (either case), or -1. */
+int cni_hex_digit(char c);
+
 /* n bytes as lowercase hex pairs, sep between them when not 0, into
  * buf[len] (NUL-terminated; -ENAMETOOLONG when it does not fit). */
 int cni_hex_str(const unsigned char *p, size_t n, char sep, char *buf, size_t len);

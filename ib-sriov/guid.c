@@ -5,23 +5,12 @@
 #include "guid.h"
 #include "util.h"
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 bool ibsriov_hw_parse(const char *s, unsigned char *out, size_t n)
 {
 	if (!s || strlen(s) != n * 3 - 1)
 		return false;
 	for (size_t i = 0; i < n; i++) {
-		int hi = hexval(s[i * 3]), lo = hexval(s[i * 3 + 1]);
+		int hi = cni_hex_digit(s[i * 3]), lo = cni_hex_digit(s[i * 3 + 1]);
 
 		if (hi < 0 || lo < 0 || (i + 1 < n && s[i * 3 + 2] != ':'))
 			return false;
