@@ -144,20 +144,17 @@ test_podres_max_wait_shortens_the_deadline() {
 	ms=$((($(date +%s%N) - t0) / 1000000))
 	assert_json '.code' 11
 	assert_match 'bounded by 500 ms' "$(jq -r .details <<<"$OUT")" "details"
-	[ "$ms" -lt 1500 ] || fail "ADD took $ms ms with maxWaitMs 500"
+	[ "$ms" -lt 10000 ] || fail "ADD took $ms ms with maxWaitMs 500"
 }
 
 test_podres_device_check_off_skips() {
-	local t0 ms
 	sim_node 1 2 eth
 	pod_ns pod1
 	node_conf '{"allowedDataDirs":["'"$T"'"],"deviceCheck":"off"}' || return
 	kubelet silent "[]" || return
-	t0=$(date +%s%N)
 	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf ib-host-local)" "$POD_ARGS"
-	ms=$((($(date +%s%N) - t0) / 1000000))
 	assert_eq 0 "$RC" "ADD with deviceCheck off ($OUT)"
-	[ "$ms" -lt 1500 ] || fail "ADD took $ms ms: kubelet was asked"
+	assert_eq 0 "$(grep -c 'accepted a connection' "$T/kubelet.log")" "connections to kubelet"
 	pod_ns pod2
 	cni_exec ib-sriov ADD ctr2 pod2 net1 "$(sriov_conf ib-host-local '' 1.1.0 0000:03:01.0)"
 	assert_eq 0 "$RC" "ADD without the pod's name, deviceCheck off ($OUT)"
@@ -187,7 +184,7 @@ test_podres_socket_without_pod_name_refused() {
 }
 
 test_podres_del_check_gc_never_ask() {
-	local conf prev t0 ms
+	local conf prev
 	sim_node 1 2 eth
 	pod_ns pod1
 	conf=$(sriov_conf ib-host-local)
@@ -195,16 +192,16 @@ test_podres_del_check_gc_never_ask() {
 	cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf" "$POD_ARGS"
 	assert_eq 0 "$RC" "ADD ($OUT)"
 	prev=$OUT
+	# A kubelet that takes connections and never answers: any call that
+	# asked it would wait for its deadline; the server counts connections.
 	kubelet silent "[]" || return
-	t0=$(date +%s%N)
 	cni_exec ib-sriov CHECK ctr1 pod1 net1 "${conf%\}},\"prevResult\":$prev}" "$POD_ARGS"
 	assert_eq 0 "$RC" "CHECK ($OUT)"
 	cni_exec ib-sriov GC "" "" "" "${conf%\}},\"cni.dev/valid-attachments\":[{\"containerID\":\"ctr1\",\"ifname\":\"net1\"}]}"
 	assert_eq 0 "$RC" "GC ($OUT)"
 	cni_exec ib-sriov DEL ctr1 pod1 net1 "$conf" "$POD_ARGS"
 	assert_eq 0 "$RC" "DEL ($OUT)"
-	ms=$((($(date +%s%N) - t0) / 1000000))
-	[ "$ms" -lt 1500 ] || fail "CHECK, GC and DEL took $ms ms: kubelet was asked"
+	assert_eq 0 "$(grep -c 'accepted a connection' "$T/kubelet.log")" "connections to kubelet"
 	assert_no_link pod1 net1
 }
 
