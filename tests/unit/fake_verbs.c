@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "fake_verbs.h"
@@ -103,17 +104,21 @@ static int query_port(struct ibv_context *ctx, uint8_t num, struct ibv_port_attr
 	return 0;
 }
 
-/* Descriptors from 3 up, the listing's own apart. */
+/* Descriptors from 3 up, the listing's own apart, and below the soft
+ * limit (valgrind keeps its own above the limit it gives the process). */
 static int fds_above_stdio(void)
 {
 	DIR *d = opendir("/proc/self/fd");
+	struct rlimit lim = {0};
 	struct dirent *e;
 	int n = 0;
 
 	if (!d)
 		return -1;
+	getrlimit(RLIMIT_NOFILE, &lim);
 	while ((e = readdir(d)))
-		if (atoi(e->d_name) > 2 && atoi(e->d_name) != dirfd(d))
+		if (atoi(e->d_name) > 2 && atoi(e->d_name) != dirfd(d) &&
+		    (rlim_t)atoi(e->d_name) < lim.rlim_cur)
 			n++;
 	closedir(d);
 	return n;
