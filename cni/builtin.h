@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct cni_conf;
 struct cni_plugin;
 
 /* Longest GNU build ID we compare (SHA-1 is 20 bytes, the linkers' most 64). */
@@ -23,6 +24,14 @@ struct cni_builtin {
 	const char *type;
 	const struct cni_plugin *plugin;
 	const struct cni_build_id *id;
+	/* Optional, for requests served without a child: the directory the
+	 * request would touch for conf (normalised, into buf[len]; nonzero when
+	 * it cannot say), and the root whose filesystem the caller already uses
+	 * in its own process. A request whose directory is reached from
+	 * inline_root without crossing a mount is served in the caller's
+	 * process; any other runs in a child under the delegate's deadline. */
+	int (*touches)(const struct cni_conf *conf, char *buf, size_t len);
+	const char *inline_root;
 };
 
 /* Serve delegations to b->type in this process whenever the file CNI_PATH

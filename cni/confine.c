@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <linux/magic.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -201,4 +204,24 @@ int cni_state_opendir_under(const char *root, const char *dir, unsigned int flag
 	if (fd != -ENOENT || !(flags & CNI_DIR_CREATE))
 		return fd;
 	return walk_create(root, dir, flags, fs, buf, len);
+}
+
+bool cni_path_on_root_mount(const char *root, const char *path)
+{
+	struct open_how how = {
+	    .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+	    .resolve =
+		RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH,
+	};
+	size_t n = strlen(root);
+	_cleanup_close_ int rfd = -1, fd = -1;
+
+	if (strncmp(path, root, n) || (path[n] && path[n] != '/' && n > 1))
+		return false;
+	rfd = open(root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (rfd < 0)
+		return false;
+	fd = (int)syscall(SYS_openat2, rfd, path[n] ? path + n + (path[n] == '/') : ".", &how,
+			  sizeof(how));
+	return fd >= 0 || errno == ENOENT;
 }

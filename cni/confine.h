@@ -37,4 +37,12 @@ int cni_fs_ordinary(int fd, const char **fs, char *buf, size_t len);
 int cni_state_opendir_under(const char *root, const char *dir, unsigned int flags, const char **fs,
 			    char *buf, size_t len);
 
+/* Whether path (normalised) is root or below it, and reached from root
+ * without crossing a mount point or following a link (openat2's
+ * RESOLVE_NO_XDEV): then every lookup on the way is served by root's own
+ * filesystem, and none by one mounted below it (a FUSE or NFS volume that
+ * may never answer). A missing component is fine (what is created there is
+ * on root's filesystem); any doubt (no openat2, a link, a file) is false. */
+bool cni_path_on_root_mount(const char *root, const char *path);
+
 #endif

@@ -49,6 +49,11 @@ static const struct cni_builtin host_local = {
     .type = "ib-host-local",
     .plugin = &ipam_plugin,
     .id = &ipam_build_id,
+    /* Leases reached from /var/lib/cni without crossing a mount are on the
+     * filesystem ib-sriov keeps its own records on (IBSRIOV_STATE_DIR) and
+     * are served here; anything else in a child under the deadline. */
+    .touches = ipam_touches,
+    .inline_root = "/var/lib/cni",
 };
 
 int main(int argc, char **argv)

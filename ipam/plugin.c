@@ -1,7 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 /* ib-host-local's plugin table: its main and ib-sriov's builtin delegate
  * (cni_delegate_builtin) serve requests through it. */
+#include <errno.h>
+#include <limits.h>
+#include <json-c/json.h>
+#include <string.h>
+
+#include "confine.h"
+#include "conf.h"
 #include "ipam.h"
+#include "util.h"
 
 /* --help; the README's "ib-host-local" section has the full story of each key. */
 static const struct cni_plugin_key keys[] = {
@@ -26,3 +34,22 @@ const struct cni_plugin ipam_plugin = {
     .gc = ipam_gc,
     .status = ipam_status,
 };
+
+int ipam_touches(const struct cni_conf *conf, char *buf, size_t len)
+{
+	struct json_object *v;
+	const char *dir = IPAM_DEFAULT_DATA_DIR;
+	char norm[PATH_MAX];
+
+	if (!conf->ipam || !conf->name)
+		return -EINVAL;
+	if (json_object_object_get_ex(conf->ipam, "dataDir", &v)) {
+		if (!json_object_is_type(v, json_type_string))
+			return -EINVAL;
+		if (*json_object_get_string(v))
+			dir = json_object_get_string(v);
+	}
+	if (cni_path_normalise(dir, norm, sizeof(norm)) || strchr(conf->name, '/'))
+		return -EINVAL;
+	return check_snprintf(buf, len, "%s/%s", norm, conf->name);
+}

@@ -301,3 +301,66 @@ Test(builtin, a_hung_builtin_times_out)
 	cni_conf_free(conf);
 	rm_tree(dir);
 }
+
+/* A builtin that says which directory it would touch: served in this
+ * process when that directory is reached from inline_root without crossing
+ * a mount, in a child otherwise. A plain variable tells which. */
+static int served_here;
+static char touched[128];
+
+static int here_add(struct cni_ctx *ctx)
+{
+	served_here = 1;
+	return fake_add(ctx);
+}
+
+static int touches(const struct cni_conf *conf, char *buf, size_t len)
+{
+	return copy_str(buf, len, touched);
+}
+
+static const struct cni_plugin here_plugin = {
+    .name = "here-ipam", .about = "test", .add = here_add, .del = fake_del, .check = fake_del};
+
+Test(builtin, served_in_process_only_on_the_callers_filesystem)
+{
+	char dir[64], path[128], root[128];
+	struct cni_env env = env_in(dir);
+	struct cni_conf *conf = conf_with("here-ipam");
+	struct cni_builtin here = {.type = "here-ipam",
+				   .plugin = &here_plugin,
+				   .id = &our,
+				   .touches = touches,
+				   .inline_root = root};
+	struct cni_error err = {0};
+	struct cni_result *res = NULL;
+
+	seen[0] = '\0';
+	make_tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/here-ipam", dir);
+	write_elf(path, NT_GNU_BUILD_ID, our.bytes, our.len, 0755);
+	cr_assert_eq(cni_delegate_builtin(&here), 0);
+	/* Below the root, not yet made: this process. */
+	snprintf(root, sizeof(root), "%s", dir);
+	snprintf(touched, sizeof(touched), "%s/leases/net", dir);
+	cr_assert_eq(cni_ipam_add(&env, conf, &res, &err), 0, "%s: %s", err.msg, err.details);
+	cr_assert_eq(served_here, 1, "served in this process");
+	cni_result_free(res);
+	/* Outside the root: a child (it saw the request, this process did not). */
+	served_here = 0;
+	seen[0] = '\0';
+	snprintf(touched, sizeof(touched), "/tmp/elsewhere/net");
+	cr_assert_eq(cni_ipam_add(&env, conf, &res, &err), 0, "%s: %s", err.msg, err.details);
+	cr_assert_eq(served_here, 0, "served in a child");
+	cr_assert_str_eq(seen, "ADD ctr1 net1 net");
+	cni_result_free(res);
+	/* A link on the way is doubt enough: a child. */
+	snprintf(path, sizeof(path), "%s/link", dir);
+	cr_assert_eq(symlink("/tmp", path), 0);
+	snprintf(touched, sizeof(touched), "%s/link/net", dir);
+	cr_assert_eq(cni_ipam_add(&env, conf, &res, &err), 0, "%s: %s", err.msg, err.details);
+	cr_assert_eq(served_here, 0, "a link: served in a child");
+	cni_result_free(res);
+	cni_conf_free(conf);
+	rm_tree(dir);
+}
