@@ -8,7 +8,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <linux/openat2.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -319,6 +321,17 @@ static int touches(const struct cni_conf *conf, char *buf, size_t len)
 	return copy_str(buf, len, touched);
 }
 
+static int openat2_works(void)
+{
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC};
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, "/", &how, sizeof(how));
+
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
 static const struct cni_plugin here_plugin = {
     .name = "here-ipam", .about = "test", .add = here_add, .del = fake_del, .check = fake_del};
 
@@ -340,11 +353,12 @@ Test(builtin, served_in_process_only_on_the_callers_filesystem)
 	snprintf(path, sizeof(path), "%s/here-ipam", dir);
 	write_elf(path, NT_GNU_BUILD_ID, our.bytes, our.len, 0755);
 	cr_assert_eq(cni_delegate_builtin(&here), 0);
-	/* Below the root, not yet made: this process. */
+	/* Below the root, not yet made: this process, where openat2 can tell
+	 * (valgrind answers it ENOSYS: then, in doubt, a child). */
 	snprintf(root, sizeof(root), "%s", dir);
 	snprintf(touched, sizeof(touched), "%s/leases/net", dir);
 	cr_assert_eq(cni_ipam_add(&env, conf, &res, &err), 0, "%s: %s", err.msg, err.details);
-	cr_assert_eq(served_here, 1, "served in this process");
+	cr_assert_eq(served_here, openat2_works(), "served in this process when it can tell");
 	cni_result_free(res);
 	/* Outside the root: a child (it saw the request, this process did not). */
 	served_here = 0;
