@@ -508,37 +508,6 @@ static int earlier_attempt(struct add *a, bool *undone)
 	return ret;
 }
 
-/* A device another attachment holds (two pods on one vfio-bound VF, or a
- * VF whose pod is gone but not yet DELed) is refused, under the VF lock. */
-static int device_free(struct add *a)
-{
-	_cleanup_dir_ DIR *d = opendir(IBSRIOV_STATE_DIR);
-	struct dirent *e;
-	unsigned int seen = 0;
-
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
-	while ((e = readdir(d)) && seen++ < IBSRIOV_RECORDS_MAX) {
-		struct ibsriov_record r;
-		bool taken;
-
-		if (e->d_name[0] == '.' || !strcmp(e->d_name, a->rec.name) ||
-		    ibsriov_record_load(e->d_name, &r))
-			continue;
-		taken = !strcmp(r.device, a->conf.device);
-		if (taken)
-			cni_errorf(
-			    &a->ctx->err, -EBUSY, CNI_ERR_DEVICE, "the device is attached already",
-			    "%s is held by %s of container %s (network %s): DEL that attachment, "
-			    "or check the device plugin's allocation",
-			    a->conf.device, r.ifname, r.container_id, r.network);
-		ibsriov_record_clear(&r);
-		if (taken)
-			return -EBUSY;
-	}
-	return 0;
-}
-
 /* Before any side effect: the attachment's name, then (before sysfs is
  * read) whether kubelet gave the pod this device, then the device. */
 static int validate(struct add *a)
@@ -560,7 +529,7 @@ static int prepare(struct add *a)
 	bool undone = false;
 
 	return earlier_attempt(a, &undone) ?: resolve_links(a, undone) ?: check_fits(a) ?:
-	       pod_ifname_free(a) ?: device_free(a);
+	       pod_ifname_free(a);
 }
 
 /* Everything up to the pod's interface, under the VF lock. */
@@ -647,9 +616,11 @@ int ibsriov_add(struct cni_ctx *ctx)
 	if (ret)
 		goto out;
 	/* Node-wide, so that no other ADD records the same MAC or GUID between
-	 * the check and this record. */
+	 * the check and this record. A device another attachment holds (two
+	 * pods on one vfio-bound VF, or a VF whose pod is gone but not yet
+	 * DELed) is refused in the same pass. */
 	held = ibsriov_lock("addr", "node", &ctx->err);
-	ret = held < 0 ? held : ibsriov_held_free(&a) ?: record_start(&a);
+	ret = held < 0 ? held : ibsriov_others_free(&a) ?: record_start(&a);
 	cni_lock_release(held);
 	if (ret)
 		goto out;

@@ -49,9 +49,10 @@ bool ibsriov_record_guid(const struct ibsriov_record *r, uint64_t *guid);
  * else the VF's own (none for a passed-through PF). */
 void ibsriov_held_note(struct add *a);
 
-/* Code 7 naming the key, the value and the holder when another record
- * holds the MAC or GUID the config asks for. Run under the node's "addr"
- * lock, up to the record's first write. */
-int ibsriov_held_free(struct add *a);
+/* One pass over the other attachments' records: code 101 when one holds the
+ * device, else code 7 naming the key, the value and the holder when one
+ * holds the MAC or GUID the config asks for. Run under the VF lock and the
+ * node's "addr" lock, up to the record's first write. */
+int ibsriov_others_free(struct add *a);
 
 #endif

@@ -94,43 +94,66 @@ static const char *held_by(const struct ibsriov_conf *c, const struct ibsriov_re
 	return NULL;
 }
 
-int ibsriov_held_free(struct add *a)
+/* Whether r holds a's device: code 101 naming the holder. */
+static bool device_held(struct add *a, const struct ibsriov_record *r)
+{
+	if (strcmp(r->device, a->conf.device))
+		return false;
+	cni_errorf(&a->ctx->err, -EBUSY, CNI_ERR_DEVICE, "the device is attached already",
+		   "%s is held by %s of container %s (network %s): DEL that attachment, "
+		   "or check the device plugin's allocation",
+		   a->conf.device, r->ifname, r->container_id, r->network);
+	return true;
+}
+
+/* Whether r holds the MAC or GUID a's config asks for: code 7 in *addr
+ * (scratch: a device held by a later record still takes precedence). */
+static bool addr_held(struct add *a, const struct ibsriov_record *r, struct cni_error *addr)
 {
 	const struct ibsriov_conf *c = &a->conf;
-	_cleanup_dir_ DIR *d = NULL;
+	const char *what;
+	char val[32];
+
+	if (addr->code || !(what = held_by(c, r, val, sizeof(val))))
+		return false;
+	cni_errorf(addr, -EADDRINUSE, CNI_ERR_INVALID_CONFIG,
+		   !strcmp(what, "MAC") ? "the MAC is held by another attachment"
+					: "the GUID is held by another attachment",
+		   "%s is %s, which %s of container %s (network %s, device %s) "
+		   "holds: one attachment per %s on the node; give this network "
+		   "another, or DEL that attachment",
+		   !strcmp(what, "MAC") ? c->mac_from : c->guid_from, val, r->ifname,
+		   r->container_id, r->network, r->device, what);
+	return true;
+}
+
+int ibsriov_others_free(struct add *a)
+{
+	struct cni_error addr = {0};
+	_cleanup_dir_ DIR *d = opendir(IBSRIOV_STATE_DIR);
 	struct dirent *e;
 	unsigned int seen = 0;
+	int ret = 0;
 
-	/* An all-ones GUID is the driver's "none": shared by every such VF. */
-	if (!c->has_mac && !(c->has_guid && !ibsriov_guid_unset(c->guid)))
-		return 0;
-	d = opendir(IBSRIOV_STATE_DIR);
 	if (!d)
 		return errno == ENOENT ? 0
 				       : cni_errorf(&a->ctx->err, -errno, CNI_ERR_IO,
 						    "cannot read the attachment records", "%s: %s",
 						    IBSRIOV_STATE_DIR, strerror(errno));
+	/* One pass over the records for both: each is parsed once per ADD. */
 	while ((e = readdir(d)) && seen++ < IBSRIOV_RECORDS_MAX) {
 		struct ibsriov_record r;
-		const char *what;
-		char val[32];
+		bool device;
 
 		if (e->d_name[0] == '.' || !strcmp(e->d_name, a->rec.name) ||
 		    ibsriov_record_load(e->d_name, &r))
 			continue;
-		what = held_by(c, &r, val, sizeof(val));
-		if (what)
-			cni_errorf(&a->ctx->err, -EADDRINUSE, CNI_ERR_INVALID_CONFIG,
-				   !strcmp(what, "MAC") ? "the MAC is held by another attachment"
-							: "the GUID is held by another attachment",
-				   "%s is %s, which %s of container %s (network %s, device %s) "
-				   "holds: one attachment per %s on the node; give this network "
-				   "another, or DEL that attachment",
-				   !strcmp(what, "MAC") ? c->mac_from : c->guid_from, val, r.ifname,
-				   r.container_id, r.network, r.device, what);
+		device = device_held(a, &r);
+		if (!device && addr_held(a, &r, &addr))
+			ret = -EADDRINUSE;
 		ibsriov_record_clear(&r);
-		if (what)
-			return -EADDRINUSE;
+		if (device)
+			return -EBUSY;
 	}
-	return 0;
+	return ret ? cni_error_adopt(&a->ctx->err, &addr, ret) : 0;
 }
