@@ -7,20 +7,20 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "announce.h"
-#include "caps.h"
-#include "cleanup.h"
-#include "devcheck.h"
+#include "kernel/announce.h"
+#include "protocol/caps.h"
+#include "base/cleanup.h"
+#include "protocol/devcheck.h"
 #include "guid.h"
 #include "add.h"
-#include "ipam.h"
-#include "json.h"
-#include "lock.h"
-#include "netns.h"
-#include "rdma.h"
-#include "state.h"
-#include "util.h"
-#include "verbs.h"
+#include "protocol/delegate.h"
+#include "base/json.h"
+#include "state/lock.h"
+#include "kernel/netns.h"
+#include "kernel/rdma.h"
+#include "state/state.h"
+#include "base/util.h"
+#include "kernel/verbs.h"
 
 /* A PF bound to vfio-pci is passed through whole, as ib-sriov-cni does:
  * nothing to configure, only a record and a result. */

@@ -3,12 +3,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cleanup.h"
+#include "base/cleanup.h"
 #include "guid.h"
 #include "ibsriov.h"
-#include "ipam.h"
-#include "netns.h"
-#include "verbs.h"
+#include "protocol/delegate.h"
+#include "kernel/netns.h"
+#include "kernel/verbs.h"
 
 static int mismatch(struct cni_ctx *ctx, const char *what, const char *want, const char *got)
 {

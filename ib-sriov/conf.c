@@ -7,10 +7,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cleanup.h"
+#include "base/cleanup.h"
 #include "guid.h"
 #include "ibsriov.h"
-#include "json.h"
+#include "base/json.h"
 
 /* Code 7 with details naming the key and the fix (checked as printf). */
 #define bad(ctx, ...)                                                                              \

@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "ibsriov.h"
-#include "ipam.h"
-#include "state.h"
+#include "protocol/delegate.h"
+#include "state/state.h"
 
 /* An ADD killed while writing its first record leaves only the temp file
  * of the record's name, and changed nothing yet: this attachment's own

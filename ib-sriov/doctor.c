@@ -17,13 +17,13 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 
-#include "cleanup.h"
+#include "base/cleanup.h"
 #include "guid.h"
 #include "ibsriov.h"
-#include "json.h"
-#include "state.h"
-#include "util.h"
-#include "verbs.h"
+#include "base/json.h"
+#include "state/state.h"
+#include "base/util.h"
+#include "kernel/verbs.h"
 
 #ifndef DOCTOR_MODPROBE_DIR
 #define DOCTOR_MODPROBE_DIR "/etc/modprobe.d"

@@ -3,12 +3,12 @@
 #include <errno.h>
 #include <string.h>
 
-#include "cleanup.h"
+#include "base/cleanup.h"
 #include "ibsriov.h"
-#include "ipam.h"
-#include "json.h"
-#include "rdma.h"
-#include "state.h"
+#include "protocol/delegate.h"
+#include "base/json.h"
+#include "kernel/rdma.h"
+#include "state/state.h"
 
 /* Release r when it is this network's and not a valid attachment. */
 static int collect(struct cni_ctx *ctx, struct ibsriov_record *r, struct cni_error *err)

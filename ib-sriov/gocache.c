@@ -8,12 +8,12 @@
 #include <linux/if_link.h>
 #include <string.h>
 
-#include "cleanup.h"
+#include "base/cleanup.h"
 #include "guid.h"
-#include "json.h"
+#include "base/json.h"
 #include "record.h"
-#include "state.h"
-#include "util.h"
+#include "state/state.h"
+#include "base/util.h"
 
 static const char *str_key(struct json_object *o, const char *key)
 {

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "guid.h"
-#include "util.h"
+#include "base/util.h"
 
 bool ibsriov_hw_parse(const char *s, unsigned char *out, size_t n)
 {

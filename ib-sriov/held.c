@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "add.h"
-#include "cleanup.h"
+#include "base/cleanup.h"
 #include "guid.h"
 
 bool ibsriov_record_mac(const struct ibsriov_record *r, unsigned char mac[6])

@@ -9,9 +9,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cni.h"
-#include "link.h"
-#include "pci.h"
+#include "protocol/cni.h"
+#include "kernel/link.h"
+#include "kernel/pci.h"
 #include "record.h"
 
 #ifndef IBSRIOV_LOCK_DIR

@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "../ipam/ipam.h"
-#include "builtin.h"
-#include "caps.h"
+#include "protocol/builtin.h"
+#include "protocol/caps.h"
 #include "ibsriov.h"
 
 /* --help; the README's "ib-sriov" section has the full story of each key. */

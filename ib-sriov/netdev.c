@@ -10,10 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "base/cleanup.h"
 #include "ibsriov.h"
-#include "netns.h"
-#include "util.h"
+#include "kernel/netns.h"
+#include "base/util.h"
 
 /* Find the VF netdev in the current namespace: by recorded ifindex, then
  * by name; only a verified link counts. -ENODEV when none; any other error

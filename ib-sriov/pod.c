@@ -5,13 +5,13 @@
 #include <string.h>
 
 #include "add.h"
-#include "announce.h"
-#include "cleanup.h"
+#include "kernel/announce.h"
+#include "base/cleanup.h"
 #include "guid.h"
-#include "json.h"
-#include "netns.h"
-#include "rdma.h"
-#include "util.h"
+#include "base/json.h"
+#include "kernel/netns.h"
+#include "kernel/rdma.h"
+#include "base/util.h"
 
 /* RDMA isolation: the VF's RDMA devices into the pod before its netdev,
  * because moving them re-creates their ULP netdevs in the old namespace. */

@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cleanup.h"
+#include "base/cleanup.h"
 #include "guid.h"
-#include "json.h"
+#include "base/json.h"
 #include "record.h"
-#include "state.h"
-#include "util.h"
+#include "state/state.h"
+#include "base/util.h"
 
 enum key_type {
 	K_STR,	  /* char[size] */

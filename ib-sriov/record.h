@@ -11,9 +11,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "link.h"
-#include "pci.h"
-#include "state.h"
+#include "kernel/link.h"
+#include "kernel/pci.h"
+#include "state/state.h"
 
 /* Overridable so the unit tier can run ADD against a fake kernel. The
  * records live where the Go ib-sriov-cni never looks; IBSRIOV_GO_DIR is

@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cleanup.h"
-#include "json.h"
+#include "base/cleanup.h"
+#include "base/json.h"
 #include "record.h"
-#include "state.h"
-#include "util.h"
+#include "state/state.h"
+#include "base/util.h"
 
 int ibsriov_record_save(const struct ibsriov_record *r)
 {

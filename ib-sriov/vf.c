@@ -11,14 +11,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "base/cleanup.h"
 #include "guid.h"
 #include "ibsriov.h"
-#include "lock.h"
-#include "netns.h"
-#include "state.h"
-#include "rdma.h"
-#include "util.h"
+#include "state/lock.h"
+#include "kernel/netns.h"
+#include "state/state.h"
+#include "kernel/rdma.h"
+#include "base/util.h"
 
 /* PF-side settings, one request each, in the reverse of ADD's order. */
 static const struct {

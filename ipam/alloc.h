@@ -3,7 +3,7 @@
 #define IPAM_ALLOC_H
 
 #include "range.h"
-#include "result.h"
+#include "protocol/result.h"
 #include "store.h"
 
 /* Lease one address of range set number idx to (id, ifname): want when it

@@ -8,12 +8,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "confine.h"
+#include "base/cleanup.h"
+#include "state/confine.h"
 #include "conf.h"
-#include "json.h"
-#include "state.h"
-#include "util.h"
+#include "base/json.h"
+#include "state/state.h"
+#include "base/util.h"
 
 void ipam_conf_free(struct ipam_conf *c)
 {

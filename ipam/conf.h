@@ -5,7 +5,7 @@
 #include <limits.h>
 #include <stdbool.h>
 
-#include "cni.h"
+#include "protocol/cni.h"
 #include "range.h"
 
 #define IPAM_DEFAULT_DATA_DIR "/var/lib/cni/networks"

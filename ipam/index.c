@@ -9,11 +9,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "base/cleanup.h"
 #include "index.h"
-#include "log.h"
-#include "state.h"
-#include "util.h"
+#include "base/log.h"
+#include "state/state.h"
+#include "base/util.h"
 
 #define OWNERS_MAX (1 << 20) /* bytes of one owner file */
 #define TOKEN	   "token"

@@ -3,8 +3,8 @@
 #ifndef IPAM_IPAM_H
 #define IPAM_IPAM_H
 
-#include "builtin.h"
-#include "cni.h"
+#include "protocol/builtin.h"
+#include "protocol/cni.h"
 
 /* ib-host-local: its keys, about text and verbs (ipam/plugin.c). */
 extern const struct cni_plugin ipam_plugin;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "cni.h"
+#include "protocol/cni.h"
 #include "ipam.h"
 
 int main(int argc, char **argv)

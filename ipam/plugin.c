@@ -6,10 +6,10 @@
 #include <json-c/json.h>
 #include <string.h>
 
-#include "confine.h"
+#include "state/confine.h"
 #include "conf.h"
 #include "ipam.h"
-#include "util.h"
+#include "base/util.h"
 
 /* --help; the README's "ib-host-local" section has the full story of each key. */
 static const struct cni_plugin_key keys[] = {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "range.h"
-#include "util.h"
+#include "base/util.h"
 
 static size_t alen(int family)
 {

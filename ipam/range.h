@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "error.h"
-#include "result.h"
+#include "base/error.h"
+#include "protocol/result.h"
 
 struct ipam_range {
 	struct cni_prefix subnet;   /* network address, host bits zero */

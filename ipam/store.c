@@ -10,14 +10,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "confine.h"
+#include "base/cleanup.h"
+#include "state/confine.h"
 #include "index.h"
-#include "lock.h"
-#include "log.h"
-#include "state.h"
+#include "state/lock.h"
+#include "base/log.h"
+#include "state/state.h"
 #include "store.h"
-#include "util.h"
+#include "base/util.h"
 
 #define LEASE_MAX 4096 /* id (Go trims it) + "\r\n" + ifname, with room to spare */
 

@@ -13,8 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "error.h"
-#include "result.h"
+#include "base/error.h"
+#include "protocol/result.h"
 
 #define IPAM_LOCK_TIMEOUT_MS 30000 /* IBCNI_LOCK_TIMEOUT_MS overrides it */
 #define IPAM_INDEX_DIR	     ".ib-host-local"

@@ -3,10 +3,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "netns.h"
+#include "base/cleanup.h"
+#include "kernel/netns.h"
 #include "rdmans.h"
-#include "util.h"
+#include "base/util.h"
 
 /* Each device's index into the record before anything moves: DEL looks
  * them up by it, whatever the pod renames them to. */

@@ -2,10 +2,10 @@
 #include <errno.h>
 #include <string.h>
 
-#include "cleanup.h"
-#include "netns.h"
+#include "base/cleanup.h"
+#include "kernel/netns.h"
 #include "rdmans.h"
-#include "verbs.h"
+#include "kernel/verbs.h"
 
 /* Every recorded device is visible in the pod, and usable there as an
  * application would use it: listed and opened by libibverbs in the pod's

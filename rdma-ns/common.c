@@ -5,12 +5,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "json.h"
-#include "netns.h"
+#include "base/cleanup.h"
+#include "base/json.h"
+#include "kernel/netns.h"
 #include "rdmans.h"
-#include "state.h"
-#include "util.h"
+#include "state/state.h"
+#include "base/util.h"
 
 int rdmans_require_exclusive(struct cni_ctx *ctx, bool for_status)
 {

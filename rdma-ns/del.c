@@ -2,7 +2,7 @@
 #include <errno.h>
 
 #include "rdmans.h"
-#include "state.h"
+#include "state/state.h"
 
 int rdmans_del(struct cni_ctx *ctx)
 {

@@ -10,13 +10,13 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
-#include "cleanup.h"
-#include "devcheck.h"
-#include "json.h"
-#include "link.h"
-#include "netns.h"
+#include "base/cleanup.h"
+#include "protocol/devcheck.h"
+#include "base/json.h"
+#include "kernel/link.h"
+#include "kernel/netns.h"
 #include "rdmans.h"
-#include "util.h"
+#include "base/util.h"
 
 /* A PCI address (normalised) or an auxiliary device name (mlx5_core.sf.4):
  * one path component of the device charset. */

@@ -3,9 +3,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "cleanup.h"
+#include "base/cleanup.h"
 #include "rdmans.h"
-#include "state.h"
+#include "state/state.h"
 
 #define MAX_ENTRIES 65536 /* a bounded listing, whatever was planted */
 

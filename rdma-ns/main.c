@@ -2,7 +2,7 @@
 #include <linux/capability.h>
 #include <string.h>
 
-#include "caps.h"
+#include "protocol/caps.h"
 #include "rdmans.h"
 
 /* --help; the README's "rdma-ns" section has the full story of each key. */

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cleanup.h"
+#include "base/cleanup.h"
 #include "rdmans.h"
-#include "util.h"
+#include "base/util.h"
 
 /* Who keeps another network namespace alive: named ones and processes. */
 static void list_blockers(void)

@@ -8,9 +8,9 @@
 #include <limits.h>
 #include <net/if.h>
 
-#include "cni.h"
-#include "pci.h"
-#include "rdma.h"
+#include "protocol/cni.h"
+#include "kernel/pci.h"
+#include "kernel/rdma.h"
 
 /* Ours. rdma-cni reads only its own directory, so a downgrade never takes
  * our records for its cache. */

@@ -7,11 +7,11 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "cleanup.h"
-#include "json.h"
+#include "base/cleanup.h"
+#include "base/json.h"
 #include "rdmans.h"
-#include "state.h"
-#include "util.h"
+#include "state/state.h"
+#include "base/util.h"
 
 enum field_type {
 	FIELD_STR,  /* char[size] at off */

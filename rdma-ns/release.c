@@ -5,11 +5,11 @@
 #include <errno.h>
 #include <string.h>
 
-#include "cleanup.h"
-#include "netns.h"
+#include "base/cleanup.h"
+#include "kernel/netns.h"
 #include "rdmans.h"
-#include "state.h"
-#include "util.h"
+#include "state/state.h"
+#include "base/util.h"
 
 /* A directory listing is bounded: a planted flood must not stall a DEL. */
 #define MAX_ENTRIES 65536

@@ -8,7 +8,7 @@ FUZZ_OUT := build/fuzz
 FUZZ_TARGETS ?= $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN := $(addprefix $(FUZZ_OUT)/bin/,$(FUZZ_TARGETS))
 # Everything a harness may reach: the runtime and the plugins minus main().
-FUZZ_SRC := $(wildcard cni/*.c) $(filter-out ipam/main.c,$(wildcard ipam/*.c)) \
+FUZZ_SRC := $(wildcard cni/*/*.c) $(filter-out ipam/main.c,$(wildcard ipam/*.c)) \
 	$(filter-out ib-sriov/main.c,$(wildcard ib-sriov/*.c))
 FUZZ_LIB := $(FUZZ_OUT)/libibcni.a
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
@@ -25,8 +25,8 @@ $(FUZZ_OUT)/obj/%.o: %.c
 		$(if $(filter tests/fuzz/%,$<),$(if $(filter 1,$(WERROR)),-Werror)) -c -o $@ $<
 
 # The PodResources messages protoc-c generates (the Makefile's PODRES_GEN).
-$(FUZZ_OUT)/obj/cni/podres_wire.o: $(PODRES_GEN)/podres.pb-c.h
-$(FUZZ_OUT)/obj/cni/podres_wire.o: FUZZ_CFLAGS += -I$(PODRES_GEN)
+$(FUZZ_OUT)/obj/cni/protocol/podres_wire.o: $(PODRES_GEN)/podres.pb-c.h
+$(FUZZ_OUT)/obj/cni/protocol/podres_wire.o: FUZZ_CFLAGS += -I$(PODRES_GEN)
 $(FUZZ_OUT)/obj/gen/podres.pb-c.o: $(PODRES_GEN)/podres.pb-c.c
 	@mkdir -p $(dir $@)
 	$(call quiet,FUZZCC,$@)$(FUZZ_CC) $(FUZZ_CFLAGS) -Wno-cast-qual -fsanitize=fuzzer-no-link -c -o $@ $<

@@ -21,7 +21,7 @@ $(OUT)/build/unit/%: tests/unit/%.c $(UNIT_EXTRA) $(LIB)
 
 # ib-sriov ADD against the fake kernel: its sources rebuilt with every path
 # under a temporary directory, linked without the real kernel modules.
-FAKE_CNI := $(filter-out $(addprefix $(OBJ)/cni/,link.o link_vf.o link_addr.o link_restore.o netns.o rdma.o announce.o nl.o), \
+FAKE_CNI := $(filter-out $(addprefix $(OBJ)/cni/kernel/,link.o link_vf.o link_addr.o link_restore.o netns.o rdma.o announce.o nl.o), \
 	$(patsubst %.c,$(OBJ)/%.o,$(LIB_SRC))) $(PODRES_GEN)/podres.pb-c.o
 FAKE_SRC := tests/unit/fake_kernel.c tests/unit/fake_verbs.c $(addprefix ib-sriov/,add.c held.c pod.c vf.c netdev.c record.c record_io.c gocache.c conf.c guid.c del.c)
 UNIT_BIN := $(filter-out %/test_ibsriov_add,$(UNIT_BIN)) $(OUT)/build/unit/test_ibsriov_add
@@ -65,7 +65,7 @@ $(OUT)/build/unit/test_rdmans: $(OBJ)/rdma-ns/record.o
 $(OUT)/build/unit/test_rdmans: UNIT_EXTRA += $(OBJ)/rdma-ns/record.o
 $(OUT)/build/unit/test_rdmans: CFLAGS += -Irdma-ns
 
-# cni/verbs.c against the fake libibverbs (no libibverbs linked).
+# cni/kernel/verbs.c against the fake libibverbs (no libibverbs linked).
 $(OUT)/build/unit/test_verbs: tests/unit/fake_verbs.c tests/unit/fake_verbs.h
 $(OUT)/build/unit/test_verbs: UNIT_EXTRA += tests/unit/fake_verbs.c
 

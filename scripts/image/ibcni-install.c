@@ -21,11 +21,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "confine.h"
-#include "json.h"
-#include "nodeconf.h"
-#include "util.h"
+#include "base/cleanup.h"
+#include "state/confine.h"
+#include "base/json.h"
+#include "protocol/nodeconf.h"
+#include "base/util.h"
 
 #ifndef IBCNI_VERSION
 #define IBCNI_VERSION "unknown"

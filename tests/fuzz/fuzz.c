@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "util.h"
+#include "base/util.h"
 
 char *fuzz_split(const uint8_t *data, size_t size, const char **parts, size_t max)
 {

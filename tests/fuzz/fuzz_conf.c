@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cleanup.h"
+#include "base/cleanup.h"
 #include "fuzz.h"
-#include "json.h"
+#include "base/json.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -7,7 +7,7 @@
 
 #include "fuzz.h"
 #include "fuzz_nl.h"
-#include "link.h"
+#include "kernel/link.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "podres.h"
+#include "protocol/podres.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -5,7 +5,7 @@
 
 #include "fuzz.h"
 #include "fuzz_nl.h"
-#include "rdma.h"
+#include "kernel/rdma.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -15,7 +15,7 @@
 
 #include "fuzz.h"
 #include "store.h"
-#include "util.h"
+#include "base/util.h"
 
 static char data_dir[4096], dir[4096], idx[4096];
 static const char *index_text;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Drives cni/link.c, cni/netns.c and cni/pci.c from the netns tier so the
+/* Drives cni/kernel/link.c, cni/kernel/netns.c and cni/kernel/pci.c from the netns tier so the
  * scripts can check the kernel's state with `ip -j` afterwards.
  * Usage: cnihelper OP ARGS...; prints a JSON line or the errno name. */
 #include <arpa/inet.h>
@@ -19,12 +19,12 @@
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 
-#include "cleanup.h"
-#include "link.h"
-#include "netns.h"
-#include "pci.h"
-#include "podres.h"
-#include "util.h"
+#include "base/cleanup.h"
+#include "kernel/link.h"
+#include "kernel/netns.h"
+#include "kernel/pci.h"
+#include "protocol/podres.h"
+#include "base/util.h"
 
 static int ifindex_of(const char *name)
 {

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # kubelet's PodResources API for the netns and cri tiers (sourced, never run
 # by itself): tests/netns/podres-server.py (grpcio, messages from
-# cni/podres.proto) on kubelet's socket, in the tmpfs lib_init mounts over
+# cni/protocol/podres.proto) on kubelet's socket, in the tmpfs lib_init mounts over
 # /var/lib/kubelet.
 
 PODRES_ROOT=$(cd "$FIXTURES/../.." && pwd)
@@ -16,7 +16,7 @@ kubelet() {
 	kubelet_stop
 	mkdir -p /var/lib/kubelet/pod-resources
 	[ -f "$T/podres_pb2.py" ] ||
-		protoc -I"$PODRES_ROOT/cni" --python_out="$T" "$PODRES_ROOT/cni/podres.proto" ||
+		protoc -I"$PODRES_ROOT/cni" --python_out="$T" "$PODRES_ROOT/cni/protocol/podres.proto" ||
 		{ fail "protoc"; return 1; }
 	printf '%s\n' "$2" >"$T/pods.json"
 	rm -f "$PODRES_SOCK"

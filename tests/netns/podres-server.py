@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
 """kubelet's PodResources v1 API as the tests need it, served by grpcio on a
-unix socket from cni/podres.proto (compiled by protoc --python_out into
+unix socket from cni/protocol/podres.proto (compiled by protoc --python_out into
 --pb-dir). The pods and their devices are read from --pods at every call:
 
   [{"namespace": "ns", "name": "pod", "devices": {"example.com/vf": ["0000:03:01.0"]}}]

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# cni/link.c, cni/netns.c and cni/pci.c against the running kernel, through
+# cni/kernel/link.c, cni/kernel/netns.c and cni/kernel/pci.c against the running kernel, through
 # tests/netns/cnihelper; the state is read back with `ip -j`.
 
 test_sim_topology_resolves() {

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # deviceID checked against kubelet's allocation (issue 21, T4): a real gRPC
 # server (grpcio, tests/netns/podres-server.py, messages from
-# cni/podres.proto) serves kubelet's PodResources API on kubelet's socket,
+# cni/protocol/podres.proto) serves kubelet's PodResources API on kubelet's socket,
 # in this test's own tmpfs over /var/lib/kubelet. rdma-ns has no RDMA
 # netlink here: its refusals are tested (they come before the RDMA probe,
 # code 104 on this kernel); the move itself is the vm tier's.

@@ -9,11 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "announce.h"
+#include "kernel/announce.h"
 #include "fake_kernel.h"
-#include "link.h"
-#include "netns.h"
-#include "rdma.h"
+#include "kernel/link.h"
+#include "kernel/netns.h"
+#include "kernel/rdma.h"
 
 struct fake_kernel fk;
 

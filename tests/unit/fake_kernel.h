@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "link.h"
+#include "kernel/link.h"
 
 #define FAKE_MAX_LINKS 8
 #define FAKE_VFS       2

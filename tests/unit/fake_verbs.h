@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* A fake libibverbs for the unit tier: the ABI functions cni/verbs.c calls
+/* A fake libibverbs for the unit tier: the ABI functions cni/kernel/verbs.c calls
  * (device list, open, close, device/port/GID/pkey queries), answering from
  * the table fv, with libibverbs' own error conventions (NULL or -1 with
  * errno, positive errno returns). Linked instead of libibverbs. */

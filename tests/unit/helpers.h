@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "error.h"
+#include "base/error.h"
 
 /* An error with the exact code and message. */
 #define assert_cni_error(e, c, m)                                                                  \

@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "alloc.h"
-#include "cleanup.h"
+#include "base/cleanup.h"
 #include "helpers.h"
 #include "store.h"
-#include "util.h"
+#include "base/util.h"
 
 static char data[64];
 static struct ipam_store st;

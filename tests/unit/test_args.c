@@ -2,7 +2,7 @@
 /* CNI_ARGS parsing with Go's IgnoreUnknown semantics. */
 #include <criterion/criterion.h>
 
-#include "args.h"
+#include "protocol/args.h"
 #include "helpers.h"
 
 static const char *const known[] = {"IP", "MAC"};

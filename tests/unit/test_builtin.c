@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Builtin delegates (cni/builtin.c): a delegate found on CNI_PATH is served
+/* Builtin delegates (cni/protocol/builtin.c): a delegate found on CNI_PATH is served
  * in-process only when the file carries the builtin's GNU build ID; its
  * answer reaches the caller exactly as an exec'ed delegate's would. */
 #include <criterion/criterion.h>
@@ -15,12 +15,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "cni.h"
+#include "base/cleanup.h"
+#include "protocol/cni.h"
 #include "helpers.h"
-#include "builtin.h"
-#include "ipam.h"
-#include "util.h"
+#include "protocol/builtin.h"
+#include "protocol/delegate.h"
+#include "base/util.h"
 
 static const struct cni_build_id our = {20, {0xc7, 0x17, 0x1d, 0x7f, 0x2c, 0xab, 0xd1,
 					     0xbe, 0x60, 0x85, 0x1a, 0xbf, 0x1a, 0xc7,

@@ -6,8 +6,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "conf.h"
-#include "json.h"
+#include "protocol/conf.h"
+#include "base/json.h"
 #include "helpers.h"
 
 struct conf_case {

@@ -5,9 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "confine.h"
-#include "state.h"
+#include "base/cleanup.h"
+#include "state/confine.h"
+#include "state/state.h"
 #include "helpers.h"
 
 static void assert_norm(const char *in, int want, const char *out)

@@ -4,7 +4,7 @@
 #include <criterion/parameterized.h>
 #include <stdlib.h>
 
-#include "env.h"
+#include "protocol/env.h"
 #include "helpers.h"
 
 struct env_case {

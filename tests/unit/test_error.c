@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "error.h"
+#include "base/error.h"
 #include "helpers.h"
 
 /* Whether s is well-formed UTF-8 (no cut sequence at its end). */

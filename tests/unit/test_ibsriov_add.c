@@ -12,14 +12,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "base/cleanup.h"
 #include "fake_kernel.h"
 #include "fake_paths.h"
 #include "fake_verbs.h"
 #include "helpers.h"
 #include "ibsriov.h"
-#include "podres.h"
-#include "util.h"
+#include "protocol/podres.h"
+#include "base/util.h"
 
 static char base[64];
 static char kubelet_sock[128]; /* cni_podres_socket: absent unless a test binds it */

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "ibsriov.h"
-#include "json.h"
-#include "util.h"
+#include "base/json.h"
+#include "base/util.h"
 
 static struct ibsriov_record full(void)
 {

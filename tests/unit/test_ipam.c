@@ -7,11 +7,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "conf.h"
+#include "base/cleanup.h"
+#include "protocol/conf.h"
 #include "helpers.h"
-#include "ipam.h"
-#include "util.h"
+#include "protocol/delegate.h"
+#include "base/util.h"
 
 static struct cni_conf *conf_for(const char *ipam_type, const char *version)
 {

@@ -2,10 +2,10 @@
 /* Go-compatible key matching and serialisation. */
 #include <criterion/criterion.h>
 
-#include "cleanup.h"
+#include "base/cleanup.h"
 #include "helpers.h"
-#include "json.h"
-#include "util.h"
+#include "base/json.h"
+#include "base/util.h"
 
 static struct json_object *parse(const char *s)
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* VF-settings messages built by cni/link.c, decoded with libnl's parser. */
+/* VF-settings messages built by cni/kernel/link.c, decoded with libnl's parser. */
 #include <criterion/criterion.h>
 #include <arpa/inet.h>
 #include <linux/if_ether.h>
@@ -9,7 +9,7 @@
 #include <netlink/msg.h>
 
 #include "helpers.h"
-#include "link.h"
+#include "kernel/link.h"
 
 /* Parse the single IFLA_VF_INFO nest of a request into tb. */
 static void vf_attrs(struct nl_msg *msg, struct nlattr *tb[IFLA_VF_MAX + 1], int ifindex)

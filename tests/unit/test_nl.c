@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* cni/nl.c: only the kernel's answer to our own request is heard. A process
+/* cni/kernel/nl.c: only the kernel's answer to our own request is heard. A process
  * in the pod's namespace holding CAP_NET_ADMIN can send to the socket we
  * open there; these tests are that process, in a private network namespace,
  * with real sockets and the real kernel. */
@@ -12,11 +12,11 @@
 #include <sched.h>
 #include <sys/socket.h>
 
-#include "cleanup.h"
+#include "base/cleanup.h"
 #include "helpers.h"
-#include "link.h"
-#include "netns.h"
-#include "nl.h"
+#include "kernel/link.h"
+#include "kernel/netns.h"
+#include "kernel/nl.h"
 
 static struct nl_msg *crafted(int type, uint32_t seq, uint32_t port, uint32_t sender)
 {

@@ -6,8 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "nodeconf.h"
+#include "base/cleanup.h"
+#include "protocol/nodeconf.h"
 #include "helpers.h"
 
 static char dir[64];

@@ -5,10 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "base/cleanup.h"
 #include "helpers.h"
-#include "pci.h"
-#include "util.h"
+#include "kernel/pci.h"
+#include "base/util.h"
 
 static char root[64];
 

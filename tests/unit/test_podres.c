@@ -8,10 +8,10 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
-#include "cleanup.h"
+#include "base/cleanup.h"
 #include "helpers.h"
-#include "podres.h"
-#include "util.h"
+#include "protocol/podres.h"
+#include "base/util.h"
 
 /* --- protobuf by hand: tag (field << 3 | 2), varint length, bytes --- */
 

@@ -8,7 +8,7 @@
 #include <netlink/msg.h>
 
 #include "helpers.h"
-#include "rdma.h"
+#include "kernel/rdma.h"
 #include <rdma/rdma_netlink.h>
 
 static void header(struct nl_msg *msg, unsigned int len, unsigned int type, unsigned int flags)

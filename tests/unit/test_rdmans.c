@@ -6,10 +6,10 @@
 #include <errno.h>
 #include <string.h>
 
-#include "cleanup.h"
+#include "base/cleanup.h"
 #include "helpers.h"
-#include "json.h"
-#include "pci.h"
+#include "base/json.h"
+#include "kernel/pci.h"
 #include "rdmans.h"
 
 static struct json_object *parse(const char *s)

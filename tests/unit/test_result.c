@@ -7,10 +7,10 @@
 
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 
-#include "cleanup.h"
+#include "base/cleanup.h"
 #include "helpers.h"
-#include "json.h"
-#include "result.h"
+#include "base/json.h"
+#include "protocol/result.h"
 
 #define DNS                                                                                        \
 	"\"dns\":{\"nameservers\":[\"10.1.2.53\"],\"domain\":\"example.com\","                     \

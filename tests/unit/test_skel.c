@@ -8,12 +8,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "caps.h"
-#include "cleanup.h"
-#include "cni.h"
+#include "protocol/caps.h"
+#include "base/cleanup.h"
+#include "protocol/cni.h"
 #include "helpers.h"
-#include "netns.h"
-#include "util.h"
+#include "kernel/netns.h"
+#include "base/util.h"
 
 static int status_code = 50;
 

@@ -11,12 +11,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "base/cleanup.h"
 #include "helpers.h"
-#include "json.h"
-#include "lock.h"
-#include "state.h"
-#include "util.h"
+#include "base/json.h"
+#include "state/lock.h"
+#include "state/state.h"
+#include "base/util.h"
 
 static char tmp[64];
 

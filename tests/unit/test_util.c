@@ -8,9 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "base/cleanup.h"
 #include "helpers.h"
-#include "util.h"
+#include "base/util.h"
 
 static char dir[64];
 

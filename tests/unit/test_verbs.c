@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* cni/verbs.c against a fake libibverbs (fake_verbs.c): what it reads,
+/* cni/kernel/verbs.c against a fake libibverbs (fake_verbs.c): what it reads,
  * how libibverbs' error conventions become -errno, the child process
  * (clean environment, nothing on stdout, a bound on time), CHECK's
  * messages. The real library on a real device runs in the vm tier (rxe). */
@@ -10,8 +10,8 @@
 
 #include "fake_verbs.h"
 #include "helpers.h"
-#include "util.h"
-#include "verbs.h"
+#include "base/util.h"
+#include "kernel/verbs.h"
 
 static void setup(void)
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Drives cni/pci.c against the real igb/igbvf sysfs in the vm-igb guest.
+/* Drives cni/kernel/pci.c against the real igb/igbvf sysfs in the vm-igb guest.
  * Usage: igbhelper vf PCI       the VF's topology as cni_pci_vf_get sees it
  *        igbhelper rebind PCI   the GUID flow's unbind/bind, then the netdev
  *                               found again by PCI address (its name printed)
@@ -22,9 +22,9 @@
 #include <json-c/json.h>
 #include <linux/vfio.h>
 
-#include "cleanup.h"
+#include "base/cleanup.h"
 
-#include "pci.h"
+#include "kernel/pci.h"
 
 #define REBIND_WAIT_MS 10000 /* as ib-sriov's netdevWaitMs default */
 

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Shared by the files of the link module (link.c, link_vf.c, link_addr.c,
+ * link_restore.c), which together are the only rtnetlink speakers. */
+#ifndef CNI_LINK_NL_H
+#define CNI_LINK_NL_H
+
+#include <linux/if_link.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel/nl.h"
+
+/* Newer than Debian 12's uapi headers (6.1): the kernel's numbers (6.3). */
+#define CNI_IFLA_GSO_IPV4_MAX_SIZE 63
+#define CNI_IFLA_GRO_IPV4_MAX_SIZE 64
+#define CNI_IFLA_MAX		   (IFLA_MAX > 64 ? IFLA_MAX : 64)
+
+/* An rtnetlink request of type with flags (NLM_F_ACK is added unless it is
+ * a dump) and a zeroed fixed header of hdrlen bytes (struct ifinfomsg,
+ * ifaddrmsg, rtmsg: each starts with its family byte) set to family; NULL
+ * on ENOMEM. */
+struct nl_msg *cni_link_req(int type, int flags, int family, size_t hdrlen);
+
+/* A link request (ifinfomsg) for ifindex; NULL on ENOMEM. */
+struct nl_msg *cni_link_msg(int type, int flags, int ifindex);
+
+/* One exchange on this namespace's NETLINK_ROUTE socket (honours the
+ * IBCNI_LINK_FAILPOINT fault injection for change requests). */
+int cni_link_talk(struct nl_msg *msg, cni_nl_parse_fn parse, void *arg);
+
+/* One RTM_NEWLINK for ifindex: the flags in change set to flags, and attr
+ * (0: none) with len bytes of data. 0 or -errno. */
+int cni_link_change(int ifindex, unsigned int flags, unsigned int change, int attr,
+		    const void *data, size_t len);
+
+/* The IFLA_* attribute of a u32 CNI_LINK_A_* bit and its offset in
+ * struct cni_link_attrs; -EINVAL for alias, flags or an unknown bit. */
+int cni_link_u32_attr(uint32_t bit, int *attr, size_t *off);
+
+#endif

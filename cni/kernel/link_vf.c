@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: Apache-2.0
+/* VF settings on a PF (IFLA_VFINFO_LIST): encoding as iproute2 does it, and
+ * decoding of what the kernel reports. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/if_ether.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+#include <string.h>
+
+#include "base/cleanup.h"
+#include "kernel/link.h"
+#include "kernel/link_nl.h"
+
+static const struct nla_policy vf_policy[IFLA_VF_MAX + 1] = {
+    [IFLA_VF_MAC] = {.minlen = sizeof(struct ifla_vf_mac)},
+    [IFLA_VF_VLAN] = {.minlen = sizeof(struct ifla_vf_vlan)},
+    [IFLA_VF_VLAN_LIST] = {.type = NLA_NESTED},
+    [IFLA_VF_TX_RATE] = {.minlen = sizeof(struct ifla_vf_tx_rate)},
+    [IFLA_VF_RATE] = {.minlen = sizeof(struct ifla_vf_rate)},
+    [IFLA_VF_SPOOFCHK] = {.minlen = sizeof(struct ifla_vf_spoofchk)},
+    [IFLA_VF_LINK_STATE] = {.minlen = sizeof(struct ifla_vf_link_state)},
+    [IFLA_VF_TRUST] = {.minlen = sizeof(struct ifla_vf_trust)},
+    [IFLA_VF_IB_NODE_GUID] = {.minlen = sizeof(struct ifla_vf_guid)},
+    [IFLA_VF_IB_PORT_GUID] = {.minlen = sizeof(struct ifla_vf_guid)},
+};
+
+static const struct nla_policy vlan_list_policy[IFLA_VF_VLAN_INFO_MAX + 1] = {
+    [IFLA_VF_VLAN_INFO] = {.minlen = sizeof(struct ifla_vf_vlan_info)},
+};
+
+static const struct nla_policy vfinfo_list_policy[IFLA_MAX + 1] = {
+    [IFLA_VFINFO_LIST] = {.type = NLA_NESTED},
+};
+
+/* Netlink attributes are only 4-byte aligned; ifla_vf_guid holds a u64. */
+#define nla_copy(dst, a) memcpy(&(dst), nla_data(a), sizeof(dst))
+
+static int vf_info_parse(struct nlattr *info, struct cni_vf *vf)
+{
+	struct nlattr *tb[IFLA_VF_MAX + 1];
+	struct ifla_vf_mac mac;
+	struct ifla_vf_vlan vlan;
+	struct ifla_vf_rate rate;
+	struct ifla_vf_spoofchk spoofchk;
+	struct ifla_vf_trust trust;
+	struct ifla_vf_link_state state;
+	struct ifla_vf_guid guid;
+	int ret;
+
+	memset(vf, 0, sizeof(*vf));
+	ret = cni_nl_parse_nested(info, tb, IFLA_VF_MAX, vf_policy);
+	if (ret)
+		return ret;
+	/* Every VF entry the kernel sends carries IFLA_VF_MAC: it names the VF. */
+	if (!tb[IFLA_VF_MAC])
+		return -EPROTO;
+	nla_copy(mac, tb[IFLA_VF_MAC]);
+	vf->vf = mac.vf;
+	memcpy(vf->mac, mac.mac, 6);
+	vf->mask |= CNI_VF_MAC;
+	if (tb[IFLA_VF_VLAN]) {
+		nla_copy(vlan, tb[IFLA_VF_VLAN]);
+		vf->vlan = vlan.vlan;
+		vf->qos = vlan.qos;
+		vf->vlan_proto = ETH_P_8021Q;
+		vf->mask |= CNI_VF_VLAN;
+	}
+	if (tb[IFLA_VF_VLAN_LIST]) {
+		/* One entry per VF today: the VF's own VLAN, with its protocol. */
+		struct nlattr *vl[IFLA_VF_VLAN_INFO_MAX + 1];
+		struct ifla_vf_vlan_info v;
+
+		ret = cni_nl_parse_nested(tb[IFLA_VF_VLAN_LIST], vl, IFLA_VF_VLAN_INFO_MAX,
+					  vlan_list_policy);
+		if (ret)
+			return ret;
+		if (vl[IFLA_VF_VLAN_INFO]) {
+			nla_copy(v, vl[IFLA_VF_VLAN_INFO]);
+			vf->vlan = v.vlan;
+			vf->qos = v.qos;
+			vf->vlan_proto = ntohs(v.vlan_proto);
+			vf->mask |= CNI_VF_VLAN;
+		}
+	}
+	if (tb[IFLA_VF_RATE]) {
+		nla_copy(rate, tb[IFLA_VF_RATE]);
+		vf->min_tx_rate = rate.min_tx_rate;
+		vf->max_tx_rate = rate.max_tx_rate;
+		vf->mask |= CNI_VF_RATE;
+	}
+	if (tb[IFLA_VF_SPOOFCHK]) {
+		nla_copy(spoofchk, tb[IFLA_VF_SPOOFCHK]);
+		vf->spoofchk = spoofchk.setting;
+		vf->mask |= CNI_VF_SPOOFCHK;
+	}
+	if (tb[IFLA_VF_TRUST]) {
+		nla_copy(trust, tb[IFLA_VF_TRUST]);
+		vf->trust = trust.setting;
+		vf->mask |= CNI_VF_TRUST;
+	}
+	if (tb[IFLA_VF_LINK_STATE]) {
+		nla_copy(state, tb[IFLA_VF_LINK_STATE]);
+		vf->link_state = state.link_state;
+		vf->mask |= CNI_VF_LINK_STATE;
+	}
+	if (tb[IFLA_VF_IB_NODE_GUID]) {
+		nla_copy(guid, tb[IFLA_VF_IB_NODE_GUID]);
+		vf->node_guid = guid.guid;
+		vf->mask |= CNI_VF_NODE_GUID;
+	}
+	if (tb[IFLA_VF_IB_PORT_GUID]) {
+		nla_copy(guid, tb[IFLA_VF_IB_PORT_GUID]);
+		vf->port_guid = guid.guid;
+		vf->mask |= CNI_VF_PORT_GUID;
+	}
+	return 0;
+}
+
+int cni_link_vfs_parse(struct nl_msg *msg, struct cni_vf *vfs, size_t max)
+{
+	struct nlattr *tb[IFLA_MAX + 1], *a;
+	size_t n = 0;
+	int rem, ret;
+
+	ret = cni_nl_parse(msg, sizeof(struct ifinfomsg), tb, IFLA_MAX, vfinfo_list_policy);
+	if (ret)
+		return ret;
+	if (!tb[IFLA_VFINFO_LIST])
+		return 0;
+	nla_for_each_nested (a, tb[IFLA_VFINFO_LIST], rem) {
+		if (nla_type(a) != IFLA_VF_INFO)
+			continue;
+		if (n == max)
+			return -ENOBUFS;
+		ret = vf_info_parse(a, &vfs[n]);
+		if (ret)
+			return ret;
+		n++;
+	}
+	return (int)n;
+}
+
+static int vf_put(struct nl_msg *msg, const struct cni_vf *vf)
+{
+	struct nlattr *list, *info;
+	int ret = 0;
+
+	list = nla_nest_start(msg, IFLA_VFINFO_LIST);
+	info = list ? nla_nest_start(msg, IFLA_VF_INFO) : NULL;
+	if (!info)
+		return -ENOMEM;
+	if (vf->mask & CNI_VF_MAC) {
+		struct ifla_vf_mac m;
+
+		/* Zeroed whole: padding must not carry stack bytes to the kernel. */
+		memset(&m, 0, sizeof(m));
+		m.vf = vf->vf;
+		memcpy(m.mac, vf->mac, 6);
+		ret = nla_put(msg, IFLA_VF_MAC, sizeof(m), &m);
+	}
+	if (!ret && (vf->mask & CNI_VF_VLAN)) {
+		if (vf->vlan_proto && vf->vlan_proto != ETH_P_8021Q) {
+			struct ifla_vf_vlan_info v;
+			struct nlattr *vl;
+
+			memset(&v, 0, sizeof(v));
+			v.vf = vf->vf;
+			v.vlan = vf->vlan;
+			v.qos = vf->qos;
+			v.vlan_proto = htons(vf->vlan_proto);
+			vl = nla_nest_start(msg, IFLA_VF_VLAN_LIST);
+
+			ret = vl ? nla_put(msg, IFLA_VF_VLAN_INFO, sizeof(v), &v) : -NLE_NOMEM;
+			if (!ret)
+				nla_nest_end(msg, vl);
+		} else {
+			struct ifla_vf_vlan v = {.vf = vf->vf, .vlan = vf->vlan, .qos = vf->qos};
+
+			ret = nla_put(msg, IFLA_VF_VLAN, sizeof(v), &v);
+		}
+	}
+	if (!ret && (vf->mask & CNI_VF_RATE)) {
+		struct ifla_vf_rate r = {
+		    .vf = vf->vf, .min_tx_rate = vf->min_tx_rate, .max_tx_rate = vf->max_tx_rate};
+
+		ret = nla_put(msg, IFLA_VF_RATE, sizeof(r), &r);
+	}
+	if (!ret && (vf->mask & CNI_VF_SPOOFCHK)) {
+		struct ifla_vf_spoofchk s = {.vf = vf->vf, .setting = vf->spoofchk};
+
+		ret = nla_put(msg, IFLA_VF_SPOOFCHK, sizeof(s), &s);
+	}
+	if (!ret && (vf->mask & CNI_VF_TRUST)) {
+		struct ifla_vf_trust t = {.vf = vf->vf, .setting = vf->trust};
+
+		ret = nla_put(msg, IFLA_VF_TRUST, sizeof(t), &t);
+	}
+	if (!ret && (vf->mask & CNI_VF_LINK_STATE)) {
+		struct ifla_vf_link_state l = {.vf = vf->vf, .link_state = vf->link_state};
+
+		ret = nla_put(msg, IFLA_VF_LINK_STATE, sizeof(l), &l);
+	}
+	if (!ret && (vf->mask & CNI_VF_NODE_GUID)) {
+		struct ifla_vf_guid g;
+
+		memset(&g, 0, sizeof(g));
+		g.vf = vf->vf;
+		g.guid = vf->node_guid;
+
+		ret = nla_put(msg, IFLA_VF_IB_NODE_GUID, sizeof(g), &g);
+	}
+	if (!ret && (vf->mask & CNI_VF_PORT_GUID)) {
+		struct ifla_vf_guid g;
+
+		memset(&g, 0, sizeof(g));
+		g.vf = vf->vf;
+		g.guid = vf->port_guid;
+
+		ret = nla_put(msg, IFLA_VF_IB_PORT_GUID, sizeof(g), &g);
+	}
+	if (ret)
+		return cni_nl_errno(ret);
+	nla_nest_end(msg, info);
+	nla_nest_end(msg, list);
+	return 0;
+}
+
+int cni_link_vf_msg(int pf_ifindex, const struct cni_vf *vf, struct nl_msg **out)
+{
+	_cleanup_nl_msg_ struct nl_msg *msg = cni_link_msg(RTM_NEWLINK, 0, pf_ifindex);
+	int ret;
+
+	*out = NULL;
+	if (!msg)
+		return -ENOMEM;
+	if (!vf->mask)
+		return -EINVAL;
+	ret = vf_put(msg, vf);
+	if (ret)
+		return ret;
+	*out = steal_ptr(msg);
+	return 0;
+}
+
+int cni_link_vf_set(int pf_ifindex, const struct cni_vf *vf)
+{
+	_cleanup_nl_msg_ struct nl_msg *msg = NULL;
+	int ret = cni_link_vf_msg(pf_ifindex, vf, &msg);
+
+	if (ret)
+		return ret;
+	return cni_link_talk(msg, NULL, NULL);
+}

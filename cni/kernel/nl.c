@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <errno.h>
+#include <linux/netlink.h>
+#include <netlink/errno.h>
+#include <netlink/socket.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include "base/cleanup.h"
+#include "kernel/netns.h"
+#include "kernel/nl.h"
+#include "base/util.h"
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK 270
+#endif
+
+static __thread char ext_ack[256];
+
+const char *cni_nl_ext_ack(void)
+{
+	return ext_ack;
+}
+
+int cni_nl_errno(int nlerr)
+{
+	static const struct {
+		int nle, err;
+	} map[] = {
+	    {NLE_NOMEM, ENOMEM},
+	    {NLE_AGAIN, EAGAIN},
+	    {NLE_BAD_SOCK, EBADF},
+	    {NLE_INTR, EINTR},
+	    {NLE_INVAL, EINVAL},
+	    {NLE_RANGE, ERANGE},
+	    {NLE_MSGSIZE, EMSGSIZE},
+	    {NLE_OPNOTSUPP, EOPNOTSUPP},
+	    {NLE_AF_NOSUPPORT, EAFNOSUPPORT},
+	    {NLE_OBJ_NOTFOUND, ENOENT},
+	    {NLE_NOATTR, ENOENT},
+	    {NLE_EXIST, EEXIST},
+	    {NLE_PERM, EPERM},
+	    {NLE_NOACCESS, EACCES},
+	    {NLE_NODEV, ENODEV},
+	    {NLE_BUSY, EBUSY},
+	    {NLE_DUMP_INTR, EINTR},
+	    {NLE_IMMUTABLE, EROFS},
+	    {NLE_PROTO_MISMATCH, EPROTONOSUPPORT},
+	};
+	int e = nlerr < 0 ? -nlerr : nlerr;
+
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
+		if (map[i].nle == e)
+			return -map[i].err;
+	return -EPROTO;
+}
+
+int cni_nl_parse(struct nl_msg *msg, size_t hdrlen, struct nlattr **tb, int maxtype,
+		 const struct nla_policy *policy)
+{
+	/* nlmsg_parse checks that the fixed header fits before reading past it. */
+	int ret = nlmsg_parse(nlmsg_hdr(msg), (int)hdrlen, tb, maxtype, policy);
+
+	return ret < 0 ? -EPROTO : 0;
+}
+
+int cni_nl_parse_nested(struct nlattr *nest, struct nlattr **tb, int maxtype,
+			const struct nla_policy *policy)
+{
+	int ret = nla_parse_nested(tb, maxtype, nest, policy);
+
+	return ret < 0 ? -EPROTO : 0;
+}
+
+/* --- one socket per protocol and network namespace --- */
+
+#define CNI_NL_MSG_MAX (68 * 1024)
+
+/* A socket answers in the namespace it was created in, so the key is the
+ * calling thread's namespace (device and inode of its nsfs file), as
+ * cni/kernel/netns.c tracks it. A cached
+ * socket holds its namespace alive, so the inode cannot be reused under it.
+ * A plugin touches two or three namespaces; eight slots are plenty. */
+struct cached_sock {
+	int protocol;
+	dev_t dev;
+	ino_t ino;
+	struct nl_sock *sk;
+};
+
+static __thread struct cached_sock cache[8];
+static __thread unsigned int cache_evict;
+
+void cni_nl_sock_close_all(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(cache); i++) {
+		if (cache[i].sk)
+			nl_socket_free(cache[i].sk);
+		cache[i].sk = NULL;
+	}
+}
+
+static struct nl_sock *sock_open(int protocol)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	struct timeval tv = {.tv_sec = CNI_NL_TIMEOUT_MS / 1000};
+	int one = 1, ret;
+
+	if (!sk) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	nl_socket_disable_auto_ack(sk);
+	/* A buffer that holds any reply whole lets libnl read each message
+	 * once instead of peeking at its size first. The largest is a PF's
+	 * link with its VF list, a nest whose length field caps it at 64 KiB. */
+	nl_socket_set_msg_buf_size(sk, CNI_NL_MSG_MAX);
+	ret = nl_connect(sk, protocol);
+	if (ret < 0) {
+		nl_socket_free(sk);
+		errno = -cni_nl_errno(ret);
+		return NULL;
+	}
+	/* Older kernels lack the acks' options; the exchange works without
+	 * them. The receive timeout bounds a wait for an answer that never
+	 * comes. */
+	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
+	setsockopt(nl_socket_get_fd(sk), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return sk;
+}
+
+struct nl_sock *cni_nl_sock(int protocol)
+{
+	static __thread bool registered;
+	struct cached_sock *slot = NULL;
+	dev_t dev;
+	ino_t ino;
+	int ret = cni_netns_current(&dev, &ino);
+
+	if (ret < 0) {
+		errno = -ret;
+		return NULL;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(cache); i++) {
+		struct cached_sock *c = &cache[i];
+
+		if (c->sk && c->protocol == protocol && c->dev == dev && c->ino == ino)
+			return c->sk;
+		if (!c->sk && !slot)
+			slot = c;
+	}
+	if (!slot) {
+		slot = &cache[cache_evict++ % ARRAY_SIZE(cache)];
+		nl_socket_free(slot->sk);
+		slot->sk = NULL;
+	}
+	if (!registered && atexit(cni_nl_sock_close_all) == 0)
+		registered = true;
+	slot->sk = sock_open(protocol);
+	slot->protocol = protocol;
+	slot->dev = dev;
+	slot->ino = ino;
+	return slot->sk;
+}
+
+/* After an exchange that ended without the kernel's last word (timeout,
+ * overrun) a dump may still be running on the socket: the kernel would
+ * refuse the next one with EBUSY. Forget the socket; the next request opens
+ * a fresh one. */
+static void sock_discard(struct nl_sock *sk)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(cache); i++)
+		if (cache[i].sk == sk)
+			cache[i].sk = NULL;
+	nl_socket_free(sk);
+}
+
+/* --- one exchange --- */
+
+struct talk {
+	int err;
+	bool done, broken;
+	bool single; /* neither acked nor a dump: the reply ends it */
+	uint32_t seq, port;
+	unsigned int seen; /* messages read */
+	uint64_t deadline; /* 0 until the clock is first read */
+	cni_nl_parse_fn parse;
+	void *arg;
+};
+
+bool cni_nl_is_reply(struct nl_msg *msg, uint32_t seq, uint32_t port)
+{
+	const struct sockaddr_nl *src = nlmsg_get_src(msg);
+	const struct nlmsghdr *h = nlmsg_hdr(msg);
+
+	return src && src->nl_family == AF_NETLINK && src->nl_pid == 0 && h->nlmsg_seq == seq &&
+	       h->nlmsg_pid == port;
+}
+
+static void keep_ext_ack(const struct nlmsgerr *e)
+{
+	const struct nlmsghdr *outer = (const struct nlmsghdr *)((const char *)e - NLMSG_HDRLEN);
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	size_t off = sizeof(*e);
+
+	ext_ack[0] = '\0';
+	if (!(outer->nlmsg_flags & NLM_F_ACK_TLVS))
+		return;
+	if (!(outer->nlmsg_flags & NLM_F_CAPPED))
+		off += e->msg.nlmsg_len - NLMSG_HDRLEN;
+	if (outer->nlmsg_len < NLMSG_HDRLEN + off)
+		return;
+	if (nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)((char *)(uintptr_t)e + off),
+		      (int)(outer->nlmsg_len - NLMSG_HDRLEN - off), NULL) < 0)
+		return;
+	if (tb[NLMSGERR_ATTR_MSG])
+		nla_strlcpy(ext_ack, tb[NLMSGERR_ATTR_MSG], sizeof(ext_ack));
+}
+
+/* First look at every message: whatever is not the kernel's answer to this
+ * request (a forged reply, a stale one from an abandoned exchange) is
+ * skipped before libnl acts on its type. */
+static int on_msg_in(struct nl_msg *msg, void *arg)
+{
+	struct talk *t = arg;
+
+	/* Foreign messages (a pod with CAP_NET_ADMIN can send them to our
+	 * port) must not keep us here past the deadline; a reply is one to a
+	 * few messages, so the clock is read only every 64th. */
+	if (!(++t->seen & 63)) {
+		uint64_t now = now_ms();
+
+		if (!t->deadline) {
+			t->deadline = now + CNI_NL_TIMEOUT_MS;
+		} else if (now > t->deadline) {
+			t->err = -ETIMEDOUT;
+			t->done = t->broken = true;
+			return NL_STOP;
+		}
+	}
+	return cni_nl_is_reply(msg, t->seq, t->port) ? NL_OK : NL_SKIP;
+}
+
+static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
+{
+	struct talk *t = arg;
+
+	t->err = e->error;
+	t->done = true;
+	keep_ext_ack(e);
+	return NL_STOP;
+}
+
+static int on_ack(struct nl_msg *msg, void *arg)
+{
+	struct talk *t = arg;
+
+	t->done = true;
+	return NL_STOP;
+}
+
+static int on_valid(struct nl_msg *msg, void *arg)
+{
+	struct talk *t = arg;
+	int ret;
+
+	/* After a parse error keep reading to the end, so that nothing of this
+	 * dump is left for the next exchange on the socket. */
+	if (t->parse && !t->err && (ret = t->parse(msg, t->arg)))
+		t->err = ret;
+	if (t->single) {
+		t->done = true;
+		return NL_STOP;
+	}
+	return NL_OK;
+}
+
+int cni_nl_talk(struct nl_sock *sk, struct nl_msg *msg, cni_nl_parse_fn parse, void *arg)
+{
+	struct talk t = {.parse = parse, .arg = arg};
+	struct nlmsghdr *h = nlmsg_hdr(msg);
+	struct nl_cb *cb;
+	int ret;
+
+	ext_ack[0] = '\0';
+	t.seq = h->nlmsg_seq = nl_socket_use_seq(sk);
+	t.port = h->nlmsg_pid = nl_socket_get_local_port(sk);
+	h->nlmsg_flags |= NLM_F_REQUEST;
+	t.single = !(h->nlmsg_flags & NLM_F_ACK) && (h->nlmsg_flags & NLM_F_DUMP) != NLM_F_DUMP;
+	cb = nl_cb_alloc(NL_CB_CUSTOM);
+	if (!cb)
+		return -ENOMEM;
+	nl_cb_set(cb, NL_CB_MSG_IN, NL_CB_CUSTOM, on_msg_in, &t);
+	nl_cb_err(cb, NL_CB_CUSTOM, on_error, &t);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, &t);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, on_ack, &t);
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &t);
+	ret = nl_send(sk, msg);
+	if (ret < 0) {
+		nl_cb_put(cb);
+		return cni_nl_errno(ret);
+	}
+	while (!t.done) {
+		ret = nl_recvmsgs(sk, cb);
+		if (ret < 0 && !t.done) {
+			/* SO_RCVTIMEO expired: recvmsg's EAGAIN. */
+			t.err = ret == -NLE_AGAIN ? -ETIMEDOUT : cni_nl_errno(ret);
+			t.broken = true;
+			break;
+		}
+	}
+	nl_cb_put(cb);
+	if (t.broken)
+		sock_discard(sk);
+	return t.err;
+}
+
+int cni_nl_request(int protocol, struct nl_msg *msg, cni_nl_parse_fn parse, void *arg)
+{
+	struct nl_sock *sk = cni_nl_sock(protocol);
+
+	if (!sk)
+		return -errno;
+	return cni_nl_talk(sk, msg, parse, arg);
+}
