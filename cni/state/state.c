@@ -573,3 +573,29 @@ int cni_state_remove(const char *dir, const char *name)
 		return d.fd;
 	return cni_state_remove_at(d.fd, name);
 }
+
+int cni_state_each(const char *dir, size_t max, cni_state_each_fn fn, void *arg)
+{
+	_cleanup_close_ int fd = cni_state_opendir(dir, 0);
+	_cleanup_dir_ DIR *d = NULL;
+	struct dirent *e;
+	size_t seen = 0;
+
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return fd;
+	d = cni_state_stream(fd);
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)) && (!max || seen++ < max)) {
+		int ret;
+
+		if (e->d_name[0] == '.')
+			continue;
+		ret = fn(fd, e->d_name, arg);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

@@ -99,4 +99,13 @@ int cni_state_identity(const char *dir, const char *name, char *buf, size_t len)
  * not every remove's. How many were removed, or -errno; absent dir is 0. */
 int cni_state_sweep(const char *dir);
 
+/* Called by cni_state_each for one entry; nonzero stops the listing. */
+typedef int (*cni_state_each_fn)(int dirfd, const char *name, void *arg);
+
+/* Call fn(dirfd, name, arg) for each entry of dir (opened as
+ * cni_state_opendir(dir, 0): no link followed) whose name is not a dot
+ * file, at most max entries (0: no bound). 0 when all were seen or dir is
+ * missing, fn's nonzero return, or -errno (the listing failed). */
+int cni_state_each(const char *dir, size_t max, cni_state_each_fn fn, void *arg);
+
 #endif

@@ -452,3 +452,62 @@ Test(state, lock_wait_blocks_and_is_bounded_whatever_the_signal_state, .timeout 
 	cr_assert_geq(fd, 0, "%s", err.details);
 	cni_lock_release(fd);
 }
+
+struct seen {
+	char names[8][32];
+	size_t n;
+	const char *stop_at;
+};
+
+static int note(int dirfd, const char *name, void *arg)
+{
+	struct seen *s = arg;
+	struct stat st;
+
+	cr_assert_eq(fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW), 0, "%s", name);
+	cr_assert_lt(s->n, 8);
+	snprintf(s->names[s->n++], sizeof(s->names[0]), "%s", name);
+	return s->stop_at && !strcmp(name, s->stop_at) ? 42 : 0;
+}
+
+static bool saw(const struct seen *s, const char *name)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->names[i], name))
+			return true;
+	return false;
+}
+
+Test(state, each_lists_entries_but_dot_files)
+{
+	char dir[128], miss[160], link[160];
+	struct seen s = {0};
+
+	snprintf(dir, sizeof(dir), "%s/each", tmp);
+	cr_assert_eq(cni_state_write_text(dir, "a", "1"), 0);
+	cr_assert_eq(cni_state_write_text(dir, "b", "2"), 0);
+	cr_assert_eq(cni_state_write_text(dir, ".a.XXXXXX", "tmp"), 0);
+	cr_assert_eq(cni_state_each(dir, 0, note, &s), 0);
+	cr_assert_eq(s.n, 2);
+	cr_assert(saw(&s, "a") && saw(&s, "b"));
+
+	/* fn's nonzero return stops the listing and is returned. */
+	memset(&s, 0, sizeof(s));
+	s.stop_at = "a";
+	cr_assert_eq(cni_state_each(dir, 0, note, &s), 42);
+
+	/* A bound: no more than max entries are looked at. */
+	memset(&s, 0, sizeof(s));
+	cr_assert_eq(cni_state_each(dir, 1, note, &s), 0);
+	cr_assert_leq(s.n, 1);
+
+	/* A missing directory is empty; a link to one is not followed. */
+	snprintf(miss, sizeof(miss), "%s/none", tmp);
+	memset(&s, 0, sizeof(s));
+	cr_assert_eq(cni_state_each(miss, 0, note, &s), 0);
+	cr_assert_eq(s.n, 0);
+	snprintf(link, sizeof(link), "%s/link", tmp);
+	cr_assert_eq(symlink(dir, link), 0);
+	cr_assert_lt(cni_state_each(link, 0, note, &s), 0);
+	cr_assert_eq(s.n, 0);
+}
