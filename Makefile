@@ -244,25 +244,46 @@ demo: deps
 clean:
 	rm -rf bin build
 
+# Every target a user or developer runs (tests/docs.sh checks that each .PHONY
+# target is named here).
 help:
-	@echo 'make [all]        build bin/ib-sriov bin/rdma-ns bin/ib-host-local (static)'
-	@echo 'make check        every test tier this machine supports (root for netns/vm)'
-	@echo 'make check-unit   Criterion unit tests (no root)'
-	@echo 'make check-netns  whole-binary tests in private namespaces (root)'
-	@echo 'make check-crash  kill/fault injection at every syscall and a soak (root; FULL=1 all points)'
-	@echo 'make check-vm     RDMA tests in a qemu VM running Debian'"'"'s kernel (root)'
-	@echo 'make check-vm-igb ib-sriov on qemu'"'"'s igb SR-IOV PF, backports kernel (root)'
-	@echo 'make check-hw     opt-in, real ConnectX VFs (tests/hw/README.md)'
-	@echo 'make demo         simulated SR-IOV node walk-through (root)'
-	@echo 'make static       the same static binaries in build/static/bin, file/ldd shown'
-	@echo 'make install      to $$(DESTDIR)$$(BINDIR) (default /opt/cni/bin)'
-	@echo 'make deps         install missing Debian packages (root)'
-	@echo 'options: DYNAMIC=1 (plugins on shared libraries, build/dynamic), SAN=1 (ASan+UBSan,'
-	@echo '         dynamic), WERROR=1, V=1, PREFIX=, DESTDIR='
+	@echo 'Build and install:'
+	@echo '  make [all]          build bin/ib-sriov bin/rdma-ns bin/ib-host-local (static)'
+	@echo '  make static         the same static binaries in build/static/bin, file/ldd shown'
+	@echo '  make install        to $$(DESTDIR)$$(BINDIR) (default /opt/cni/bin; root)'
+	@echo '  make image          build/image/ibcni.tar, the OCI image (amd64 and arm64) the DaemonSet runs'
+	@echo '  make deps           install missing Debian packages (root)'
+	@echo '  make demo           simulated SR-IOV node walk-through (root)'
+	@echo '  make clean          remove bin/ and build/'
+	@echo '  make help           this list'
+	@echo 'Tests (docs/testing.md):'
+	@echo '  make check          every test tier this machine supports (root for most)'
+	@echo '  make check-unit     Criterion unit tests (no root)'
+	@echo '  make check-static   static binaries, a tree without .git, docs links, this list (no root)'
+	@echo '  make check-netns    whole-binary tests in private namespaces (root; NETNS_FILTER=)'
+	@echo '  make check-crash    kill/fault injection at every syscall and a soak (root; FULL=1 all points)'
+	@echo '  make check-budget   one ADD and one DEL under strace against a recorded budget (root)'
+	@echo '  make check-cri      containerd CRI and podman, the DaemonSet container (root; CRI_FILTER=)'
+	@echo '  make check-arm64    the arm64 plugins under qemu-user (root)'
+	@echo '  make check-vm       RDMA tests in a qemu VM running Debian'"'"'s kernel (root)'
+	@echo '  make check-vm-igb   ib-sriov on qemu'"'"'s igb SR-IOV PF, backports kernel (root)'
+	@echo '  make check-hw       opt-in, real ConnectX VFs (tests/hw/README.md)'
+	@echo '  make check-valgrind the unit tier and netns tests under memcheck (make valgrind-run DYNAMIC=1: the run alone)'
+	@echo '  make fuzz           libFuzzer harnesses, FUZZ_SECONDS each (make fuzz-build: build them only)'
+	@echo 'Development:'
+	@echo '  make bench          the performance table of docs/performance.md (root, not in check)'
+	@echo '  make format         clang-format every C source in place'
+	@echo '  make format-check   fail when a C source is not formatted (CI)'
+	@echo 'Options: DYNAMIC=1 (plugins on shared libraries, build/dynamic), SAN=1 (ASan+UBSan,'
+	@echo '         dynamic), ARCH=arm64 (cross build, build/arm64), WERROR=1, V=1, PREFIX=, DESTDIR='
 
-.PHONY: all static install deps demo clean help
+# The static tier alone (tests/static.sh; make check runs it too).
+check-static:
+	@tests/static.sh
 
-# Every row of the README's performance table (bench/bench.sh; root, about
+.PHONY: all static install deps demo clean help check-static
+
+# Every row of docs/performance.md's table (bench/bench.sh; root, about
 # 5 minutes; not part of check). The floor program is static, as the plugins;
 # so is the runner, whose own small RSS is the floor of what wait4() reports.
 BENCH_TOOLS := build/bench/run build/bench/floor

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # `make check`: every tier this machine supports, then one totals line.
 # A tier that cannot run here says why and counts as failed unless its
-# behaviour is covered one tier down (see README, "Test tiers").
+# behaviour is covered one tier down (see docs/testing.md).
 set -u
 out=${1:-.}
 cd "$(dirname "$0")/.."

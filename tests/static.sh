@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# `make static` must give self-contained binaries that still answer VERSION.
+# `make static` must give self-contained binaries that still answer VERSION;
+# the documentation's links resolve and `make help` names every target.
 set -u
 cd "$(dirname "$0")/.."
 pass=0 fail=0
@@ -44,5 +45,10 @@ else
 	fail=$((fail + 1)); echo "  FAIL  tree without .git: $("$src/bin/ib-host-local" --version 2>&1 | head -n 1; tail -3 "$rel.log")"
 fi
 rm -rf "$rel" "$rel.log"
+# The documentation's links and `make help` (tests/docs.sh).
+docs=$(tests/docs.sh)
+echo "$docs" | grep -v '^docs: '
+read -r p f < <(sed -nE 's/^docs: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' <<<"$docs")
+pass=$((pass + ${p:-0})) fail=$((fail + ${f:-1}))
 echo "static: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
