@@ -139,6 +139,37 @@ int ibsriov_gocache_parse(struct json_object *o, const char *file, const char *n
 	return ret;
 }
 
+static bool same_tuple(const struct ibsriov_record *r, const char *id, const char *ifname)
+{
+	return r->container_id && !strcmp(r->container_id, id) && !strcmp(r->ifname, ifname);
+}
+
+int ibsriov_gocache_find(const char *id, const char *ifname, const char *netns,
+			 struct ibsriov_record *r)
+{
+	_cleanup_json_ struct json_object *o = NULL;
+	char file[NAME_MAX + 1];
+	int ret;
+
+	/* Cleared whatever the outcome: callers clear it on error too. */
+	memset(r, 0, sizeof(*r));
+	if (check_snprintf(file, sizeof(file), "%s-%s", id, ifname))
+		return -ENOENT;
+	ret = cni_state_read(IBSRIOV_GO_DIR, file, &o);
+	/* A name too long for the directory can hold no cache either. */
+	if (ret == -ENAMETOOLONG)
+		return -ENOENT;
+	if (ret)
+		return ret;
+	ret = ibsriov_gocache_parse(o, file, netns, r);
+	if (ret)
+		return ret;
+	if (same_tuple(r, id, ifname))
+		return 0;
+	ibsriov_record_clear(r);
+	return -ESTALE;
+}
+
 static int add_str(struct json_object *o, const char *key, const char *v)
 {
 	struct json_object *s = json_object_new_string(v);

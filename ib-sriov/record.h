@@ -139,4 +139,10 @@ int ibsriov_gocache_save(struct ibsriov_record *r, const char *cni_version, cons
 int ibsriov_gocache_parse(struct json_object *o, const char *file, const char *netns,
 			  struct ibsriov_record *r);
 
+/* A 0.x record or a Go cache at IBSRIOV_GO_DIR/<id>-<ifname> as a record
+ * (r cleared first, whatever the outcome): -ENOENT when there is none,
+ * -ESTALE when it is another attachment's, else as cni_state_read(). */
+int ibsriov_gocache_find(const char *id, const char *ifname, const char *netns,
+			 struct ibsriov_record *r);
+
 #endif
