@@ -72,6 +72,9 @@ struct rdmacni_cache {
  * ignored; a known key of another type, an over-long string or one with an
  * embedded NUL is -EBADMSG. to_json returns -ENOMEM when allocation fails. */
 int rdmans_record_to_json(const struct rdmans_record *rec, struct json_object **out);
+/* The record as compact JSON text (what save writes); caller frees; NULL
+ * with errno ENOMEM. */
+char *rdmans_record_text(const struct rdmans_record *rec);
 int rdmans_record_from_json(struct json_object *obj, struct rdmans_record *rec);
 int rdmacni_cache_from_json(struct json_object *obj, struct rdmacni_cache *c);
 /* (An entry without a device name is -EBADMSG; a missing container name is
