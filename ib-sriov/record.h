@@ -2,7 +2,7 @@
 /* The attachment record: what ADD found and changed, so that DEL, GC and a
  * failed ADD can put the VF back. Typed, with a has-flag per optional part
  * (as wireguard-tools' struct wgdevice); one key table drives both JSON
- * directions (record.c). */
+ * directions (record.c, through cni/state/record.h). */
 #ifndef IBSRIOV_RECORD_H
 #define IBSRIOV_RECORD_H
 

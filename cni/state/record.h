@@ -46,9 +46,9 @@ struct cni_rec_key {
 	size_t off, size; /* the member; STRS: one element's size */
 	uint32_t flag;	  /* written only when set in the flags; set when read */
 	unsigned int opts;
-	size_t count_off; /* STRS, U32S, HWADDR: an unsigned int */
-	unsigned int max; /* STRS, U32S: elements */
-	const char *const *names;	  /* ENUM: NULL-terminated */
+	size_t count_off;		 /* STRS, U32S, HWADDR: an unsigned int */
+	unsigned int max;		 /* STRS, U32S: elements */
+	const char *const *names;	 /* ENUM: NULL-terminated */
 	const struct cni_rec_table *sub; /* OBJ */
 };
 

@@ -57,8 +57,8 @@ static const struct cni_rec_key all_keys[] = {
     {"guid", CNI_REC_GUID, ALL(guid)},
     {"mac", CNI_REC_MAC6, ALL(mac)},
     {"hw", CNI_REC_HWADDR, ALL(hw), .count_off = offsetof(struct all, hw_len)},
-    {"strs", CNI_REC_STRS, offsetof(struct all, strs), 8,
-     .count_off = offsetof(struct all, n_strs), .max = 3},
+    {"strs", CNI_REC_STRS, offsetof(struct all, strs), 8, .count_off = offsetof(struct all, n_strs),
+     .max = 3},
     {"idx", CNI_REC_U32S, ALL(idx), .count_off = offsetof(struct all, n_strs),
      .opts = CNI_REC_SAME_COUNT, .max = 3},
     {"sub", CNI_REC_OBJ, ALL(sub), .flag = HAS_SUB, .sub = &sub_table},
@@ -70,8 +70,8 @@ static const struct cni_rec_table all_table = {.keys = all_keys};
 static const struct cni_rec_table lenient_table = {.keys = all_keys, .null_absent = true};
 
 #define ALL_JSON                                                                                   \
-	"{\"name\":\"n\\\"1\",\"owned\":\"o/x\",\"i\":-5,\"u\":4294967295,\"h\":65535,"           \
-	"\"on\":true,\"color\":\"green\",\"guid\":\"01:02:03:04:05:06:07:08\","                   \
+	"{\"name\":\"n\\\"1\",\"owned\":\"o/x\",\"i\":-5,\"u\":4294967295,\"h\":65535,"            \
+	"\"on\":true,\"color\":\"green\",\"guid\":\"01:02:03:04:05:06:07:08\","                    \
 	"\"mac\":\"aa:bb:cc:dd:ee:ff\",\"hw\":\"00:11:22\",\"strs\":[\"x\",\"y\"],"                \
 	"\"idx\":[7,4294967295],\"sub\":{\"a\":3},\"flag\":true}"
 
@@ -142,8 +142,9 @@ Test(record, unknown_keys_ignored_old_forms_read)
 	uint32_t flags;
 	struct all a;
 
-	cr_assert_eq(decode(&all_table, "{\"name\":\"n\",\"newer\":{\"x\":[1]},\"on\":1,"
-					"\"guid\":-1,\"flag\":1}",
+	cr_assert_eq(decode(&all_table,
+			    "{\"name\":\"n\",\"newer\":{\"x\":[1]},\"on\":1,"
+			    "\"guid\":-1,\"flag\":1}",
 			    &a, &flags),
 		     0);
 	cr_assert(a.on);

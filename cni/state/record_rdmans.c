@@ -9,8 +9,8 @@
 
 #include "base/cleanup.h"
 #include "base/json.h"
-#include "rdmans.h"
 #include "state/record.h"
+#include "state/record_rdmans.h"
 #include "state/state.h"
 #include "base/util.h"
 
@@ -22,7 +22,7 @@ static const struct cni_rec_key record_keys[] = {
     {"ifname", CNI_REC_STR, REC(ifname), .flag = RDMANS_REC_HAS_IFNAME},
     {"netns", CNI_REC_STR, REC(netns), .flag = RDMANS_REC_HAS_NETNS},
     {"deviceID", CNI_REC_STR, REC(deviceid), .flag = RDMANS_REC_HAS_DEVICEID},
-    {"rdma", CNI_REC_STRS, offsetof(struct rdmans_record, rdma), CNI_RDMA_NAME_MAX,
+    {"rdma", CNI_REC_STRS, offsetof(struct rdmans_record, rdma), RDMANS_RDMA_NAME_MAX,
      .flag = RDMANS_REC_HAS_RDMA, .count_off = offsetof(struct rdmans_record, n_rdma),
      .max = RDMANS_MAX_DEVS},
     /* Newer than the previous build, which ignores keys it does not know. */
