@@ -49,8 +49,8 @@ struct json_object *doctor_guid_json(uint64_t g);
 /* Add a finding: severity "error", "warning" or "info", what it is about,
  * how to fix it, and what is wrong (printf format). */
 __attribute__((format(printf, 5, 6))) void doctor_finding(struct doctor *d, const char *severity,
-							 const char *subject, const char *fix,
-							 const char *fmt, ...);
+							  const char *subject, const char *fix,
+							  const char *fmt, ...);
 
 /* The attachments of ib-sriov, ib-sriov-cni and rdma-ns into arr, each
  * device held into d->held; a leftover one is a finding. */

@@ -129,15 +129,16 @@ void doctor_section_mode(struct doctor *d)
 		    "the RDMA shared device plugin runs here but the mode is exclusive: its pods "
 		    "see no RDMA device, as each device belongs to one network namespace");
 	else if (d->shared_plugin)
-		doctor_finding(d, "info", "RDMA netns mode",
-			"nothing, unless this node should isolate VFs",
-			"shared mode, as the RDMA shared device plugin here needs: networks with "
-			"rdma-ns "
-			"or rdmaIsolation fail on this node (error 104)");
+		doctor_finding(
+		    d, "info", "RDMA netns mode", "nothing, unless this node should isolate VFs",
+		    "shared mode, as the RDMA shared device plugin here needs: networks with "
+		    "rdma-ns "
+		    "or rdmaIsolation fail on this node (error 104)");
 	else if (!d->exclusive)
-		doctor_finding(d, "warning", "RDMA netns mode", DOCTOR_BOOT_FIX,
-			"the RDMA netns mode is shared: networks with rdma-ns or ib-sriov's "
-			"rdmaIsolation fail (error 104), and every pod sees every RDMA device");
+		doctor_finding(
+		    d, "warning", "RDMA netns mode", DOCTOR_BOOT_FIX,
+		    "the RDMA netns mode is shared: networks with rdma-ns or ib-sriov's "
+		    "rdmaIsolation fail (error 104), and every pod sees every RDMA device");
 	else if (!d->boot_known || !d->boot_exclusive)
 		doctor_finding(
 		    d, "warning", "RDMA netns mode", DOCTOR_BOOT_FIX,
@@ -145,8 +146,8 @@ void doctor_section_mode(struct doctor *d)
 		    "shared and rdma-ns or rdmaIsolation pods fail");
 	if (d->boot_known && d->boot_exclusive != d->exclusive && !d->shared_plugin)
 		doctor_finding(d, "warning", "RDMA netns mode",
-			"update-initramfs -u (ib_core loads from the initramfs) and reboot",
-			"the boot setting (%s) differs from the running mode", boot);
+			       "update-initramfs -u (ib_core loads from the initramfs) and reboot",
+			       "the boot setting (%s) differs from the running mode", boot);
 }
 
 static const char *open_fix(int ret)
@@ -190,16 +191,17 @@ static struct json_object *port_report(struct doctor *d, const char *dev,
 	doctor_put(o, "pkeys", keys);
 	snprintf(buf, sizeof(buf), "%s port %u", dev, p->num);
 	if (p->state != CNI_VERBS_PORT_ACTIVE)
-		doctor_finding(d, "warning", buf, cni_verbs_port_hint(p), "port is %s (physical state %s)",
-			cni_verbs_port_state_str(p->state),
-			cni_verbs_phys_state_str(p->phys_state));
+		doctor_finding(d, "warning", buf, cni_verbs_port_hint(p),
+			       "port is %s (physical state %s)", cni_verbs_port_state_str(p->state),
+			       cni_verbs_phys_state_str(p->phys_state));
 	if (ib && p->has_gid0 && ibsriov_guid_unset(p->port_guid))
-		doctor_finding(d, "warning", buf, "assign the VF a GUID (SR-IOV operator, ib-kubernetes)",
-			"port GUID is zero: the subnet manager cannot bring the port up");
+		doctor_finding(d, "warning", buf,
+			       "assign the VF a GUID (SR-IOV operator, ib-kubernetes)",
+			       "port GUID is zero: the subnet manager cannot bring the port up");
 	if (ib && !json_object_array_length(keys))
 		doctor_finding(d, "warning", buf,
-			"the subnet manager has not configured the port's partitions",
-			"the pkey table has no valid entry");
+			       "the subnet manager has not configured the port's partitions",
+			       "the pkey table has no valid entry");
 	return o;
 }
 
@@ -215,16 +217,17 @@ static struct json_object *dev_report(struct doctor *d, const struct cni_rdma_de
 	doctor_put(o, "nodeGuid", doctor_guid_json(nl->node_guid));
 	doctor_put(o, "opensHere", json_object_new_boolean(!ret));
 	doctor_put(o, "usableFrom",
-	    doctor_str(d->exclusive ? "this network namespace only (exclusive mode: a pod "
-			       "sees it once it is moved in)"
-			     : "every network namespace (shared mode)"));
+		   doctor_str(d->exclusive ? "this network namespace only (exclusive mode: a pod "
+					     "sees it once it is moved in)"
+					   : "every network namespace (shared mode)"));
 	if (ibsriov_guid_unset(nl->node_guid))
-		doctor_finding(d, "warning", nl->name, "assign GUIDs (SR-IOV operator, ib-kubernetes)",
-			"node GUID is zero");
+		doctor_finding(d, "warning", nl->name,
+			       "assign GUIDs (SR-IOV operator, ib-kubernetes)",
+			       "node GUID is zero");
 	if (ret) {
 		doctor_put(o, "verbsError", doctor_str(cni_verbs_strerror(ret)));
 		doctor_finding(d, "warning", nl->name, open_fix(ret),
-			"does not open through verbs here: %s", cni_verbs_strerror(ret));
+			       "does not open through verbs here: %s", cni_verbs_strerror(ret));
 	} else {
 		doctor_put(o, "firmware", doctor_str(v.fw_ver));
 		for (unsigned int i = 0; i < v.n_ports; i++)
@@ -246,4 +249,3 @@ void doctor_section_rdma(struct doctor *d)
 		json_object_array_add(arr, dev_report(d, &devs[i]));
 	doctor_put(d->root, "rdmaDevices", arr);
 }
-

@@ -93,8 +93,8 @@ static int record_ours(int dirfd, const char *name, void *arg)
 			       "unreadable ib-sriov record");
 		return 0;
 	}
-	a = (struct attachment){path, r.network, r.container_id, r.ifname, r.device, r.netns,
-				netns_gone(r.netns)};
+	a = (struct attachment){path,	  r.network, r.container_id,	 r.ifname,
+				r.device, r.netns,   netns_gone(r.netns)};
 	json_object_array_add(s->arr, attachment_json(&a));
 	doctor_put(s->d->held, r.device, doctor_str(path));
 	if (a.gone)
@@ -127,11 +127,11 @@ static int record_go(int dirfd, const char *name, void *arg)
 	char path[PATH_MAX];
 
 	(void)dirfd;
-	if (cni_state_read(IBSRIOV_GO_DIR, name, &o) || json_object_object_get_ex(o, "ibcni", NULL) ||
-	    ibsriov_gocache_parse(o, name, "", &r))
+	if (cni_state_read(IBSRIOV_GO_DIR, name, &o) ||
+	    json_object_object_get_ex(o, "ibcni", NULL) || ibsriov_gocache_parse(o, name, "", &r))
 		return 0;
 	snprintf(path, sizeof(path), "%s/%s", IBSRIOV_GO_DIR, name);
-	a = (struct attachment){path,	  NULL, r.container_id, r.ifname,
+	a = (struct attachment){path,	  NULL, r.container_id,	   r.ifname,
 				r.device, NULL, go_netdev_home(&r)};
 	json_object_array_add(s->arr, attachment_json(&a));
 	if (!json_object_object_get_ex(s->d->held, r.device, NULL))
@@ -159,7 +159,7 @@ static int record_rdmans(int dirfd, const char *name, void *arg)
 	if (rdmans_record_load(name, &rec))
 		return 0;
 	snprintf(path, sizeof(path), "%s/%s", RDMANS_STATE_DIR, name);
-	a = (struct attachment){path,	      rec.network, rec.containerid, rec.ifname,
+	a = (struct attachment){path,	      rec.network, rec.containerid,	 rec.ifname,
 				rec.deviceid, rec.netns,   netns_gone(rec.netns)};
 	json_object_array_add(s->arr, attachment_json(&a));
 	if (a.gone)

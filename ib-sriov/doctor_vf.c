@@ -38,9 +38,9 @@ static bool vf_guid(const struct cni_vf *info, const struct cni_link *l, uint64_
 
 /* What the doctor knows of one VF. */
 struct vf_facts {
-	struct cni_pci_vf vf;	    /* sysfs */
+	struct cni_pci_vf vf;	   /* sysfs */
 	const struct cni_vf *info; /* the PF's VF info, NULL when it has none */
-	const char *held;	    /* the attachment holding it, NULL when none */
+	const char *held;	   /* the attachment holding it, NULL when none */
 	bool ib, has_guid, pf_rdma;
 	uint64_t guid;
 };
@@ -56,8 +56,9 @@ static void vf_findings(struct doctor *d, const struct vf_facts *f)
 			 "bind it: echo %s > /sys/bus/pci/drivers/mlx5_core/bind "
 			 "(or vfio-pci for vfioPciMode networks)",
 			 vf->addr);
-		doctor_finding(d, "warning", vf->addr, fix, "VF %u of %s has no driver: no pod can use it",
-			vf->vf_index, vf->pf_addr);
+		doctor_finding(d, "warning", vf->addr, fix,
+			       "VF %u of %s has no driver: no pod can use it", vf->vf_index,
+			       vf->pf_addr);
 		return;
 	}
 	if (!strcmp(vf->driver, "vfio-pci")) {
@@ -88,10 +89,11 @@ static void vf_findings(struct doctor *d, const struct vf_facts *f)
 		    vf->vf_index, vf->pf_addr, ibsriov_guid_str(f->guid, g, sizeof(g)));
 	if (info && (info->mask & CNI_VF_LINK_STATE) &&
 	    info->link_state == IFLA_VF_LINK_STATE_DISABLE)
-		doctor_finding(d, "warning", vf->addr,
-			"ip link set <PF> vf <N> state auto, or give the network a link_state",
-			"VF %u of %s has link state disable: its link never comes up", vf->vf_index,
-			vf->pf_addr);
+		doctor_finding(
+		    d, "warning", vf->addr,
+		    "ip link set <PF> vf <N> state auto, or give the network a link_state",
+		    "VF %u of %s has link state disable: its link never comes up", vf->vf_index,
+		    vf->pf_addr);
 	if (f->pf_rdma && !*vf->rdma_dev)
 		doctor_finding(
 		    d, "warning", vf->addr,
@@ -175,9 +177,9 @@ static struct json_object *pf_report(struct doctor *d, const char *pf)
 	doctor_put(o, "vfs", vfs);
 	if (!json_object_array_length(vfs))
 		doctor_finding(d, "info", pf,
-			"echo N > /sys/bus/pci/devices/<PF>/sriov_numvfs (or the SR-IOV "
-			"network operator's SriovNetworkNodePolicy)",
-			"SR-IOV PF %s has no VFs enabled", pf);
+			       "echo N > /sys/bus/pci/devices/<PF>/sriov_numvfs (or the SR-IOV "
+			       "network operator's SriovNetworkNodePolicy)",
+			       "SR-IOV PF %s has no VFs enabled", pf);
 	return o;
 }
 
@@ -192,7 +194,6 @@ void doctor_section_pfs(struct doctor *d)
 	doctor_put(d->root, "pfs", arr);
 	if (n <= 0)
 		doctor_finding(d, "warning", CNI_PCI_ROOT,
-			"enable SR-IOV on the NIC (firmware SRIOV_EN, then sriov_numvfs)",
-			"no SR-IOV PF here: ib-sriov has no VF to give a pod");
+			       "enable SR-IOV on the NIC (firmware SRIOV_EN, then sriov_numvfs)",
+			       "no SR-IOV PF here: ib-sriov has no VF to give a pod");
 }
-

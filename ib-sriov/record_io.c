@@ -108,5 +108,9 @@ static int remove_go_twin(const struct ibsriov_record *r)
 
 int ibsriov_record_remove(const struct ibsriov_record *r)
 {
-	return remove_go_twin(r) ?: cni_state_remove(IBSRIOV_STATE_DIR, r->name);
+	int ret = remove_go_twin(r);
+
+	if (ret)
+		return ret;
+	return cni_state_remove(IBSRIOV_STATE_DIR, r->name);
 }
