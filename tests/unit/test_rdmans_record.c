@@ -4,6 +4,7 @@
  * record names; which load errors are for good. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/cleanup.h"
@@ -55,6 +56,27 @@ Test(record, round_trip_is_exact)
 	cr_assert_eq(rdmans_record_to_json(&rec, &o), 0);
 	s = cni_json_dump(o, false);
 	cr_assert_str_eq(s, REC_JSON);
+}
+
+/* The text save writes, byte for byte what the previous release wrote
+ * through a json-c tree (rdma_index, newer, last). */
+Test(record, saved_text_is_the_previous_bytes)
+{
+	_cleanup_free_ char *s = NULL;
+	struct rdmans_record rec;
+
+	cr_assert_eq(rec_from(REC_JSON, &rec), 0);
+	s = rdmans_record_text(&rec);
+	cr_assert_str_eq(s, REC_JSON);
+	rec.rdma_index[0] = 3;
+	rec.rdma_index[1] = 4294967295U;
+	rec.n_rdma_index = 2;
+	rec.has |= RDMANS_REC_HAS_RDMA_INDEX;
+	free(s);
+	s = rdmans_record_text(&rec);
+	cr_assert_str_eq(s, "{\"network\":\"rdma-net\",\"containerID\":\"ctr1\",\"ifname\":"
+			    "\"net1\",\"netns\":\"/run/netns/pod1\",\"deviceID\":\"0000:03:01.1\","
+			    "\"rdma\":[\"mlx5_0\",\"mlx5_1\"],\"rdma_index\":[3,4294967295]}");
 }
 
 Test(record, only_present_fields_are_written)
