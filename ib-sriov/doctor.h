@@ -2,7 +2,8 @@
 /* `ib-sriov doctor`, private to its files: doctor.c (the command, the
  * text form), doctor_state.c (the attachments our records and the Go and
  * rdma-ns records name), doctor_vf.c (the PFs and VFs), doctor_rdma.c (the
- * RDMA netns mode and devices). The report is one JSON tree. */
+ * RDMA netns mode and devices), doctor_report.c (the JSON helpers and
+ * findings they all use). The report is one JSON tree. */
 #ifndef IBSRIOV_DOCTOR_H
 #define IBSRIOV_DOCTOR_H
 
@@ -37,7 +38,7 @@ struct doctor {
 	struct json_object *held; /* deviceID -> the attachment holding it */
 };
 
-/* Add v under key (v NULL: JSON null); o owns v. */
+/* doctor_report.c. Add v under key (v NULL: JSON null); o owns v. */
 void doctor_put(struct json_object *o, const char *key, struct json_object *v);
 
 /* A JSON string, or NULL (JSON null) for NULL. */
