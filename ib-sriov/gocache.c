@@ -139,6 +139,37 @@ int ibsriov_gocache_parse(struct json_object *o, const char *file, const char *n
 	return ret;
 }
 
+static bool same_tuple(const struct ibsriov_record *r, const char *id, const char *ifname)
+{
+	return r->container_id && !strcmp(r->container_id, id) && !strcmp(r->ifname, ifname);
+}
+
+int ibsriov_gocache_find(const char *id, const char *ifname, const char *netns,
+			 struct ibsriov_record *r)
+{
+	_cleanup_json_ struct json_object *o = NULL;
+	char file[NAME_MAX + 1];
+	int ret;
+
+	/* Cleared whatever the outcome: callers clear it on error too. */
+	memset(r, 0, sizeof(*r));
+	if (check_snprintf(file, sizeof(file), "%s-%s", id, ifname))
+		return -ENOENT;
+	ret = cni_state_read(IBSRIOV_GO_DIR, file, &o);
+	/* A name too long for the directory can hold no cache either. */
+	if (ret == -ENAMETOOLONG)
+		return -ENOENT;
+	if (ret)
+		return ret;
+	ret = ibsriov_gocache_parse(o, file, netns, r);
+	if (ret)
+		return ret;
+	if (same_tuple(r, id, ifname))
+		return 0;
+	ibsriov_record_clear(r);
+	return -ESTALE;
+}
+
 static int add_str(struct json_object *o, const char *key, const char *v)
 {
 	struct json_object *s = json_object_new_string(v);
@@ -181,32 +212,104 @@ static int go_vf_keys(struct json_object *o, const struct ibsriov_record *r)
 	return ret;
 }
 
+/* One key of a Go cache: a string, or an object it takes (NULL when its
+ * allocation failed). */
+struct go_key {
+	const char *key, *s;
+	struct json_object *v;
+	bool obj;
+};
+
+#define GO_STR(k, val)                                                                             \
+	{                                                                                          \
+		.key = (k), .s = (val)                                                             \
+	}
+#define GO_OBJ(k, val)                                                                             \
+	{                                                                                          \
+		.key = (k), .v = (val), .obj = true                                                \
+	}
+
+/* Add keys in order; after a failure the objects not added are put. */
+static int add_keys(struct json_object *o, const struct go_key *keys, size_t n)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (ret)
+			json_object_put(keys[i].v);
+		else if (keys[i].obj)
+			ret = add_obj(o, keys[i].key, keys[i].v);
+		else
+			ret = add_str(o, keys[i].key, keys[i].s);
+	}
+	return ret;
+}
+
+static int go_rdma_keys(struct json_object *o, const struct ibsriov_record *r)
+{
+	struct json_object *st = json_object_new_object();
+	const struct go_key keys[] = {
+	    GO_STR("deviceID", r->device),
+	    GO_STR("sandboxRdmaDevName", r->rdma[0]),
+	    GO_STR("containerRdmaDevName", r->rdma[0]),
+	};
+	int ret = add_obj(o, "rdmaIsolation", json_object_new_boolean(1));
+
+	if (ret) {
+		json_object_put(st);
+		return ret;
+	}
+	ret = add_obj(o, "RdmaNetState", st);
+	if (ret)
+		return ret;
+	return add_keys(st, keys, ARRAY_SIZE(keys));
+}
+
+static struct json_object *go_ipam(const char *ipam_type)
+{
+	struct json_object *ipam = json_object_new_object();
+
+	if (ipam && ipam_type && add_str(ipam, "type", ipam_type)) {
+		json_object_put(ipam);
+		return NULL;
+	}
+	return ipam;
+}
+
 static struct json_object *go_json(const struct ibsriov_record *r, const char *cni_version,
 				   const char *ipam_type)
 {
 	_cleanup_json_ struct json_object *o = json_object_new_object();
-	struct json_object *ipam = json_object_new_object(), *st;
+	const struct go_key keys[] = {
+	    /* "ibcni" marks our twin (the Go plugin ignores unknown keys). */
+	    GO_OBJ("ibcni", json_object_new_boolean(1)),
+	    GO_STR("cniVersion", cni_version),
+	    GO_STR("name", r->network),
+	    GO_STR("type", "ib-sriov"),
+	    GO_OBJ("ipam", go_ipam(ipam_type)),
+	    GO_STR("Master", r->pf),
+	    GO_STR("deviceID", r->device),
+	    GO_OBJ("VFID", json_object_new_int(r->vf)),
+	    GO_STR("HostIFNames", r->orig_name),
+	    GO_STR("ContIFNames", r->ifname),
+	};
 	int ret;
 
-	if (!o || !ipam)
-		return json_object_put(ipam), NULL;
-	/* "ibcni" marks our twin (the Go plugin ignores unknown keys). */
-	ret = add_obj(o, "ibcni", json_object_new_boolean(1)) ?: add_str(o, "cniVersion", cni_version) ?: add_str(o, "name", r->network) ?:
-	      add_str(o, "type", "ib-sriov") ?: add_obj(o, "ipam", ipam) ?:
-	      (ipam_type ? add_str(ipam, "type", ipam_type) : 0) ?: add_str(o, "Master", r->pf) ?:
-	      add_str(o, "deviceID", r->device) ?: add_obj(o, "VFID", json_object_new_int(r->vf)) ?:
-	      add_str(o, "HostIFNames", r->orig_name) ?: add_str(o, "ContIFNames", r->ifname) ?:
-	      go_vf_keys(o, r);
+	if (!o) {
+		for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+			json_object_put(keys[i].v);
+		return NULL;
+	}
+	ret = add_keys(o, keys, ARRAY_SIZE(keys));
+	if (!ret)
+		ret = go_vf_keys(o, r);
 	if (!ret && r->kind == IBSRIOV_VFIO)
 		ret = add_obj(o, "vfioPciMode", json_object_new_boolean(1));
-	if (!ret && r->n_rdma) {
-		st = json_object_new_object();
-		ret = add_obj(o, "rdmaIsolation", json_object_new_boolean(1)) ?:
-		      add_obj(o, "RdmaNetState", st) ?: add_str(st, "deviceID", r->device) ?:
-		      add_str(st, "sandboxRdmaDevName", r->rdma[0]) ?:
-		      add_str(st, "containerRdmaDevName", r->rdma[0]);
-	}
-	return ret ? NULL : steal_ptr(o);
+	if (!ret && r->n_rdma)
+		ret = go_rdma_keys(o, r);
+	if (ret)
+		return NULL;
+	return steal_ptr(o);
 }
 
 int ibsriov_gocache_save(struct ibsriov_record *r, const char *cni_version, const char *ipam_type)

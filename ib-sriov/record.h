@@ -2,7 +2,7 @@
 /* The attachment record: what ADD found and changed, so that DEL, GC and a
  * failed ADD can put the VF back. Typed, with a has-flag per optional part
  * (as wireguard-tools' struct wgdevice); one key table drives both JSON
- * directions (record.c). */
+ * directions (record.c, through cni/state/record.h). */
 #ifndef IBSRIOV_RECORD_H
 #define IBSRIOV_RECORD_H
 
@@ -138,5 +138,11 @@ int ibsriov_gocache_save(struct ibsriov_record *r, const char *cni_version, cons
 /* A Go ib-sriov-cni cache (or a 0.x record) as a record; netns from DEL. */
 int ibsriov_gocache_parse(struct json_object *o, const char *file, const char *netns,
 			  struct ibsriov_record *r);
+
+/* A 0.x record or a Go cache at IBSRIOV_GO_DIR/<id>-<ifname> as a record
+ * (r cleared first, whatever the outcome): -ENOENT when there is none,
+ * -ESTALE when it is another attachment's, else as cni_state_read(). */
+int ibsriov_gocache_find(const char *id, const char *ifname, const char *netns,
+			 struct ibsriov_record *r);
 
 #endif

@@ -55,30 +55,6 @@ static bool same_tuple(const struct ibsriov_record *r, const char *id, const cha
 	return r->container_id && !strcmp(r->container_id, id) && !strcmp(r->ifname, ifname);
 }
 
-/* A record left by ibcni 0.x, or a Go cache, at <GO_DIR>/<id>-<ifname>. */
-static int find_legacy(const char *id, const char *ifname, const char *netns,
-		       struct ibsriov_record *r)
-{
-	_cleanup_json_ struct json_object *o = NULL;
-	char file[NAME_MAX + 1];
-	int ret;
-
-	/* Cleared whatever the outcome: callers clear it on error too. */
-	memset(r, 0, sizeof(*r));
-	if (check_snprintf(file, sizeof(file), "%s-%s", id, ifname))
-		return -ENOENT;
-	ret = load_from(IBSRIOV_GO_DIR, file, &o);
-	if (ret)
-		return ret;
-	ret = ibsriov_gocache_parse(o, file, netns, r);
-	if (ret)
-		return ret;
-	if (same_tuple(r, id, ifname))
-		return 0;
-	ibsriov_record_clear(r);
-	return -ESTALE;
-}
-
 int ibsriov_record_find(const char *id, const char *ifname, const char *netns,
 			struct ibsriov_record *r)
 {
@@ -89,7 +65,7 @@ int ibsriov_record_find(const char *id, const char *ifname, const char *netns,
 		return -ENOENT; /* a name no ADD could have recorded */
 	ret = ibsriov_record_load(name, r);
 	if (ret == -ENOENT) {
-		ret = find_legacy(id, ifname, netns, r);
+		ret = ibsriov_gocache_find(id, ifname, netns, r);
 		if (ret == 0)
 			ret = copy_str(r->name, sizeof(r->name), name) ? -EBADMSG : 0;
 	}
@@ -116,7 +92,7 @@ static int remove_go_twin(const struct ibsriov_record *r)
 	    cni_state_identity(IBSRIOV_GO_DIR, file, id, sizeof(id)) == 0 &&
 	    !strcmp(id, r->go_twin))
 		return cni_state_remove(IBSRIOV_GO_DIR, file);
-	ret = find_legacy(r->container_id, r->ifname, r->netns, &other);
+	ret = ibsriov_gocache_find(r->container_id, r->ifname, r->netns, &other);
 	/* Absent: an ADD killed while writing the twin may have left its
 	 * temp file, which removing the name clears. */
 	if (ret == -ENOENT)
@@ -132,5 +108,9 @@ static int remove_go_twin(const struct ibsriov_record *r)
 
 int ibsriov_record_remove(const struct ibsriov_record *r)
 {
-	return remove_go_twin(r) ?: cni_state_remove(IBSRIOV_STATE_DIR, r->name);
+	int ret = remove_go_twin(r);
+
+	if (ret)
+		return ret;
+	return cni_state_remove(IBSRIOV_STATE_DIR, r->name);
 }

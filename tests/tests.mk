@@ -60,11 +60,6 @@ check: deps
 .PHONY: check check-unit check-netns check-vm check-arm64
 
 
-# rdma-ns's record module, for tests/unit/test_rdmans.c only.
-$(OUT)/build/unit/test_rdmans: $(OBJ)/rdma-ns/record.o
-$(OUT)/build/unit/test_rdmans: UNIT_EXTRA += $(OBJ)/rdma-ns/record.o
-$(OUT)/build/unit/test_rdmans: CFLAGS += -Irdma-ns
-
 # cni/kernel/verbs.c against the fake libibverbs (no libibverbs linked).
 $(OUT)/build/unit/test_verbs: tests/unit/fake_verbs.c tests/unit/fake_verbs.h
 $(OUT)/build/unit/test_verbs: UNIT_EXTRA += tests/unit/fake_verbs.c

@@ -342,3 +342,17 @@ bool cni_valid_id(const char *s)
 	}
 	return true;
 }
+
+bool cni_hex_parse(const char *s, unsigned char *out, size_t n)
+{
+	if (!s || !n || strlen(s) != n * 3 - 1)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		int hi = cni_hex_digit(s[i * 3]), lo = cni_hex_digit(s[i * 3 + 1]);
+
+		if (hi < 0 || lo < 0 || (i + 1 < n && s[i * 3 + 2] != ':'))
+			return false;
+		out[i] = (unsigned char)(hi << 4 | lo);
+	}
+	return true;
+}

@@ -37,6 +37,10 @@ int cni_hex_digit(char c);
  * buf[len] (NUL-terminated; -ENAMETOOLONG when it does not fit). */
 int cni_hex_str(const unsigned char *p, size_t n, char sep, char *buf, size_t len);
 
+/* Exactly n bytes "xx:xx:..." (hex pairs, either case, ':' between) into
+ * out: false for any other text. */
+bool cni_hex_parse(const char *s, unsigned char *out, size_t n);
+
 /* Parse an unsigned decimal (or 0x hex when base is 0) no larger than max.
  * 0 or -EINVAL (not a number, trailing junk) / -ERANGE. */
 int parse_u64(const char *s, int base, uint64_t max, uint64_t *out);

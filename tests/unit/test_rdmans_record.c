@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-/* rdma-ns's record and rdma-cni's cache entry: one key table each, exact
- * JSON both ways, every malformed input refused; record names; the sysfs
- * parent of an auxiliary device. */
+/* rdma-ns's record and rdma-cni's cache entry (cni/state/record_rdmans.c):
+ * one key table each, exact JSON both ways, every malformed input refused;
+ * record names; which load errors are for good. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/cleanup.h"
-#include "helpers.h"
 #include "base/json.h"
-#include "kernel/pci.h"
-#include "rdmans.h"
+#include "state/record_rdmans.h"
 
 static struct json_object *parse(const char *s)
 {
@@ -57,6 +56,27 @@ Test(record, round_trip_is_exact)
 	cr_assert_eq(rdmans_record_to_json(&rec, &o), 0);
 	s = cni_json_dump(o, false);
 	cr_assert_str_eq(s, REC_JSON);
+}
+
+/* The text save writes, byte for byte what the previous release wrote
+ * through a json-c tree (rdma_index, newer, last). */
+Test(record, saved_text_is_the_previous_bytes)
+{
+	_cleanup_free_ char *s = NULL;
+	struct rdmans_record rec;
+
+	cr_assert_eq(rec_from(REC_JSON, &rec), 0);
+	s = rdmans_record_text(&rec);
+	cr_assert_str_eq(s, REC_JSON);
+	rec.rdma_index[0] = 3;
+	rec.rdma_index[1] = 4294967295U;
+	rec.n_rdma_index = 2;
+	rec.has |= RDMANS_REC_HAS_RDMA_INDEX;
+	free(s);
+	s = rdmans_record_text(&rec);
+	cr_assert_str_eq(s, "{\"network\":\"rdma-net\",\"containerID\":\"ctr1\",\"ifname\":"
+			    "\"net1\",\"netns\":\"/run/netns/pod1\",\"deviceID\":\"0000:03:01.1\","
+			    "\"rdma\":[\"mlx5_0\",\"mlx5_1\"],\"rdma_index\":[3,4294967295]}");
 }
 
 Test(record, only_present_fields_are_written)
@@ -221,48 +241,4 @@ Test(load, permanent_and_transient_errors)
 	cr_assert_not(rdmans_load_error_permanent(-EIO));
 	cr_assert_not(rdmans_load_error_permanent(-ENOMEM));
 	cr_assert_not(rdmans_load_error_permanent(-EACCES));
-}
-
-static char root[64];
-
-/* /sys/bus/auxiliary/devices/<id> are links into the device tree. */
-static void aux_tree(void)
-{
-	make_tmpdir(root, sizeof(root));
-	tree_mkdir(root, "sys/devices/pci0000:00/0000:03:00.0/mlx5_core.rdma.0");
-	tree_mkdir(root, "sys/devices/pci0000:00/0000:03:00.0/mlx5_core.sf.4");
-	tree_put(root, "sys/devices/pci0000:00/0000:03:00.0/mlx5_core.sf.4/sfnum", "88\n");
-	tree_mkdir(root, "sys/devices/pci0000:00/0000:03:00.2/mlx5_core.rdma.2");
-	tree_mkdir(root, "sys/devices/platform/foo.0");
-	tree_mkdir(root, "sys/bus/auxiliary/devices");
-	tree_link(root, "../../../devices/pci0000:00/0000:03:00.0/mlx5_core.rdma.0",
-		  "sys/bus/auxiliary/devices/mlx5_core.rdma.0");
-	tree_link(root, "../../../devices/pci0000:00/0000:03:00.0/mlx5_core.sf.4",
-		  "sys/bus/auxiliary/devices/mlx5_core.sf.4");
-	tree_link(root, "../../../devices/pci0000:00/0000:03:00.2/mlx5_core.rdma.2",
-		  "sys/bus/auxiliary/devices/mlx5_core.rdma.2");
-	tree_link(root, "../../../devices/platform/foo.0", "sys/bus/auxiliary/devices/foo.0");
-}
-
-static void aux_teardown(void)
-{
-	rm_tree(root);
-}
-
-Test(aux, parent_and_scalable_function, .init = aux_tree, .fini = aux_teardown)
-{
-	char aux[128], parent[CNI_PCI_ADDR_LEN];
-	bool sf = true;
-
-	snprintf(aux, sizeof(aux), "%s/sys/bus/auxiliary", root);
-	cr_assert_eq(cni_pci_aux_parent(aux, "mlx5_core.rdma.2", parent, &sf), 0);
-	cr_assert_str_eq(parent, "0000:03:00.2");
-	cr_assert_not(sf);
-	cr_assert_eq(cni_pci_aux_parent(aux, "mlx5_core.rdma.0", parent, &sf), 0);
-	cr_assert_str_eq(parent, "0000:03:00.0");
-	cr_assert_not(sf);
-	cr_assert_eq(cni_pci_aux_parent(aux, "mlx5_core.sf.4", parent, &sf), 0);
-	cr_assert(sf);
-	cr_assert_eq(cni_pci_aux_parent(aux, "foo.0", parent, &sf), -ENOTTY);
-	cr_assert_eq(cni_pci_aux_parent(aux, "nope.1", parent, &sf), -ENODEV);
 }

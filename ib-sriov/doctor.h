@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* `ib-sriov doctor`, private to its files: doctor.c (the command, the
+ * text form), doctor_state.c (the attachments our records and the Go and
+ * rdma-ns records name), doctor_vf.c (the PFs and VFs), doctor_rdma.c (the
+ * RDMA netns mode and devices), doctor_report.c (the JSON helpers and
+ * findings they all use). The report is one JSON tree. */
+#ifndef IBSRIOV_DOCTOR_H
+#define IBSRIOV_DOCTOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <json-c/json.h>
+
+#ifndef DOCTOR_MODPROBE_DIR
+#define DOCTOR_MODPROBE_DIR "/etc/modprobe.d"
+#endif
+#ifndef DOCTOR_UNIT_DIR
+#define DOCTOR_UNIT_DIR "/etc/systemd/system"
+#endif
+#ifndef DOCTOR_CHECKPOINT
+#define DOCTOR_CHECKPOINT "/var/lib/kubelet/device-plugins/kubelet_internal_checkpoint"
+#endif
+#define DOCTOR_PFS_MAX 64
+#define DOCTOR_VFS_MAX 256
+#define DOCTOR_UNIT    "rdma-ns-netns-mode.service"
+#define DOCTOR_BOOT_FIX                                                                            \
+	"set the mode at boot: install conf-examples/ib_core.conf as "                             \
+	"/etc/modprobe.d/ib_core.conf "                                                            \
+	"(options ib_core netns_mode=0), update-initramfs -u and reboot; or enable "               \
+	"conf-examples/" DOCTOR_UNIT " (it runs `rdma-ns netns-mode exclusive` before the "        \
+	"container runtime). At run time the kernel refuses the switch while any other network "   \
+	"namespace exists"
+
+struct doctor {
+	struct json_object *root, *findings;
+	unsigned int errors, warnings;
+	bool rdma, exclusive, boot_known, boot_exclusive, shared_plugin;
+	struct json_object *held; /* deviceID -> the attachment holding it */
+};
+
+/* doctor_report.c. Add v under key (v NULL: JSON null); o owns v. */
+void doctor_put(struct json_object *o, const char *key, struct json_object *v);
+
+/* A JSON string, or NULL (JSON null) for NULL. */
+struct json_object *doctor_str(const char *s);
+
+/* A GUID as "xx:..:xx". */
+struct json_object *doctor_guid_json(uint64_t g);
+
+/* Add a finding: severity "error", "warning" or "info", what it is about,
+ * how to fix it, and what is wrong (printf format). */
+__attribute__((format(printf, 5, 6))) void doctor_finding(struct doctor *d, const char *severity,
+							  const char *subject, const char *fix,
+							  const char *fmt, ...);
+
+/* The attachments of ib-sriov, ib-sriov-cni and rdma-ns into arr, each
+ * device held into d->held; a leftover one is a finding. */
+void doctor_records(struct doctor *d, struct json_object *arr);
+
+/* d->root's "rdma": the netns mode, how boot sets it, the RDMA shared
+ * device plugin; the findings of their conflicts. */
+void doctor_section_mode(struct doctor *d);
+
+/* d->root's "pfs": every SR-IOV PF and its VFs, with their findings. */
+void doctor_section_pfs(struct doctor *d);
+
+/* d->root's "rdmaDevices": each RDMA device as verbs sees it from here. */
+void doctor_section_rdma(struct doctor *d);
+
+#endif
