@@ -12,7 +12,17 @@
  * ADD: down, rename, move; in the pod rename, MTU, up, address, announce
  * (arp_notify, ndisc_notify, the link's own MAC), default route.
  * DEL: in the pod down, rename, move back; rename, MTU.
- * CNI_COMMAND=NOP exits at once (what an exec costs). */
+ * CNI_COMMAND=NOP exits at once (what an exec costs).
+ *
+ * With FLOOR_LEASES (a lease directory, dataDir/network), the kernel
+ * minimum of the cycle instead: what a pod needs to reach the network
+ * and the lease that keeps its address, nothing a config could leave out.
+ * No MTU, no sysctl writes, no announcement; the lease as host-local
+ * writes it (its lock file flock'ed, the address file created exclusive
+ * with "CNI_CONTAINERID\r\nFLOOR_IFNAME", last_reserved_ip.0 rewritten,
+ * no fsync) and removed on DEL under the lock.
+ * ADD: down, rename, move; in the pod rename, up, address, default route;
+ * the lease. DEL: the lease; in the pod down, rename, move back; rename. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 struct req {
@@ -232,11 +243,62 @@ static void route_add(int ifindex, const char *gw)
 	talk(&r, NULL, 0, "route");
 }
 
+/* FLOOR_LEASES's lock file, created if missing and flock'ed. */
+static int lease_lock(const char *dir)
+{
+	char path[512];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/lock", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0 || flock(fd, LOCK_EX) < 0)
+		die(path, errno);
+	return fd;
+}
+
+/* The address of FLOOR_ADDR without its prefix length. */
+static void addr_ip(char *ip, size_t len)
+{
+	const char *cidr = env("FLOOR_ADDR"), *slash = strchr(cidr, '/');
+
+	if (!slash || (size_t)(slash - cidr) >= len)
+		die("FLOOR_ADDR", EINVAL);
+	snprintf(ip, len, "%.*s", (int)(slash - cidr), cidr);
+}
+
+static void file_write(const char *path, int flags, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0644);
+	ssize_t n = (ssize_t)strlen(text);
+
+	if (fd < 0 || write(fd, text, (size_t)n) != n || close(fd) < 0)
+		die(path, errno);
+}
+
+static void lease(const char *dir, int add)
+{
+	char ip[32], path[512], text[512];
+	int lock = lease_lock(dir);
+
+	addr_ip(ip, sizeof(ip));
+	snprintf(path, sizeof(path), "%s/%s", dir, ip);
+	if (add) {
+		snprintf(text, sizeof(text), "%s\r\n%s", env("CNI_CONTAINERID"),
+			 env("FLOOR_IFNAME"));
+		file_write(path, O_EXCL, text);
+		snprintf(path, sizeof(path), "%s/last_reserved_ip.0", dir);
+		file_write(path, O_TRUNC, ip);
+	} else if (unlink(path) < 0) {
+		die(path, errno);
+	}
+	close(lock);
+}
+
 static void cmd_add(void)
 {
 	const char *ifname = env("FLOOR_IFNAME"), *tmp = env("FLOOR_TMP");
+	const char *leases = getenv("FLOOR_LEASES");
 	int pod = open(env("CNI_NETNS"), O_RDONLY | O_CLOEXEC);
-	unsigned int mtu = num(env("FLOOR_MTU"), "FLOOR_MTU");
 	unsigned char mac[6] = {0};
 	int idx;
 
@@ -252,24 +314,34 @@ static void cmd_add(void)
 	sock_open();
 	idx = link_get(tmp, mac);
 	link_set(idx, IFLA_IFNAME, ifname, strlen(ifname) + 1, "rename");
-	link_set(idx, IFLA_MTU, &mtu, sizeof(mtu), "mtu");
+	if (!leases) {
+		unsigned int mtu = num(env("FLOOR_MTU"), "FLOOR_MTU");
+
+		link_set(idx, IFLA_MTU, &mtu, sizeof(mtu), "mtu");
+	}
 	link_up(idx, 1);
 	addr_add(idx, env("FLOOR_ADDR"));
-	sysctl_set("ipv4", ifname, "arp_notify");
-	sysctl_set("ipv6", ifname, "ndisc_notify");
-	link_set(idx, IFLA_ADDRESS, mac, 6, "announce");
+	if (!leases) {
+		sysctl_set("ipv4", ifname, "arp_notify");
+		sysctl_set("ipv6", ifname, "ndisc_notify");
+		link_set(idx, IFLA_ADDRESS, mac, 6, "announce");
+	}
 	route_add(idx, env("FLOOR_GW"));
+	if (leases)
+		lease(leases, 1);
 }
 
 static void cmd_del(void)
 {
 	const char *dev = env("FLOOR_DEV"), *tmp = env("FLOOR_TMP");
+	const char *leases = getenv("FLOOR_LEASES");
 	int host = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	unsigned int mtu = num(env("FLOOR_MTU0"), "FLOOR_MTU0");
 	int idx;
 
 	if (host < 0)
 		die("host netns", errno);
+	if (leases)
+		lease(leases, 0);
 	setns_path(env("CNI_NETNS"));
 	idx = link_get(env("FLOOR_IFNAME"), NULL);
 	link_up(idx, 0);
@@ -280,7 +352,11 @@ static void cmd_del(void)
 	sock_open();
 	idx = link_get(tmp, NULL);
 	link_set(idx, IFLA_IFNAME, dev, strlen(dev) + 1, "rename back");
-	link_set(idx, IFLA_MTU, &mtu, sizeof(mtu), "mtu back");
+	if (!leases) {
+		unsigned int mtu = num(env("FLOOR_MTU0"), "FLOOR_MTU0");
+
+		link_set(idx, IFLA_MTU, &mtu, sizeof(mtu), "mtu back");
+	}
 }
 
 int main(void)

@@ -42,6 +42,24 @@ check-netns: all $(NETNS_HELPER) $(CNITOOL)
 	@IBCNI_BIN=$(abspath $(BIN)) IBCNI_HELPER=$(abspath $(NETNS_HELPER)) \
 		IBCNI_CNITOOL=$(abspath $(CNITOOL)) tests/netns/run.sh
 
+# The system-call and page-fault budget of one ADD and one DEL (root; the
+# default static build, whose counts tests/budget/budget.txt records;
+# RECORD=1 rewrites it: tests/budget/README.md).
+BUDGET_FAULTS := $(OUT)/build/budget/faults
+$(BUDGET_FAULTS): tests/budget/faults.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
+check-budget: all $(BUDGET_FAULTS)
+ifneq ($(SAN)$(DYNAMIC)$(ARCH),)
+	@echo "budget: the budget is the default static build's (make check-budget, without SAN=, DYNAMIC=, ARCH=)"
+	@echo "budget: 0 passed, 1 failed"
+	@false
+else
+	@IBCNI_BIN=$(abspath $(BIN)) IBCNI_FAULTS=$(abspath $(BUDGET_FAULTS)) RECORD=$(RECORD) \
+		tests/budget/run.sh
+endif
+
 check-vm: all
 	@tests/vm/run.sh
 
@@ -57,7 +75,7 @@ check: deps
 	$(MAKE) all
 	@tests/check.sh $(OUT)
 
-.PHONY: check check-unit check-netns check-vm check-arm64
+.PHONY: check check-unit check-netns check-budget check-vm check-arm64
 
 
 # cni/kernel/verbs.c against the fake libibverbs (no libibverbs linked).

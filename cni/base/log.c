@@ -369,30 +369,18 @@ static void append_escaped(struct line *l, const char *s)
 	l->full = cut;
 }
 
-/* "YYYY-MM-DDTHH:MM:SSZ" for t. Not gmtime_r: glibc loads the time zone
- * (/etc/localtime) on its first call even for UTC; days to a civil date is
- * the proleptic Gregorian rule (eras of 400 years, March-based years). */
+/* "YYYY-MM-DDTHH:MM:SSZ" for t; "" if its year does not fit a struct tm.
+ * Not strftime's %Y, which does not pad a year below 1000 to four digits. */
 static void utc_stamp(char *buf, size_t len, time_t t)
 {
-	int64_t days = t / 86400, secs = t % 86400, era, doe, yoe, doy, mp, y, m, d;
+	struct tm tm;
 
-	if (secs < 0) {
-		secs += 86400;
-		days--;
-	}
-	days += 719468;
-	era = (days >= 0 ? days : days - 146096) / 146097;
-	doe = days - era * 146097;
-	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	mp = (5 * doy + 2) / 153;
-	d = doy - (153 * mp + 2) / 5 + 1;
-	m = mp < 10 ? mp + 3 : mp - 9;
-	y = yoe + era * 400 + (m <= 2);
-	snprintf(buf, len, "%04u-%02u-%02uT%02u:%02u:%02uZ", (unsigned int)(y % 10000),
-		 (unsigned int)(m % 100), (unsigned int)(d % 100),
-		 (unsigned int)(secs / 3600 % 100), (unsigned int)(secs / 60 % 60),
-		 (unsigned int)(secs % 60));
+	buf[0] = '\0';
+	if (!gmtime_r(&t, &tm))
+		return;
+	if (snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+		     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec) >= (int)len)
+		buf[0] = '\0';
 }
 
 /* The line itself, apart from cni_log(): its 8 KiB frame is probed page by
