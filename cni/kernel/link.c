@@ -79,13 +79,6 @@ int cni_link_talk(struct nl_msg *msg, cni_nl_parse_fn parse, void *arg)
 
 /* --- reading links --- */
 
-struct link_reply {
-	struct cni_link *link;
-	struct cni_vf *vfs;
-	size_t n_vfs;
-	bool want_vfs;
-};
-
 static const struct nla_policy link_policy[CNI_IFLA_MAX + 1] = {
     [IFLA_IFNAME] = {.type = NLA_STRING, .maxlen = IFNAMSIZ},
     [IFLA_MTU] = {.type = NLA_U32},
@@ -225,22 +218,15 @@ int cni_link_parse(struct nl_msg *msg, struct cni_link *l)
 
 static int link_parse(struct nl_msg *msg, void *arg)
 {
-	struct link_reply *r = arg;
+	struct cni_link_reply *r = arg;
 	int ret = cni_link_parse(msg, r->link);
 
-	if (ret || !r->want_vfs || r->link->num_vf <= 0)
+	if (ret || !r->more)
 		return ret;
-	r->vfs = calloc((size_t)r->link->num_vf, sizeof(*r->vfs));
-	if (!r->vfs)
-		return -ENOMEM;
-	ret = cni_link_vfs_parse(msg, r->vfs, (size_t)r->link->num_vf);
-	if (ret < 0)
-		return ret;
-	r->n_vfs = (size_t)ret;
-	return 0;
+	return r->more(msg, r);
 }
 
-static int link_query(const char *name, int ifindex, struct link_reply *r)
+int cni_link_query(const char *name, int ifindex, struct cni_link_reply *r)
 {
 	_cleanup_nl_msg_ struct nl_msg *msg = cni_link_msg(RTM_GETLINK, 0, ifindex);
 	int ret;
@@ -253,7 +239,7 @@ static int link_query(const char *name, int ifindex, struct link_reply *r)
 		if (nla_put_string(msg, IFLA_IFNAME, name) < 0)
 			return -ENOMEM;
 	}
-	if (nla_put_u32(msg, IFLA_EXT_MASK, r->want_vfs ? RTEXT_FILTER_VF : 0) < 0)
+	if (nla_put_u32(msg, IFLA_EXT_MASK, r->ext_mask) < 0)
 		return -ENOMEM;
 	r->link->ifindex = 0;
 	ret = cni_link_talk(msg, link_parse, r);
@@ -264,27 +250,9 @@ static int link_query(const char *name, int ifindex, struct link_reply *r)
 
 int cni_link_get(const char *name, int ifindex, struct cni_link *link)
 {
-	struct link_reply r = {.link = link};
+	struct cni_link_reply r = {.link = link};
 
-	return link_query(name, ifindex, &r);
-}
-
-int cni_link_vfs_get(int pf_ifindex, struct cni_vf **vfs, size_t *n)
-{
-	struct cni_link link;
-	struct link_reply r = {.link = &link, .want_vfs = true};
-	int ret;
-
-	*vfs = NULL;
-	*n = 0;
-	ret = link_query(NULL, pf_ifindex, &r);
-	if (ret) {
-		free(r.vfs);
-		return ret;
-	}
-	*vfs = r.vfs;
-	*n = r.n_vfs;
-	return 0;
+	return cni_link_query(name, ifindex, &r);
 }
 
 /* --- changing links --- */

@@ -28,6 +28,21 @@ struct nl_msg *cni_link_msg(int type, int flags, int ifindex);
  * IBCNI_LINK_FAILPOINT fault injection for change requests). */
 int cni_link_talk(struct nl_msg *msg, cni_nl_parse_fn parse, void *arg);
 
+struct cni_link;
+
+/* What an RTM_GETLINK reply fills: link, then more (optional) with the same
+ * message, for what link.c does not parse (link_vf.c's VF list). */
+struct cni_link_reply {
+	struct cni_link *link;
+	uint32_t ext_mask; /* IFLA_EXT_MASK: RTEXT_FILTER_* */
+	int (*more)(struct nl_msg *msg, struct cni_link_reply *r);
+	void *more_arg;
+};
+
+/* Ask for the link ifindex (0: by name) and parse the reply into r;
+ * -ENODEV when none answers. 0 or -errno. */
+int cni_link_query(const char *name, int ifindex, struct cni_link_reply *r);
+
 /* One RTM_NEWLINK for ifindex: the flags in change set to flags, and attr
  * (0: none) with len bytes of data. 0 or -errno. */
 int cni_link_change(int ifindex, unsigned int flags, unsigned int change, int attr,

@@ -6,6 +6,7 @@
 #include <linux/if_ether.h>
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/cleanup.h"
@@ -139,6 +140,50 @@ int cni_link_vfs_parse(struct nl_msg *msg, struct cni_vf *vfs, size_t max)
 		n++;
 	}
 	return (int)n;
+}
+
+/* A PF's link with its VF list: the list sized by the link's IFLA_NUM_VF. */
+struct vfs_reply {
+	struct cni_link_reply base;
+	struct cni_vf *vfs;
+	size_t n_vfs;
+};
+
+static int vfs_reply_parse(struct nl_msg *msg, struct cni_link_reply *base)
+{
+	struct vfs_reply *r = base->more_arg;
+	int ret;
+
+	if (r->base.link->num_vf <= 0)
+		return 0;
+	r->vfs = calloc((size_t)r->base.link->num_vf, sizeof(*r->vfs));
+	if (!r->vfs)
+		return -ENOMEM;
+	ret = cni_link_vfs_parse(msg, r->vfs, (size_t)r->base.link->num_vf);
+	if (ret < 0)
+		return ret;
+	r->n_vfs = (size_t)ret;
+	return 0;
+}
+
+int cni_link_vfs_get(int pf_ifindex, struct cni_vf **vfs, size_t *n)
+{
+	struct cni_link link;
+	struct vfs_reply r = {
+	    .base = {.link = &link, .ext_mask = RTEXT_FILTER_VF, .more = vfs_reply_parse}};
+	int ret;
+
+	r.base.more_arg = &r;
+	*vfs = NULL;
+	*n = 0;
+	ret = cni_link_query(NULL, pf_ifindex, &r.base);
+	if (ret) {
+		free(r.vfs);
+		return ret;
+	}
+	*vfs = r.vfs;
+	*n = r.n_vfs;
+	return 0;
 }
 
 static int vf_put(struct nl_msg *msg, const struct cni_vf *vf)
