@@ -185,8 +185,7 @@ struct talk {
 	bool done, broken;
 	bool single; /* neither acked nor a dump: the reply ends it */
 	uint32_t seq, port;
-	unsigned int seen; /* messages read */
-	uint64_t deadline; /* 0 until the clock is first read */
+	uint64_t deadline; /* now_ms() after which the exchange gives up */
 	cni_nl_parse_fn parse;
 	void *arg;
 };
@@ -228,18 +227,11 @@ static int on_msg_in(struct nl_msg *msg, void *arg)
 	struct talk *t = arg;
 
 	/* Foreign messages (a pod with CAP_NET_ADMIN can send them to our
-	 * port) must not keep us here past the deadline; a reply is one to a
-	 * few messages, so the clock is read only every 64th. */
-	if (!(++t->seen & 63)) {
-		uint64_t now = now_ms();
-
-		if (!t->deadline) {
-			t->deadline = now + CNI_NL_TIMEOUT_MS;
-		} else if (now > t->deadline) {
-			t->err = -ETIMEDOUT;
-			t->done = t->broken = true;
-			return NL_STOP;
-		}
+	 * port) must not keep us here past the deadline. */
+	if (now_ms() > t->deadline) {
+		t->err = -ETIMEDOUT;
+		t->done = t->broken = true;
+		return NL_STOP;
 	}
 	return cni_nl_is_reply(msg, t->seq, t->port) ? NL_OK : NL_SKIP;
 }
@@ -280,7 +272,7 @@ static int on_valid(struct nl_msg *msg, void *arg)
 
 int cni_nl_talk(struct nl_sock *sk, struct nl_msg *msg, cni_nl_parse_fn parse, void *arg)
 {
-	struct talk t = {.parse = parse, .arg = arg};
+	struct talk t = {.parse = parse, .arg = arg, .deadline = now_ms() + CNI_NL_TIMEOUT_MS};
 	struct nlmsghdr *h = nlmsg_hdr(msg);
 	struct nl_cb *cb;
 	int ret;
