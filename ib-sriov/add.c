@@ -81,7 +81,7 @@ static int pf_link(struct add *a)
 {
 	if (a->pf.ifindex)
 		return 0;
-	if (cni_link_get(a->pci.pf_netdev, 0, &a->pf))
+	if (cni_link_get(a->sys, a->pci.pf_netdev, 0, &a->pf))
 		return cni_errorf(
 		    &a->ctx->err, -ENODEV, CNI_ERR_DEVICE, "the VF's PF has no netdev",
 		    "PF %s of %s: the PF driver must be loaded", a->pci.pf_addr, a->conf.device);
@@ -108,7 +108,7 @@ static int resolve_links(struct add *a, bool fresh)
 	copy_str(a->pf.name, sizeof(a->pf.name), a->pci.pf_netdev);
 	if (fresh)
 		cni_pci_netdev(CNI_PCI_ROOT, c->device, a->pci.netdev);
-	if (!*a->pci.netdev || cni_link_get(a->pci.netdev, 0, &a->vf))
+	if (!*a->pci.netdev || cni_link_get(a->sys, a->pci.netdev, 0, &a->vf))
 		return cni_errorf(
 		    err, -ENODEV, CNI_ERR_DEVICE, "the VF has no netdev",
 		    "%s (bound to \"%s\"): load its network driver (mlx5_core, ib_ipoib), or "
@@ -148,7 +148,7 @@ static int check_fits(struct add *a)
 		c->has_pkey = false;
 	}
 	if (c->rdma_isolation && !a->vfio) {
-		int ret = cni_rdma_require_exclusive(err, CNI_ERR_RDMA_MODE);
+		int ret = cni_rdma_require_exclusive(a->sys, err, CNI_ERR_RDMA_MODE);
 
 		if (ret)
 			return ret;
@@ -182,12 +182,12 @@ static int pod_ifname_free(struct add *a)
 
 	if (a->vfio)
 		return 0;
-	ret = cni_netns_enter(a->netns_fd, &saved);
+	ret = cni_netns_enter(a->sys, a->netns_fd, &saved);
 	if (ret)
 		return fail(a, ret, CNI_ERR_INTERNAL, "cannot enter the pod network namespace",
 			    a->ctx->env.netns);
-	ret = cni_link_get(a->ctx->env.ifname, 0, &l);
-	cni_netns_restore(&saved);
+	ret = cni_link_get(a->sys, a->ctx->env.ifname, 0, &l);
+	cni_netns_restore(a->sys, &saved);
 	if (!ret)
 		return cni_errorf(&a->ctx->err, -EEXIST, CNI_ERR_INVALID_CONFIG,
 				  "the interface name is taken in the pod",
@@ -263,7 +263,7 @@ static int read_vf(struct add *a, const struct cni_vf *want, struct cni_vf *cur)
 {
 	struct cni_vf *vfs = NULL;
 	size_t n = 0;
-	int ret = cni_link_vfs_get(a->pf.ifindex, &vfs, &n);
+	int ret = cni_link_vfs_get(a->sys, a->pf.ifindex, &vfs, &n);
 
 	if (ret)
 		return fail(a, ret, CNI_ERR_DEVICE, "cannot read the VF table of the PF",
@@ -338,7 +338,7 @@ static int apply_vf(struct add *a)
 		one.mask = want.mask & order[i];
 		if (!one.mask)
 			continue;
-		ret = cni_link_vf_set(a->pf.ifindex, &one);
+		ret = cni_link_vf_set(a->sys, a->pf.ifindex, &one);
 		if (ret) {
 			/* Refused as a whole: nothing of it to restore. */
 			a->rec.vf_changed &= ~one.mask;
@@ -369,7 +369,7 @@ static int rebind_vf(struct add *a, const char *why)
 		return fail(a, ret, CNI_ERR_DEVICE, "cannot rebind the VF", what);
 	ret = cni_pci_wait_netdev(CNI_PCI_ROOT, a->conf.device, a->conf.netdev_wait_ms, name);
 	if (!ret)
-		ret = cni_link_get(name, 0, &a->vf);
+		ret = cni_link_get(a->sys, name, 0, &a->vf);
 	if (ret)
 		return fail(a, ret, CNI_ERR_DEVICE,
 			    "the VF's netdev did not come back after the rebind", what);
@@ -396,12 +396,12 @@ static int mac_follow(struct add *a)
 	if (a->ib || a->vfio || !(a->rec.vf_changed & CNI_VF_MAC) ||
 	    (a->vf.mac_len == 6 && !memcmp(a->vf.mac, mac, 6)))
 		return 0;
-	ret = cni_link_set_mac(a->vf.ifindex, mac, 6);
+	ret = cni_link_set_mac(a->sys, a->vf.ifindex, mac, 6);
 	if (ret == -EADDRNOTAVAIL || ret == -EPERM)
 		return rebind_vf(a, "to apply its admin MAC");
 	if (ret)
 		return fail(a, ret, CNI_ERR_INTERNAL, "cannot set the VF netdev's MAC", a->vf.name);
-	return cni_link_get(NULL, a->vf.ifindex, &a->vf);
+	return cni_link_get(a->sys, NULL, a->vf.ifindex, &a->vf);
 }
 
 /* The VF's pkey table as an application sees it, through verbs; sysfs
@@ -457,11 +457,11 @@ static int pkey_child(struct add *a)
 	ret = ibsriov_record_save(&a->rec);
 	if (ret)
 		return fail(a, ret, CNI_ERR_IO, "cannot update the attachment record", a->rec.name);
-	if (!(a->vf.flags & IFF_UP) && (ret = cni_link_set_up(a->vf.ifindex, true)))
+	if (!(a->vf.flags & IFF_UP) && (ret = cni_link_set_up(a->sys, a->vf.ifindex, true)))
 		return fail(a, ret, CNI_ERR_INTERNAL, "cannot bring the VF netdev up", a->vf.name);
-	ret = cni_link_ipoib_add(a->vf.ifindex, tmp, a->conf.pkey, a->vf.ipoib_mode);
+	ret = cni_link_ipoib_add(a->sys, a->vf.ifindex, tmp, a->conf.pkey, a->vf.ipoib_mode);
 	if (!ret)
-		ret = cni_link_get(tmp, 0, &child);
+		ret = cni_link_get(a->sys, tmp, 0, &child);
 	if (ret) {
 		char what[64];
 
@@ -501,7 +501,7 @@ static int earlier_attempt(struct add *a, bool *undone)
 		ret = ctx->conf->ipam_type && *ctx->conf->ipam_type
 			  ? cni_ipam_run(&ctx->env, ctx->conf, CNI_CMD_DEL, &ctx->err)
 			  : 0;
-		ret = ret ?: ibsriov_release(&old, &ctx->err);
+		ret = ret ?: ibsriov_release(a->sys, &old, &ctx->err);
 		*undone = true;
 	}
 	ibsriov_record_clear(&old);
@@ -547,7 +547,7 @@ static int attach(struct add *a)
 
 		ret =
 		    cni_pci_wait_netdev(CNI_PCI_ROOT, a->conf.device, a->conf.netdev_wait_ms, name);
-		ret = ret ?: cni_link_get(name, 0, &a->vf);
+		ret = ret ?: cni_link_get(a->sys, name, 0, &a->vf);
 		if (ret)
 			return fail(a, ret, CNI_ERR_DEVICE,
 				    "the VF netdev did not come back after the RDMA move",
@@ -596,7 +596,8 @@ static int finish(struct add *a)
 
 int ibsriov_add(struct cni_ctx *ctx)
 {
-	struct add a = {.ctx = ctx, .netns_fd = -1};
+	_cleanup_sys_ struct cni_sys sys = CNI_SYS_INIT;
+	struct add a = {.ctx = ctx, .sys = &sys, .netns_fd = -1};
 	struct cni_error undo = {0};
 	bool ipam_done = false;
 	int lock = -1, held, ret;
@@ -604,7 +605,7 @@ int ibsriov_add(struct cni_ctx *ctx)
 	ret = ibsriov_conf_load(ctx, &a.conf, false) ?: validate(&a);
 	if (ret)
 		return ret;
-	a.netns_fd = cni_netns_open(ctx->env.netns, &ctx->err);
+	a.netns_fd = cni_netns_open(&sys, ctx->env.netns, &ctx->err);
 	if (a.netns_fd < 0)
 		return a.netns_fd;
 	lock = ibsriov_lock("vf", a.conf.device, &ctx->err);
@@ -640,7 +641,7 @@ undo:
 		cni_ipam_run(&ctx->env, ctx->conf, CNI_CMD_DEL, &undo);
 	if (lock < 0)
 		lock = ibsriov_lock("vf", a.conf.device, &undo);
-	if (lock >= 0 && ibsriov_release(&a.rec, &undo))
+	if (lock >= 0 && ibsriov_release(&sys, &a.rec, &undo))
 		log_err("rollback incomplete, the record stays for DEL: %s: %s", undo.msg,
 			undo.details);
 out:

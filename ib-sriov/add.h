@@ -8,6 +8,7 @@
 /* Everything ADD learns before it changes anything. */
 struct add {
 	struct cni_ctx *ctx;
+	struct cni_sys *sys; /* the invocation's kernel context */
 	struct ibsriov_conf conf;
 	struct cni_pci_vf pci;
 	struct cni_link pf, vf;
@@ -23,7 +24,7 @@ struct add {
 static inline int fail(struct add *a, int ret, int code, const char *msg, const char *what)
 {
 	return cni_errorf(&a->ctx->err, ret, code, msg, "%s: %s%s%s", what, strerror(-ret),
-			  *cni_link_ext_ack() ? ": " : "", cni_link_ext_ack());
+			  *cni_sys_ext_ack(a->sys) ? ": " : "", cni_sys_ext_ack(a->sys));
 }
 
 /* The VF's RDMA devices into the pod (rdmaIsolation), before its netdev. */

@@ -49,6 +49,7 @@
 	"namespace exists"
 
 struct doctor {
+	struct cni_sys *sys; /* the kernel context of the report */
 	struct json_object *root, *findings;
 	unsigned int errors, warnings;
 	bool rdma, exclusive, boot_known, boot_exclusive, shared_plugin;
@@ -191,10 +192,10 @@ static void records_go(struct doctor *d, struct json_object *arr)
 		    ibsriov_gocache_parse(o, e->d_name, "", &r))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", IBSRIOV_GO_DIR, e->d_name);
-		gone =
-		    r.kind != IBSRIOV_VFIO &&
-		    ((*r.orig_name && !cni_link_get(r.orig_name, 0, &l)) ||
-		     (!cni_pci_netdev(CNI_PCI_ROOT, r.device, name) && !cni_link_get(name, 0, &l)));
+		gone = r.kind != IBSRIOV_VFIO &&
+		       ((*r.orig_name && !cni_link_get(d->sys, r.orig_name, 0, &l)) ||
+			(!cni_pci_netdev(CNI_PCI_ROOT, r.device, name) &&
+			 !cni_link_get(d->sys, name, 0, &l)));
 		json_object_array_add(
 		    arr, attachment(path, NULL, r.container_id, r.ifname, r.device, NULL, gone));
 		if (!json_object_object_get_ex(d->held, r.device, NULL))
@@ -329,7 +330,7 @@ static void section_mode(struct doctor *d)
 {
 	struct json_object *o = json_object_new_object(), *ev = json_object_new_array();
 	char boot[PATH_MAX + 64] = "";
-	int ret = cni_rdma_get_netns_mode(&d->exclusive);
+	int ret = cni_rdma_get_netns_mode(d->sys, &d->exclusive);
 
 	d->rdma = !ret;
 	boot_setting(d, boot, sizeof(boot));
@@ -474,7 +475,7 @@ static struct json_object *vf_report(struct doctor *d, const char *addr, const s
 	}
 	if (json_object_object_get_ex(d->held, addr, &h))
 		held = json_object_get_string(h);
-	has_link = *vf.netdev && !cni_link_get(vf.netdev, 0, &l);
+	has_link = *vf.netdev && !cni_link_get(d->sys, vf.netdev, 0, &l);
 	has_guid = ib && vf_guid(info, has_link ? &l : NULL, &guid);
 	put(o, "vf", json_object_new_int(vf.vf_index));
 	put(o, "driver", str(*vf.driver ? vf.driver : NULL));
@@ -503,10 +504,10 @@ static struct json_object *pf_report(struct doctor *d, const char *pf)
 
 	cni_pci_netdev(CNI_PCI_ROOT, pf, netdev);
 	cni_pci_driver(CNI_PCI_ROOT, pf, drv, sizeof(drv));
-	has_link = *netdev && !cni_link_get(netdev, 0, &l);
+	has_link = *netdev && !cni_link_get(d->sys, netdev, 0, &l);
 	ib = has_link && l.type == ARPHRD_INFINIBAND;
 	pf_rdma = cni_pci_rdma_devs(CNI_PCI_ROOT, pf, rdma, 1) > 0;
-	if (has_link && cni_link_vfs_get(l.ifindex, &info, &n_info))
+	if (has_link && cni_link_vfs_get(d->sys, l.ifindex, &info, &n_info))
 		n_info = 0;
 	put(o, "pci", str(pf));
 	put(o, "driver", str(*drv ? drv : NULL));
@@ -642,7 +643,7 @@ static void section_rdma(struct doctor *d)
 	_cleanup_free_ struct cni_rdma_dev *devs = NULL;
 	size_t n = 0;
 
-	if (d->rdma && cni_rdma_devs(&devs, &n))
+	if (d->rdma && cni_rdma_devs(d->sys, &devs, &n))
 		n = 0;
 	for (size_t i = 0; i < n; i++)
 		json_object_array_add(arr, dev_report(d, &devs[i]));
@@ -767,7 +768,8 @@ static void text(struct doctor *d)
 
 int ibsriov_doctor_main(int argc, char **argv)
 {
-	struct doctor d = {0};
+	_cleanup_sys_ struct cni_sys sys = CNI_SYS_INIT;
+	struct doctor d = {.sys = &sys};
 	struct json_object *atts, *sum;
 	bool json = argc > 2 && !strcmp(argv[2], "--json");
 	int ret;

@@ -166,7 +166,7 @@ static int vfs_reply_parse(struct nl_msg *msg, struct cni_link_reply *base)
 	return 0;
 }
 
-int cni_link_vfs_get(int pf_ifindex, struct cni_vf **vfs, size_t *n)
+int cni_link_vfs_get(struct cni_sys *sys, int pf_ifindex, struct cni_vf **vfs, size_t *n)
 {
 	struct cni_link link;
 	struct vfs_reply r = {
@@ -176,7 +176,7 @@ int cni_link_vfs_get(int pf_ifindex, struct cni_vf **vfs, size_t *n)
 	r.base.more_arg = &r;
 	*vfs = NULL;
 	*n = 0;
-	ret = cni_link_query(NULL, pf_ifindex, &r.base);
+	ret = cni_link_query(sys, NULL, pf_ifindex, &r.base);
 	if (ret) {
 		free(r.vfs);
 		return ret;
@@ -288,12 +288,12 @@ int cni_link_vf_msg(int pf_ifindex, const struct cni_vf *vf, struct nl_msg **out
 	return 0;
 }
 
-int cni_link_vf_set(int pf_ifindex, const struct cni_vf *vf)
+int cni_link_vf_set(struct cni_sys *sys, int pf_ifindex, const struct cni_vf *vf)
 {
 	_cleanup_nl_msg_ struct nl_msg *msg = NULL;
 	int ret = cni_link_vf_msg(pf_ifindex, vf, &msg);
 
 	if (ret)
 		return ret;
-	return cni_link_talk(msg, NULL, NULL);
+	return cni_link_talk(sys, msg, NULL, NULL);
 }
