@@ -27,8 +27,8 @@ struct cni_sys_sock {
 	struct nl_sock *sk;
 };
 
-#define CNI_SYS_DEPTH 4 /* nested cni_netns_enter()s tracked */
-#define CNI_SYS_SOCKS   8   /* a plugin touches two or three namespaces */
+#define CNI_SYS_DEPTH	4   /* nested cni_netns_enter()s tracked */
+#define CNI_SYS_SOCKS	8   /* a plugin touches two or three namespaces */
 #define CNI_SYS_EXT_ACK 256 /* NLMSGERR_ATTR_MSG text kept, with its NUL */
 
 struct cni_sys {
@@ -42,12 +42,15 @@ struct cni_sys {
 	int home;
 	struct cni_sys_ns home_id;
 	struct cni_sys_sock socks[CNI_SYS_SOCKS];
-	unsigned int evict; /* the slot a full table gives up next */
-	char ext_ack[CNI_SYS_EXT_ACK];  /* the kernel's text for the last failed exchange */
+	unsigned int evict;	       /* the slot a full table gives up next */
+	char ext_ack[CNI_SYS_EXT_ACK]; /* the kernel's text for the last failed exchange */
 };
 
 /* An empty context: nothing open, the namespace unknown. */
-#define CNI_SYS_INIT {.home = -1}
+#define CNI_SYS_INIT                                                                               \
+	{                                                                                          \
+		.home = -1                                                                         \
+	}
 
 /* Close the context's sockets and its kept namespace fd and empty it (it
  * may be used again, as if CNI_SYS_INIT). The caller's namespace is not
