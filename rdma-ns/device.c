@@ -2,17 +2,14 @@
 /* Which function's RDMA devices move, and whether this config may move
  * them: only a VF's (the PF's RDMA device is the host's, shared by every VF). */
 #include <errno.h>
-#include <linux/ethtool.h>
-#include <linux/sockios.h>
 #include <net/if.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include "base/cleanup.h"
 #include "protocol/devcheck.h"
 #include "base/json.h"
+#include "kernel/ethtool.h"
 #include "kernel/link.h"
 #include "kernel/netns.h"
 #include "rdmans.h"
@@ -119,48 +116,6 @@ static int mac_parse(const char *s, unsigned char *mac, unsigned int *len)
 	}
 }
 
-/* In the current (pod) netns: the netdev with this MAC, the one named
- * want when several have it. -ENODEV when none. */
-static int netdev_by_mac(struct cni_sys *sys, const unsigned char *mac, unsigned int len,
-			 const char *want, char name[IFNAMSIZ])
-{
-	struct if_nameindex *list = if_nameindex(), *p;
-	int ret = -ENODEV, seen = 0;
-
-	if (!list)
-		return -errno;
-	/* The pod may create links: a bounded look, whatever it made. */
-	for (p = list; p->if_index && seen++ < 4096; p++) {
-		struct cni_link l;
-
-		if (cni_link_get(sys, NULL, (int)p->if_index, &l) || l.mac_len != len ||
-		    memcmp(l.mac, mac, len))
-			continue;
-		if (ret || (want && !strcmp(l.name, want))) {
-			copy_str(name, IFNAMSIZ, l.name);
-			ret = 0;
-		}
-	}
-	if_freenameindex(list);
-	return ret;
-}
-
-/* The driver's bus_info (a PCI address for every PCI NIC driver), asked in
- * the current netns; "" for virtual devices. Works on any kernel, unlike
- * sysfs, which shows the host's netdevs only. */
-static int netdev_bus_info(const char *name, struct ethtool_drvinfo *info)
-{
-	_cleanup_close_ int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	struct ifreq ifr = {0};
-
-	memset(info, 0, sizeof(*info));
-	info->cmd = ETHTOOL_GDRVINFO;
-	if (fd < 0 || copy_str(ifr.ifr_name, sizeof(ifr.ifr_name), name))
-		return fd < 0 ? -errno : -EINVAL;
-	ifr.ifr_data = (void *)info;
-	return ioctl(fd, SIOCETHTOOL, &ifr) < 0 ? -errno : 0;
-}
-
 /* rdma-cni derives the device from the previous result's MAC; a prevResult
  * re-encoded by a 1.0 runtime (containerd 1.6) has no pciID. Look the MAC
  * up among the pod's netdevs, then ask that netdev's driver for its PCI device. */
@@ -169,7 +124,7 @@ static int device_from_mac(struct cni_sys *sys, struct cni_ctx *ctx, int pod,
 {
 	const struct cni_result *prev = ctx->conf->prev_result;
 	const struct cni_iface *f = NULL;
-	struct ethtool_drvinfo info;
+	struct cni_ethtool_drvinfo info;
 	unsigned char mac[CNI_MAC_MAX];
 	char name[IFNAMSIZ], pci[CNI_PCI_ADDR_LEN];
 	unsigned int len;
@@ -191,9 +146,9 @@ static int device_from_mac(struct cni_sys *sys, struct cni_ctx *ctx, int pod,
 				  "interface %s has mac \"%s\"", f->name ? f->name : "", f->mac);
 	ret = cni_netns_enter(sys, pod, &saved);
 	if (!ret) {
-		ret = netdev_by_mac(sys, mac, len, f->name, name);
+		ret = cni_link_find_mac(sys, mac, len, f->name, name);
 		if (!ret)
-			ret = netdev_bus_info(name, &info) ? -ENXIO : 0;
+			ret = cni_ethtool_drvinfo(name, &info) ? -ENXIO : 0;
 		cni_netns_restore(sys, &saved);
 	}
 	if (ret == -ENODEV)

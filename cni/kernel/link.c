@@ -250,6 +250,30 @@ int cni_link_get(struct cni_sys *sys, const char *name, int ifindex, struct cni_
 	return cni_link_query(sys, name, ifindex, &r);
 }
 
+int cni_link_find_mac(struct cni_sys *sys, const unsigned char *mac, unsigned int len,
+		      const char *want, char name[IFNAMSIZ])
+{
+	struct if_nameindex *list = if_nameindex(), *p;
+	int ret = -ENODEV, seen = 0;
+
+	if (!list)
+		return -errno;
+	/* The pod may create links: a bounded look, whatever it made. */
+	for (p = list; p->if_index && seen++ < 4096; p++) {
+		struct cni_link l;
+
+		if (cni_link_get(sys, NULL, (int)p->if_index, &l) || l.mac_len != len ||
+		    memcmp(l.mac, mac, len))
+			continue;
+		if (ret || (want && !strcmp(l.name, want))) {
+			copy_str(name, IFNAMSIZ, l.name);
+			ret = 0;
+		}
+	}
+	if_freenameindex(list);
+	return ret;
+}
+
 /* --- changing links --- */
 
 /* One RTM_NEWLINK for ifindex with the ifinfomsg flags and change, and

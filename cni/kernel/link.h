@@ -119,6 +119,12 @@ int cni_link_route_parse(struct nl_msg *msg, struct cni_link_route *route);
 /* Look a link up by name (ifindex 0) or by index. -ENODEV when absent. */
 int cni_link_get(struct cni_sys *sys, const char *name, int ifindex, struct cni_link *link);
 
+/* In the calling thread's namespace, the netdev whose hardware address is
+ * mac[len] into name: the one named want (optional) when several have it,
+ * else the first found. Looks at most 4096 links. -ENODEV when none. */
+int cni_link_find_mac(struct cni_sys *sys, const unsigned char *mac, unsigned int len,
+		      const char *want, char name[IFNAMSIZ]);
+
 /* Administrative state, name, MTU and hardware address of a link. */
 int cni_link_set_up(struct cni_sys *sys, int ifindex, bool up);
 int cni_link_rename(struct cni_sys *sys, int ifindex, const char *name);
