@@ -186,6 +186,34 @@ int cni_link_vfs_get(struct cni_sys *sys, int pf_ifindex, struct cni_vf **vfs, s
 	return 0;
 }
 
+/* The VF's VLAN: IFLA_VF_VLAN_LIST when the protocol is not 802.1Q (the
+ * only way to name it), else IFLA_VF_VLAN as iproute2 sends it. A libnl
+ * error code, as nla_put's. */
+static int vlan_put(struct nl_msg *msg, const struct cni_vf *vf)
+{
+	struct ifla_vf_vlan_info v;
+	struct nlattr *vl;
+	int ret;
+
+	if (!vf->vlan_proto || vf->vlan_proto == ETH_P_8021Q) {
+		struct ifla_vf_vlan v1 = {.vf = vf->vf, .vlan = vf->vlan, .qos = vf->qos};
+
+		return nla_put(msg, IFLA_VF_VLAN, sizeof(v1), &v1);
+	}
+	memset(&v, 0, sizeof(v));
+	v.vf = vf->vf;
+	v.vlan = vf->vlan;
+	v.qos = vf->qos;
+	v.vlan_proto = htons(vf->vlan_proto);
+	vl = nla_nest_start(msg, IFLA_VF_VLAN_LIST);
+	if (!vl)
+		return -NLE_NOMEM;
+	ret = nla_put(msg, IFLA_VF_VLAN_INFO, sizeof(v), &v);
+	if (!ret)
+		nla_nest_end(msg, vl);
+	return ret;
+}
+
 static int vf_put(struct nl_msg *msg, const struct cni_vf *vf)
 {
 	struct nlattr *list, *info;
@@ -204,27 +232,8 @@ static int vf_put(struct nl_msg *msg, const struct cni_vf *vf)
 		memcpy(m.mac, vf->mac, 6);
 		ret = nla_put(msg, IFLA_VF_MAC, sizeof(m), &m);
 	}
-	if (!ret && (vf->mask & CNI_VF_VLAN)) {
-		if (vf->vlan_proto && vf->vlan_proto != ETH_P_8021Q) {
-			struct ifla_vf_vlan_info v;
-			struct nlattr *vl;
-
-			memset(&v, 0, sizeof(v));
-			v.vf = vf->vf;
-			v.vlan = vf->vlan;
-			v.qos = vf->qos;
-			v.vlan_proto = htons(vf->vlan_proto);
-			vl = nla_nest_start(msg, IFLA_VF_VLAN_LIST);
-
-			ret = vl ? nla_put(msg, IFLA_VF_VLAN_INFO, sizeof(v), &v) : -NLE_NOMEM;
-			if (!ret)
-				nla_nest_end(msg, vl);
-		} else {
-			struct ifla_vf_vlan v = {.vf = vf->vf, .vlan = vf->vlan, .qos = vf->qos};
-
-			ret = nla_put(msg, IFLA_VF_VLAN, sizeof(v), &v);
-		}
-	}
+	if (!ret && (vf->mask & CNI_VF_VLAN))
+		ret = vlan_put(msg, vf);
 	if (!ret && (vf->mask & CNI_VF_RATE)) {
 		struct ifla_vf_rate r = {
 		    .vf = vf->vf, .min_tx_rate = vf->min_tx_rate, .max_tx_rate = vf->max_tx_rate};
