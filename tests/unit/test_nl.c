@@ -246,6 +246,28 @@ Test(nl, stale_kernel_reply_is_not_heard)
 	nlmsg_free(old);
 }
 
+/* Contexts share nothing, and closing one releases all it kept: its
+ * sockets and the home namespace fd. */
+Test(nl, contexts_are_independent_and_close_everything)
+{
+	struct cni_sys a = CNI_SYS_INIT, b = CNI_SYS_INIT;
+	int before = open_fds();
+	struct nl_sock *sa, *sb;
+	struct cni_link lo;
+
+	cr_assert_eq(cni_link_get(&a, "lo", 0, &lo), 0);
+	sa = cni_nl_sock(&a, NETLINK_ROUTE);
+	sb = cni_nl_sock(&b, NETLINK_ROUTE);
+	cr_assert(sa && sb && sa != sb, "a socket per context");
+	cr_assert_eq(cni_link_get(&a, "nonexistent0", 0, &lo), -ENODEV);
+	cr_assert_gt(open_fds(), before);
+	cni_sys_close(&a);
+	cni_sys_close(&b);
+	cr_assert_eq(open_fds(), before, "sockets and the home fd closed");
+	cr_assert_eq(a.home, -1);
+	cr_assert_str_empty(cni_sys_ext_ack(&a));
+}
+
 Test(nl, one_socket_per_namespace)
 {
 	_cleanup_close_ int host_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
