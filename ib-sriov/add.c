@@ -77,11 +77,11 @@ static int resolve_device(struct add *a)
 }
 
 /* The PF's link (its index, type), read once. */
-static int pf_link(struct add *a)
+int ibsriov_pf_link(struct add *a)
 {
 	if (a->pf.ifindex)
 		return 0;
-	if (cni_link_get(a->pci.pf_netdev, 0, &a->pf))
+	if (cni_link_get(a->sys, a->pci.pf_netdev, 0, &a->pf))
 		return cni_errorf(
 		    &a->ctx->err, -ENODEV, CNI_ERR_DEVICE, "the VF's PF has no netdev",
 		    "PF %s of %s: the PF driver must be loaded", a->pci.pf_addr, a->conf.device);
@@ -99,7 +99,7 @@ static int resolve_links(struct add *a, bool fresh)
 	if (a->pf_passthrough)
 		return 0;
 	if (a->vfio) {
-		if (pf_link(a))
+		if (ibsriov_pf_link(a))
 			return -ENODEV;
 		a->ib = a->pf.type == ARPHRD_INFINIBAND;
 		return 0;
@@ -108,7 +108,7 @@ static int resolve_links(struct add *a, bool fresh)
 	copy_str(a->pf.name, sizeof(a->pf.name), a->pci.pf_netdev);
 	if (fresh)
 		cni_pci_netdev(CNI_PCI_ROOT, c->device, a->pci.netdev);
-	if (!*a->pci.netdev || cni_link_get(a->pci.netdev, 0, &a->vf))
+	if (!*a->pci.netdev || cni_link_get(a->sys, a->pci.netdev, 0, &a->vf))
 		return cni_errorf(
 		    err, -ENODEV, CNI_ERR_DEVICE, "the VF has no netdev",
 		    "%s (bound to \"%s\"): load its network driver (mlx5_core, ib_ipoib), or "
@@ -148,7 +148,7 @@ static int check_fits(struct add *a)
 		c->has_pkey = false;
 	}
 	if (c->rdma_isolation && !a->vfio) {
-		int ret = cni_rdma_require_exclusive(err, CNI_ERR_RDMA_MODE);
+		int ret = cni_rdma_require_exclusive(a->sys, err, CNI_ERR_RDMA_MODE);
 
 		if (ret)
 			return ret;
@@ -182,12 +182,12 @@ static int pod_ifname_free(struct add *a)
 
 	if (a->vfio)
 		return 0;
-	ret = cni_netns_enter(a->netns_fd, &saved);
+	ret = cni_netns_enter(a->sys, a->netns_fd, &saved);
 	if (ret)
 		return fail(a, ret, CNI_ERR_INTERNAL, "cannot enter the pod network namespace",
 			    a->ctx->env.netns);
-	ret = cni_link_get(a->ctx->env.ifname, 0, &l);
-	cni_netns_restore(&saved);
+	ret = cni_link_get(a->sys, a->ctx->env.ifname, 0, &l);
+	cni_netns_restore(a->sys, &saved);
 	if (!ret)
 		return cni_errorf(&a->ctx->err, -EEXIST, CNI_ERR_INVALID_CONFIG,
 				  "the interface name is taken in the pod",
@@ -243,236 +243,6 @@ static int record_start(struct add *a)
 	return 0;
 }
 
-/* Whether the VF had no administrative MAC. mlx5 reports zeros then; igb
- * and others report the VF's own MAC, which an admin MAC would equal too:
- * there, restoring "unset" is what leaves the VF free to pick its MAC. */
-static bool admin_mac_unset(const struct add *a, const struct cni_vf *cur)
-{
-	static const unsigned char zero[6];
-
-	if (!memcmp(cur->mac, zero, 6))
-		return true;
-	if (!strcmp(a->pci.driver, "mlx5_core"))
-		return false;
-	return a->vf.mac_len == 6 && !memcmp(cur->mac, a->vf.mac, 6);
-}
-
-/* The VF's current PF-side settings; ADD changes nothing it cannot read
- * back, so nothing it cannot restore. */
-static int read_vf(struct add *a, const struct cni_vf *want, struct cni_vf *cur)
-{
-	struct cni_vf *vfs = NULL;
-	size_t n = 0;
-	int ret = cni_link_vfs_get(a->pf.ifindex, &vfs, &n);
-
-	if (ret)
-		return fail(a, ret, CNI_ERR_DEVICE, "cannot read the VF table of the PF",
-			    a->pf.name);
-	ret = -ENOENT;
-	for (size_t i = 0; i < n; i++)
-		if (vfs[i].vf == want->vf) {
-			*cur = vfs[i];
-			ret = 0;
-		}
-	free(vfs);
-	return ret;
-}
-
-/* PF-side settings: the originals into the record first, then one
- * request per setting, so a refusal names its setting and changes nothing
- * the rollback would then have to put back. */
-static int apply_vf(struct add *a)
-{
-	static const uint32_t order[] = {CNI_VF_NODE_GUID | CNI_VF_PORT_GUID,
-					 CNI_VF_MAC,
-					 CNI_VF_VLAN,
-					 CNI_VF_RATE,
-					 CNI_VF_SPOOFCHK,
-					 CNI_VF_TRUST,
-					 CNI_VF_LINK_STATE};
-	struct cni_vf want = a->conf.vf, cur = {0};
-	uint32_t missing;
-	char what[128];
-	int ret;
-
-	if (a->ib && a->conf.has_guid &&
-	    ibsriov_guid_from_hwaddr(a->vf.mac, a->vf.mac_len) != a->conf.guid) {
-		want.mask |= CNI_VF_NODE_GUID | CNI_VF_PORT_GUID;
-		want.node_guid = want.port_guid = a->conf.guid;
-	}
-	if (!want.mask)
-		return 0;
-	ret = pf_link(a);
-	if (ret)
-		return ret;
-	want.vf = (uint32_t)a->pci.vf_index;
-	ret = read_vf(a, &want, &cur);
-	if (ret && ret != -ENOENT)
-		return ret;
-	/* A PF that reports no VF settings cannot take an admin MAC; the MAC
-	 * then goes on the VF netdev only (move_in). */
-	if (ret && want.mask == CNI_VF_MAC) {
-		log_info("PF %s reports no VF settings: MAC set on the VF netdev only", a->pf.name);
-		return 0;
-	}
-	missing = ret ? want.mask : want.mask & ~cur.mask;
-	if (missing)
-		return cni_errorf(
-		    &a->ctx->err, -EOPNOTSUPP, CNI_ERR_DEVICE,
-		    "the PF does not report a VF setting the network asks for",
-		    "PF %s does not report %s of VF %d: ib-sriov changes nothing it cannot "
-		    "read back and restore; remove the key or use a PF driver that reports it",
-		    a->pf.name, ibsriov_vf_setting_name(missing), a->pci.vf_index);
-	a->rec.vf_orig = cur;
-	a->rec.vf_orig.mask = want.mask;
-	a->rec.vf_changed = want.mask;
-	a->rec.flags |= IBSRIOV_REC_HAS_VF_ORIG;
-	if ((want.mask & CNI_VF_MAC) && admin_mac_unset(a, &cur))
-		a->rec.flags |= IBSRIOV_REC_MAC_UNSET;
-	ret = ibsriov_record_save(&a->rec);
-	if (ret)
-		return fail(a, ret, CNI_ERR_IO, "cannot update the attachment record", a->rec.name);
-	for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
-		struct cni_vf one = want;
-
-		one.mask = want.mask & order[i];
-		if (!one.mask)
-			continue;
-		ret = cni_link_vf_set(a->pf.ifindex, &one);
-		if (ret) {
-			/* Refused as a whole: nothing of it to restore. */
-			a->rec.vf_changed &= ~one.mask;
-			snprintf(what, sizeof(what), "PF %s refused %s of VF %d", a->pf.name,
-				 ibsriov_vf_setting_name(one.mask), a->pci.vf_index);
-			return fail(a, ret, CNI_ERR_DEVICE, "cannot configure the VF on its PF",
-				    what);
-		}
-	}
-	log_info("configured VF %d on PF %s", a->pci.vf_index, a->pf.name);
-	return 0;
-}
-
-/* The VF's driver re-initialises it (under the PF's lock); its netdev is
- * then found again by PCI address, never by its old name. */
-static int rebind_vf(struct add *a, const char *why)
-{
-	char name[IFNAMSIZ], what[96];
-	int lock, ret;
-
-	lock = ibsriov_lock("pf", a->pci.pf_addr, &a->ctx->err);
-	if (lock < 0)
-		return lock;
-	ret = cni_pci_rebind(CNI_PCI_ROOT, a->conf.device);
-	cni_lock_release(lock);
-	snprintf(what, sizeof(what), "%s (%s)", a->conf.device, why);
-	if (ret)
-		return fail(a, ret, CNI_ERR_DEVICE, "cannot rebind the VF", what);
-	ret = cni_pci_wait_netdev(CNI_PCI_ROOT, a->conf.device, a->conf.netdev_wait_ms, name);
-	if (!ret)
-		ret = cni_link_get(name, 0, &a->vf);
-	if (ret)
-		return fail(a, ret, CNI_ERR_DEVICE,
-			    "the VF's netdev did not come back after the rebind", what);
-	return 0;
-}
-
-/* A new GUID takes effect when the VF's driver re-initialises it. */
-static int rebind(struct add *a)
-{
-	if (!a->ib || !a->conf.has_guid || a->vfio ||
-	    ibsriov_guid_from_hwaddr(a->vf.mac, a->vf.mac_len) == a->conf.guid)
-		return 0;
-	return rebind_vf(a, "to apply its GUID");
-}
-
-/* The admin MAC on the netdev too, before the move. Some drivers (igb,
- * untrusted VF) refuse the VF's own change to it once it is set: the
- * netdev takes the admin MAC when the driver re-initialises the VF. */
-static int mac_follow(struct add *a)
-{
-	const unsigned char *mac = a->conf.vf.mac;
-	int ret;
-
-	if (a->ib || a->vfio || !(a->rec.vf_changed & CNI_VF_MAC) ||
-	    (a->vf.mac_len == 6 && !memcmp(a->vf.mac, mac, 6)))
-		return 0;
-	ret = cni_link_set_mac(a->vf.ifindex, mac, 6);
-	if (ret == -EADDRNOTAVAIL || ret == -EPERM)
-		return rebind_vf(a, "to apply its admin MAC");
-	if (ret)
-		return fail(a, ret, CNI_ERR_INTERNAL, "cannot set the VF netdev's MAC", a->vf.name);
-	return cni_link_get(NULL, a->vf.ifindex, &a->vf);
-}
-
-/* The VF's pkey table as an application sees it, through verbs; sysfs
- * when the device does not open (no uverbs, no provider for its driver). */
-static int pkey_table(struct add *a, uint16_t *keys, size_t max)
-{
-	int n = cni_verbs_pkeys(a->pci.rdma_dev, 1, keys, max);
-
-	if (n >= 0)
-		return n;
-	log_debug("pkey table of %s through verbs: %s; reading sysfs", a->pci.rdma_dev,
-		  cni_verbs_strerror(n));
-	return cni_pci_pkeys(CNI_PCI_ROOT, a->conf.device, a->pci.rdma_dev, 1, keys, max);
-}
-
-static int pkey_present(struct add *a)
-{
-	uint64_t deadline = now_ms() + a->conf.pkey_wait_ms;
-	uint16_t keys[128];
-	int n;
-
-	if (!a->conf.has_pkey || !a->conf.pkey_enforce)
-		return 0;
-	for (;;) {
-		n = pkey_table(a, keys, 128);
-		for (int i = 0; i < n; i++)
-			if ((keys[i] & 0x7fff) == (a->conf.pkey & 0x7fff))
-				return 0;
-		if (now_ms() >= deadline)
-			break;
-		sleep_ms(100);
-	}
-	return cni_errorf(
-	    &a->ctx->err, -ENOENT, CNI_ERR_DEVICE, "pkey not in the VF's pkey table",
-	    "pkey %#06x is not in the table of %s port 1 (VF %s) after %u ms: the subnet "
-	    "manager must add the VF's GUID to the partition",
-	    a->conf.pkey, a->pci.rdma_dev, a->conf.device, a->conf.pkey_wait_ms);
-}
-
-/* The pod joins partition pkey through an IPoIB child of the VF's netdev
- * when the netdev itself is on another partition. The child (created under
- * the temporary name) is what moves into the pod; the VF netdev stays. */
-static int pkey_child(struct add *a)
-{
-	const char *tmp = a->rec.tmpname;
-	struct cni_link child;
-	int ret;
-
-	if (!a->ib || a->vfio || !a->conf.has_pkey || !a->conf.pkey_enforce ||
-	    (a->vf.ipoib && (a->vf.pkey & 0x7fff) == (a->conf.pkey & 0x7fff)))
-		return 0;
-	a->rec.flags |= IBSRIOV_REC_HAS_CHILD;
-	ret = ibsriov_record_save(&a->rec);
-	if (ret)
-		return fail(a, ret, CNI_ERR_IO, "cannot update the attachment record", a->rec.name);
-	if (!(a->vf.flags & IFF_UP) && (ret = cni_link_set_up(a->vf.ifindex, true)))
-		return fail(a, ret, CNI_ERR_INTERNAL, "cannot bring the VF netdev up", a->vf.name);
-	ret = cni_link_ipoib_add(a->vf.ifindex, tmp, a->conf.pkey, a->vf.ipoib_mode);
-	if (!ret)
-		ret = cni_link_get(tmp, 0, &child);
-	if (ret) {
-		char what[64];
-
-		snprintf(what, sizeof(what), "pkey %#06x on %s", a->conf.pkey, a->vf.name);
-		return fail(a, ret, CNI_ERR_DEVICE, "cannot create the IPoIB child", what);
-	}
-	log_info("pkey %#06x: IPoIB child %s of %s", a->conf.pkey, tmp, a->vf.name);
-	a->vf = child;
-	return 0;
-}
-
 /* A record of this attachment from an earlier attempt: a complete one is
  * refused (DEL it first); an unfinished one (a killed or failed ADD) is
  * undone first, so the retry starts from the VF as the first attempt
@@ -501,7 +271,8 @@ static int earlier_attempt(struct add *a, bool *undone)
 		ret = ctx->conf->ipam_type && *ctx->conf->ipam_type
 			  ? cni_ipam_run(&ctx->env, ctx->conf, CNI_CMD_DEL, &ctx->err)
 			  : 0;
-		ret = ret ?: ibsriov_release(&old, &ctx->err);
+		if (!ret)
+			ret = ibsriov_release(a->sys, &old, &ctx->err);
 		*undone = true;
 	}
 	ibsriov_record_clear(&old);
@@ -520,22 +291,38 @@ static int validate(struct add *a)
 		return cni_errorf(&a->ctx->err, ret, CNI_ERR_INVALID_ENV, "invalid attachment name",
 				  "CNI_CONTAINERID and CNI_IFNAME together exceed %d bytes",
 				  IBSRIOV_RECORD_NAME_MAX);
-	return cni_device_check(a->ctx, "deviceID", &dev, 1) ?: resolve_device(a);
+	ret = cni_device_check(a->ctx, "deviceID", &dev, 1);
+	if (ret)
+		return ret;
+	return resolve_device(a);
 }
 
 /* Under the VF lock, before any change: the VF as it is now. */
 static int prepare(struct add *a)
 {
 	bool undone = false;
+	int ret = earlier_attempt(a, &undone);
 
-	return earlier_attempt(a, &undone) ?: resolve_links(a, undone) ?: check_fits(a) ?:
-	       pod_ifname_free(a);
+	if (!ret)
+		ret = resolve_links(a, undone);
+	if (!ret)
+		ret = check_fits(a);
+	if (!ret)
+		ret = pod_ifname_free(a);
+	return ret;
 }
 
 /* Everything up to the pod's interface, under the VF lock. */
 static int attach(struct add *a)
 {
-	int ret = apply_vf(a) ?: rebind(a) ?: mac_follow(a) ?: pkey_present(a);
+	int ret = ibsriov_vf_apply(a);
+
+	if (!ret)
+		ret = ibsriov_vf_rebind(a);
+	if (!ret)
+		ret = ibsriov_vf_mac_follow(a);
+	if (!ret)
+		ret = ibsriov_pkey_present(a);
 
 	if (ret || a->vfio)
 		return ret;
@@ -547,7 +334,8 @@ static int attach(struct add *a)
 
 		ret =
 		    cni_pci_wait_netdev(CNI_PCI_ROOT, a->conf.device, a->conf.netdev_wait_ms, name);
-		ret = ret ?: cni_link_get(name, 0, &a->vf);
+		if (!ret)
+			ret = cni_link_get(a->sys, name, 0, &a->vf);
 		if (ret)
 			return fail(a, ret, CNI_ERR_DEVICE,
 				    "the VF netdev did not come back after the RDMA move",
@@ -555,7 +343,11 @@ static int attach(struct add *a)
 	}
 	/* After the RDMA move: it re-creates the VF's IPoIB netdev, and with
 	 * it any child. */
-	return ret ?: pkey_child(a) ?: ibsriov_move_in(a);
+	if (!ret)
+		ret = ibsriov_pkey_child(a);
+	if (!ret)
+		ret = ibsriov_move_in(a);
+	return ret;
 }
 
 /* IPAM, outside every lock; a vfio-bound RoCE VF gets its addresses too
@@ -596,15 +388,18 @@ static int finish(struct add *a)
 
 int ibsriov_add(struct cni_ctx *ctx)
 {
-	struct add a = {.ctx = ctx, .netns_fd = -1};
+	_cleanup_sys_ struct cni_sys sys = CNI_SYS_INIT;
+	struct add a = {.ctx = ctx, .sys = &sys, .netns_fd = -1};
 	struct cni_error undo = {0};
 	bool ipam_done = false;
 	int lock = -1, held, ret;
 
-	ret = ibsriov_conf_load(ctx, &a.conf, false) ?: validate(&a);
+	ret = ibsriov_conf_load(ctx, &a.conf, false);
+	if (!ret)
+		ret = validate(&a);
 	if (ret)
 		return ret;
-	a.netns_fd = cni_netns_open(ctx->env.netns, &ctx->err);
+	a.netns_fd = cni_netns_open(&sys, ctx->env.netns, &ctx->err);
 	if (a.netns_fd < 0)
 		return a.netns_fd;
 	lock = ibsriov_lock("vf", a.conf.device, &ctx->err);
@@ -620,7 +415,11 @@ int ibsriov_add(struct cni_ctx *ctx)
 	 * pods on one vfio-bound VF, or a VF whose pod is gone but not yet
 	 * DELed) is refused in the same pass. */
 	held = ibsriov_lock("addr", "node", &ctx->err);
-	ret = held < 0 ? held : ibsriov_others_free(&a) ?: record_start(&a);
+	ret = held;
+	if (held >= 0)
+		ret = ibsriov_others_free(&a);
+	if (!ret)
+		ret = record_start(&a);
 	cni_lock_release(held);
 	if (ret)
 		goto out;
@@ -629,7 +428,11 @@ int ibsriov_add(struct cni_ctx *ctx)
 		goto undo;
 	cni_lock_release(lock);
 	lock = -1;
-	ret = run_ipam(&a, &ipam_done) ?: ibsriov_build_result(&a) ?: finish(&a);
+	ret = run_ipam(&a, &ipam_done);
+	if (!ret)
+		ret = ibsriov_build_result(&a);
+	if (!ret)
+		ret = finish(&a);
 	if (ret)
 		goto undo;
 	goto out;
@@ -640,7 +443,7 @@ undo:
 		cni_ipam_run(&ctx->env, ctx->conf, CNI_CMD_DEL, &undo);
 	if (lock < 0)
 		lock = ibsriov_lock("vf", a.conf.device, &undo);
-	if (lock >= 0 && ibsriov_release(&a.rec, &undo))
+	if (lock >= 0 && ibsriov_release(&sys, &a.rec, &undo))
 		log_err("rollback incomplete, the record stays for DEL: %s: %s", undo.msg,
 			undo.details);
 out:

@@ -3,11 +3,14 @@
 #ifndef IBSRIOV_ADD_H
 #define IBSRIOV_ADD_H
 
+#include <string.h>
+
 #include "ibsriov.h"
 
 /* Everything ADD learns before it changes anything. */
 struct add {
 	struct cni_ctx *ctx;
+	struct cni_sys *sys; /* the invocation's kernel context */
 	struct ibsriov_conf conf;
 	struct cni_pci_vf pci;
 	struct cni_link pf, vf;
@@ -23,8 +26,30 @@ struct add {
 static inline int fail(struct add *a, int ret, int code, const char *msg, const char *what)
 {
 	return cni_errorf(&a->ctx->err, ret, code, msg, "%s: %s%s%s", what, strerror(-ret),
-			  *cni_link_ext_ack() ? ": " : "", cni_link_ext_ack());
+			  *cni_sys_ext_ack(a->sys) ? ": " : "", cni_sys_ext_ack(a->sys));
 }
+
+/* add.c: the PF's link (its index, type) into a->pf, read once; code 11
+ * when the PF has no netdev. */
+int ibsriov_pf_link(struct add *a);
+
+/* vf_settings.c: the PF-side settings the config asks for (and the GUID),
+ * their originals recorded first, then one request per setting. */
+int ibsriov_vf_apply(struct add *a);
+
+/* A new GUID applied by rebinding the VF's driver (under the PF lock); the
+ * netdev is found again by PCI address. */
+int ibsriov_vf_rebind(struct add *a);
+
+/* The admin MAC on the VF netdev too, by a rebind where the driver refuses
+ * the VF's own change. */
+int ibsriov_vf_mac_follow(struct add *a);
+
+/* pkey.c: with pkeyEnforce, wait for the pkey in the VF's table (code 11
+ * after pkey_wait_ms), then put an IPoIB child of the VF netdev on that
+ * partition when the netdev is on another: the child moves into the pod. */
+int ibsriov_pkey_present(struct add *a);
+int ibsriov_pkey_child(struct add *a);
 
 /* The VF's RDMA devices into the pod (rdmaIsolation), before its netdev. */
 int ibsriov_rdma_in(struct add *a);

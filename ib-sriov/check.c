@@ -16,14 +16,14 @@ static int mismatch(struct cni_ctx *ctx, const char *what, const char *want, con
 			  "%s of %s: want %s, got %s", what, ctx->env.ifname, want, got);
 }
 
-static int check_pod(struct cni_ctx *ctx)
+static int check_pod(struct cni_sys *sys, struct cni_ctx *ctx)
 {
 	const struct cni_result *prev = ctx->conf->prev_result;
 	struct cni_link l;
 	char buf[64], want[64];
 	int ret;
 
-	ret = cni_link_get(ctx->env.ifname, 0, &l);
+	ret = cni_link_get(sys, ctx->env.ifname, 0, &l);
 	if (ret)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE, "CHECK failed",
 				  "%s is not in the pod (%s)", ctx->env.ifname, strerror(-ret));
@@ -44,7 +44,7 @@ static int check_pod(struct cni_ctx *ctx)
 	if (!(l.flags & IFF_UP))
 		return mismatch(ctx, "state", "up", "down");
 	for (size_t i = 0; prev && i < prev->n_ips; i++) {
-		ret = cni_link_has_addr(l.ifindex, &prev->ips[i].address);
+		ret = cni_link_has_addr(sys, l.ifindex, &prev->ips[i].address);
 		if (ret != 1)
 			return mismatch(ctx, "address",
 					cni_prefix_str(&prev->ips[i].address, want, sizeof(want)),
@@ -53,7 +53,7 @@ static int check_pod(struct cni_ctx *ctx)
 	for (size_t i = 0; prev && i < prev->n_routes; i++) {
 		struct cni_route rt = cni_result_route_via(prev, i);
 
-		ret = cni_link_has_route(l.ifindex, &rt);
+		ret = cni_link_has_route(sys, l.ifindex, &rt);
 		if (ret != 1)
 			return mismatch(ctx, "route", cni_prefix_str(&rt.dst, want, sizeof(want)),
 					"absent");
@@ -90,6 +90,7 @@ static int check_rdma(struct cni_ctx *ctx, int pod, const struct ibsriov_conf *c
 
 int ibsriov_check(struct cni_ctx *ctx)
 {
+	_cleanup_sys_ struct cni_sys sys = CNI_SYS_INIT;
 	struct ibsriov_record rec;
 	struct ibsriov_conf conf;
 	_cleanup_close_ int fd = -1;
@@ -108,11 +109,11 @@ int ibsriov_check(struct cni_ctx *ctx)
 		goto out;
 	}
 	if (rec.kind != IBSRIOV_VFIO) {
-		fd = cni_netns_open(ctx->env.netns, &ctx->err);
-		ret = fd < 0 ? fd : cni_netns_enter(fd, &saved);
+		fd = cni_netns_open(&sys, ctx->env.netns, &ctx->err);
+		ret = fd < 0 ? fd : cni_netns_enter(&sys, fd, &saved);
 		if (!ret) {
-			ret = check_pod(ctx);
-			if (cni_netns_restore(&saved) && !ret)
+			ret = check_pod(&sys, ctx);
+			if (cni_netns_restore(&sys, &saved) && !ret)
 				ret = cni_errorf(&ctx->err, -EIO, CNI_ERR_INTERNAL,
 						 "cannot return to the host namespace", "after %s",
 						 ctx->env.netns);

@@ -26,6 +26,7 @@ static void drop_killed_tmp(struct cni_ctx *ctx)
 
 int ibsriov_del(struct cni_ctx *ctx)
 {
+	_cleanup_sys_ struct cni_sys sys = CNI_SYS_INIT;
 	struct ibsriov_record rec;
 	struct ibsriov_conf conf;
 	int ret, ipam_ret = 0;
@@ -59,7 +60,7 @@ int ibsriov_del(struct cni_ctx *ctx)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_IO, "cannot read the attachment record",
 				  "%s:%s: %s; nothing was undone, retry the DEL",
 				  ctx->env.containerid, ctx->env.ifname, strerror(-ret));
-	ret = ibsriov_release_locked(&rec, &ctx->err);
+	ret = ibsriov_release_locked(&sys, &rec, &ctx->err);
 	ibsriov_record_clear(&rec);
 	return ret ? ret : ipam_ret;
 }

@@ -132,7 +132,8 @@ static void text(struct doctor *d)
 
 int ibsriov_doctor_main(int argc, char **argv)
 {
-	struct doctor d = {0};
+	_cleanup_sys_ struct cni_sys sys = CNI_SYS_INIT;
+	struct doctor d = {.sys = &sys};
 	struct json_object *atts, *sum;
 	bool json = argc > 2 && !strcmp(argv[2], "--json");
 	int ret;

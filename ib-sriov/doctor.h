@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <json-c/json.h>
 
+#include "kernel/sys.h"
+
 #ifndef DOCTOR_MODPROBE_DIR
 #define DOCTOR_MODPROBE_DIR "/etc/modprobe.d"
 #endif
@@ -36,6 +38,7 @@ struct doctor {
 	unsigned int errors, warnings;
 	bool rdma, exclusive, boot_known, boot_exclusive, shared_plugin;
 	struct json_object *held; /* deviceID -> the attachment holding it */
+	struct cni_sys *sys;	  /* the kernel context of the report */
 };
 
 /* doctor_report.c. Add v under key (v NULL: JSON null); o owns v. */

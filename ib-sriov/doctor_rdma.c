@@ -98,7 +98,7 @@ void doctor_section_mode(struct doctor *d)
 {
 	struct json_object *o = json_object_new_object(), *ev = json_object_new_array();
 	char boot[PATH_MAX + 64] = "";
-	int ret = cni_rdma_get_netns_mode(&d->exclusive);
+	int ret = cni_rdma_get_netns_mode(d->sys, &d->exclusive);
 
 	d->rdma = !ret;
 	boot_setting(d, boot, sizeof(boot));
@@ -243,7 +243,7 @@ void doctor_section_rdma(struct doctor *d)
 	_cleanup_free_ struct cni_rdma_dev *devs = NULL;
 	size_t n = 0;
 
-	if (d->rdma && cni_rdma_devs(&devs, &n))
+	if (d->rdma && cni_rdma_devs(d->sys, &devs, &n))
 		n = 0;
 	for (size_t i = 0; i < n; i++)
 		json_object_array_add(arr, dev_report(d, &devs[i]));

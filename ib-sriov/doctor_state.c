@@ -104,16 +104,16 @@ static int record_ours(int dirfd, const char *name, void *arg)
 }
 
 /* A Go cache's VF netdev back on the host: the pod it was for is gone. */
-static bool go_netdev_home(const struct ibsriov_record *r)
+static bool go_netdev_home(struct cni_sys *sys, const struct ibsriov_record *r)
 {
 	char name[IFNAMSIZ];
 	struct cni_link l;
 
 	if (r->kind == IBSRIOV_VFIO)
 		return false;
-	if (*r->orig_name && !cni_link_get(r->orig_name, 0, &l))
+	if (*r->orig_name && !cni_link_get(sys, r->orig_name, 0, &l))
 		return true;
-	return !cni_pci_netdev(CNI_PCI_ROOT, r->device, name) && !cni_link_get(name, 0, &l);
+	return !cni_pci_netdev(CNI_PCI_ROOT, r->device, name) && !cni_link_get(sys, name, 0, &l);
 }
 
 /* ib-sriov-cni's caches record no netns: one is stale when its VF netdev
@@ -131,8 +131,8 @@ static int record_go(int dirfd, const char *name, void *arg)
 	    json_object_object_get_ex(o, "ibcni", NULL) || ibsriov_gocache_parse(o, name, "", &r))
 		return 0;
 	snprintf(path, sizeof(path), "%s/%s", IBSRIOV_GO_DIR, name);
-	a = (struct attachment){path,	  NULL, r.container_id,	   r.ifname,
-				r.device, NULL, go_netdev_home(&r)};
+	a = (struct attachment){
+	    path, NULL, r.container_id, r.ifname, r.device, NULL, go_netdev_home(s->d->sys, &r)};
 	json_object_array_add(s->arr, attachment_json(&a));
 	if (!json_object_object_get_ex(s->d->held, r.device, NULL))
 		doctor_put(s->d->held, r.device, doctor_str(path));

@@ -119,7 +119,7 @@ static struct json_object *vf_report(struct doctor *d, const char *addr, struct 
 	}
 	if (json_object_object_get_ex(d->held, addr, &h))
 		f->held = json_object_get_string(h);
-	has_link = *vf->netdev && !cni_link_get(vf->netdev, 0, &l);
+	has_link = *vf->netdev && !cni_link_get(d->sys, vf->netdev, 0, &l);
 	f->has_guid = f->ib && vf_guid(info, has_link ? &l : NULL, &f->guid);
 	doctor_put(o, "vf", json_object_new_int(vf->vf_index));
 	doctor_put(o, "driver", doctor_str(*vf->driver ? vf->driver : NULL));
@@ -150,10 +150,10 @@ static struct json_object *pf_report(struct doctor *d, const char *pf)
 
 	cni_pci_netdev(CNI_PCI_ROOT, pf, netdev);
 	cni_pci_driver(CNI_PCI_ROOT, pf, drv, sizeof(drv));
-	has_link = *netdev && !cni_link_get(netdev, 0, &l);
+	has_link = *netdev && !cni_link_get(d->sys, netdev, 0, &l);
 	ib = has_link && l.type == ARPHRD_INFINIBAND;
 	pf_rdma = cni_pci_rdma_devs(CNI_PCI_ROOT, pf, rdma, 1) > 0;
-	if (has_link && cni_link_vfs_get(l.ifindex, &info, &n_info))
+	if (has_link && cni_link_vfs_get(d->sys, l.ifindex, &info, &n_info))
 		n_info = 0;
 	doctor_put(o, "pci", doctor_str(pf));
 	doctor_put(o, "driver", doctor_str(*drv ? drv : NULL));

@@ -11,7 +11,8 @@
 #include "state/state.h"
 
 /* Release r when it is this network's and not a valid attachment. */
-static int collect(struct cni_ctx *ctx, struct ibsriov_record *r, struct cni_error *err)
+static int collect(struct cni_sys *sys, struct cni_ctx *ctx, struct ibsriov_record *r,
+		   struct cni_error *err)
 {
 	int ret;
 
@@ -19,7 +20,7 @@ static int collect(struct cni_ctx *ctx, struct ibsriov_record *r, struct cni_err
 	if (strcmp(r->network, ctx->conf->name) ||
 	    cni_conf_attachment_valid(ctx->conf, r->container_id, r->ifname))
 		return 0;
-	ret = ibsriov_release_locked(r, err);
+	ret = ibsriov_release_locked(sys, r, err);
 	if (ret)
 		log_warn("GC of %s:%s: %s: %s", r->container_id, r->ifname, err->msg, err->details);
 	else
@@ -52,7 +53,7 @@ static int load_go(const char *file, struct ibsriov_record *r)
 	return ret;
 }
 
-static int gc_dir(struct cni_ctx *ctx, const char *dir, struct cni_error *err)
+static int gc_dir(struct cni_sys *sys, struct cni_ctx *ctx, const char *dir, struct cni_error *err)
 {
 	_cleanup_dir_ DIR *d = opendir(dir);
 	unsigned int seen = 0;
@@ -85,7 +86,7 @@ static int gc_dir(struct cni_ctx *ctx, const char *dir, struct cni_error *err)
 			ret = got;
 			continue;
 		}
-		if (collect(ctx, &r, &one)) {
+		if (collect(sys, ctx, &r, &one)) {
 			cni_error_adopt(err, &one, 0);
 			ret = -EIO;
 		}
@@ -96,6 +97,7 @@ static int gc_dir(struct cni_ctx *ctx, const char *dir, struct cni_error *err)
 
 int ibsriov_gc(struct cni_ctx *ctx)
 {
+	_cleanup_sys_ struct cni_sys sys = CNI_SYS_INIT;
 	struct cni_error err = {0};
 	int ret = 0;
 
@@ -106,8 +108,8 @@ int ibsriov_gc(struct cni_ctx *ctx)
 	if (!ctx->conf->has_attachments) {
 		log_info("no cni.dev/valid-attachments list: nothing to release");
 	} else {
-		int ours = gc_dir(ctx, IBSRIOV_STATE_DIR, &err);
-		int go = gc_dir(ctx, IBSRIOV_GO_DIR, &err);
+		int ours = gc_dir(&sys, ctx, IBSRIOV_STATE_DIR, &err);
+		int go = gc_dir(&sys, ctx, IBSRIOV_GO_DIR, &err);
 
 		ret = ours ?: go;
 	}
@@ -124,13 +126,14 @@ int ibsriov_gc(struct cni_ctx *ctx)
 
 int ibsriov_status(struct cni_ctx *ctx)
 {
+	_cleanup_sys_ struct cni_sys sys = CNI_SYS_INIT;
 	bool rdma = false;
 	int ret =
 	    cni_json_bool(ctx->conf->root, "rdmaIsolation", "rdmaIsolation", &rdma, &ctx->err);
 
 	if (ret && ret != -ENOENT)
 		return ret;
-	if (rdma && (ret = cni_rdma_require_exclusive(&ctx->err, CNI_ERR_NOT_AVAILABLE)))
+	if (rdma && (ret = cni_rdma_require_exclusive(&sys, &ctx->err, CNI_ERR_NOT_AVAILABLE)))
 		return ret;
 	if (ctx->conf->ipam_type && *ctx->conf->ipam_type)
 		return cni_ipam_run(&ctx->env, ctx->conf, CNI_CMD_STATUS, &ctx->err);

@@ -50,7 +50,7 @@ int ibsriov_conf_dns(struct cni_ctx *ctx, struct cni_result **out);
 /* Put back the PF-side settings ADD changed (vf_changed), one request per
  * setting, skipping those that already read as the original. 0 or -errno;
  * *what names the setting the PF refused. */
-int ibsriov_vf_restore(const struct ibsriov_record *r, const char **what);
+int ibsriov_vf_restore(struct cni_sys *sys, const struct ibsriov_record *r, const char **what);
 
 /* The name of a PF-side setting (CNI_VF_* bits) for messages. */
 const char *ibsriov_vf_setting_name(uint32_t bits);
@@ -63,25 +63,28 @@ bool ibsriov_vf_is_ours(const struct ibsriov_record *r, const struct cni_link *l
 /* Open the record's pod netns for an undo step: 0 with *fd, 0 with *fd -1
  * when it is gone (ENOENT: the kernel took the VF back), or -errno with
  * err filled. */
-int ibsriov_open_pod(const struct ibsriov_record *r, int *fd, struct cni_error *err);
+int ibsriov_open_pod(struct cni_sys *sys, const struct ibsriov_record *r, int *fd,
+		     struct cni_error *err);
 
 /* Release step one (netdev.c): the VF netdev out of the pod, verified,
  * down, altnames dropped, moved and named in one request; nothing restored
  * yet. 0 when it is out (or was never in, or its pod is gone). */
-int ibsriov_netdev_leave(const struct ibsriov_record *r, struct cni_error *err);
+int ibsriov_netdev_leave(struct cni_sys *sys, const struct ibsriov_record *r,
+			 struct cni_error *err);
 
 /* Release step two, after the PF side: the VF netdev on the host back to
  * the record (altnames dropped, name, MTU, MAC, recorded attributes,
  * state); an IPoIB child deleted. err names the step that failed. */
-int ibsriov_netdev_restore(const struct ibsriov_record *r, struct cni_error *err);
+int ibsriov_netdev_restore(struct cni_sys *sys, const struct ibsriov_record *r,
+			   struct cni_error *err);
 
 /* Undo an attachment by its record: the netdev out of the pod, RDMA devices
  * back, PF settings restored, the netdev's name, MTU, MAC, attributes and
  * state, the record removed (ADD's rollback, under the VF lock it already holds). */
-int ibsriov_release(struct ibsriov_record *r, struct cni_error *err);
+int ibsriov_release(struct cni_sys *sys, struct ibsriov_record *r, struct cni_error *err);
 
 /* The same under the VF's lock, for DEL and GC. */
-int ibsriov_release_locked(struct ibsriov_record *r, struct cni_error *err);
+int ibsriov_release_locked(struct cni_sys *sys, struct ibsriov_record *r, struct cni_error *err);
 
 /* Take IBSRIOV_LOCK_DIR/<kind>-<pci>.lock ("vf" per VF, "pf" around a
  * rebind) with a bounded wait; the locked fd, or -errno with err filled. */

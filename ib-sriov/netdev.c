@@ -18,13 +18,13 @@
 /* Find the VF netdev in the current namespace: by recorded ifindex, then
  * by name; only a verified link counts. -ENODEV when none; any other error
  * of the lookup is returned as it is (not "gone"). */
-static int find_here(const struct ibsriov_record *r, const char *const *names, size_t n, bool pod,
-		     struct cni_link *l)
+static int find_here(struct cni_sys *sys, const struct ibsriov_record *r, const char *const *names,
+		     size_t n, bool pod, struct cni_link *l)
 {
 	int idx = pod ? r->pod_ifindex : 0, ret;
 
 	if (idx) {
-		ret = cni_link_get(NULL, idx, l);
+		ret = cni_link_get(sys, NULL, idx, l);
 		if (ret == 0 && ibsriov_vf_is_ours(r, l, pod))
 			return 0;
 		if (ret && ret != -ENODEV)
@@ -33,7 +33,7 @@ static int find_here(const struct ibsriov_record *r, const char *const *names, s
 	for (size_t i = 0; i < n; i++) {
 		if (!*names[i])
 			continue;
-		ret = cni_link_get(names[i], 0, l);
+		ret = cni_link_get(sys, names[i], 0, l);
 		if (ret == -ENODEV)
 			continue;
 		if (ret)
@@ -55,7 +55,8 @@ static int find_here(const struct ibsriov_record *r, const char *const *names, s
  * in the host only. -EEXIST from the kernel is either a refused move (a
  * name of the VF is taken in the host, or the pod added an altname since)
  * or a done move whose rename failed: the VF's absence from the pod tells. */
-static int move_out(const struct ibsriov_record *r, struct cni_link *l, int host_fd)
+static int move_out(struct cni_sys *sys, const struct ibsriov_record *r, struct cni_link *l,
+		    int host_fd)
 {
 	const char *target = *r->orig_name ? r->orig_name : r->tmpname;
 	int ret = -EEXIST;
@@ -64,12 +65,12 @@ static int move_out(const struct ibsriov_record *r, struct cni_link *l, int host
 		struct cni_link now;
 		int again;
 
-		ret = l->n_altnames ? cni_link_altnames_clear(l->ifindex) : 0;
+		ret = l->n_altnames ? cni_link_altnames_clear(sys, l->ifindex) : 0;
 		if (!ret)
-			ret = cni_link_move_named(l->ifindex, host_fd, i ? "dev%d" : target);
+			ret = cni_link_move_named(sys, l->ifindex, host_fd, i ? "dev%d" : target);
 		if (ret != -EEXIST)
 			break;
-		again = cni_link_get(NULL, l->ifindex, &now);
+		again = cni_link_get(sys, NULL, l->ifindex, &now);
 		if (again == -ENODEV || (!again && !ibsriov_vf_is_ours(r, &now, true)))
 			return 0; /* moved; netdev_restore names it */
 		if (again)
@@ -80,7 +81,8 @@ static int move_out(const struct ibsriov_record *r, struct cni_link *l, int host
 }
 
 /* In the pod: down, alternative names dropped, back to the host namespace. */
-static int leave_pod(const struct ibsriov_record *r, int host_fd, struct cni_error *err)
+static int leave_pod(struct cni_sys *sys, const struct ibsriov_record *r, int host_fd,
+		     struct cni_error *err)
 {
 	/* The host name too: an ADD whose rename in the pod failed left it. */
 	const char *names[] = {r->ifname, r->tmpname, r->orig_name};
@@ -88,15 +90,15 @@ static int leave_pod(const struct ibsriov_record *r, int host_fd, struct cni_err
 	struct cni_link l;
 	int saved = -1, ret;
 
-	ret = ibsriov_open_pod(r, &pod, err);
+	ret = ibsriov_open_pod(sys, r, &pod, err);
 	if (ret || pod < 0)
 		return ret;
-	ret = cni_netns_enter(pod, &saved);
+	ret = cni_netns_enter(sys, pod, &saved);
 	if (ret)
 		return cni_errorf(err, ret, CNI_ERR_INTERNAL,
 				  "cannot enter the pod network namespace", "%s: %s", r->netns,
 				  strerror(-ret));
-	ret = find_here(r, names, ARRAY_SIZE(names), true, &l);
+	ret = find_here(sys, r, names, ARRAY_SIZE(names), true, &l);
 	if (ret == -ENODEV) {
 		ret = 0; /* not in the pod (never moved, or already back) */
 		goto out;
@@ -108,46 +110,47 @@ static int leave_pod(const struct ibsriov_record *r, int host_fd, struct cni_err
 	}
 	if (r->flags & IBSRIOV_REC_HAS_CHILD) {
 		/* An IPoIB child of ours: it goes away, the VF netdev never left. */
-		ret = cni_link_delete(l.ifindex);
+		ret = cni_link_delete(sys, l.ifindex);
 		goto out;
 	}
-	ret = l.flags & IFF_UP ? cni_link_set_up(l.ifindex, false) : 0;
+	ret = l.flags & IFF_UP ? cni_link_set_up(sys, l.ifindex, false) : 0;
 	if (!ret)
-		ret = move_out(r, &l, host_fd);
+		ret = move_out(sys, r, &l, host_fd);
 	if (ret == -EEXIST)
 		cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot move the VF back to the host",
 			   "%s in %s: its name or an alternative name the pod keeps adding is "
 			   "taken in the host (%s, or any devN tried); the record stays for the "
 			   "next DEL or GC %s",
 			   l.name, r->netns, *r->orig_name ? r->orig_name : r->tmpname,
-			   cni_link_ext_ack());
+			   cni_sys_ext_ack(sys));
 	else if (ret)
 		cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot move the VF back to the host",
-			   "%s in %s: %s %s", l.name, r->netns, strerror(-ret), cni_link_ext_ack());
+			   "%s in %s: %s %s", l.name, r->netns, strerror(-ret),
+			   cni_sys_ext_ack(sys));
 out:
-	if (cni_netns_restore(&saved) && !ret)
+	if (cni_netns_restore(sys, &saved) && !ret)
 		ret = cni_errorf(err, -EIO, CNI_ERR_INTERNAL, "cannot return to the host namespace",
 				 "after %s", r->netns);
 	return ret;
 }
 
 /* A child that never reached the pod; then the parent's state. */
-static int find_on_host(const struct ibsriov_record *r, struct cni_link *l);
+static int find_on_host(struct cni_sys *sys, const struct ibsriov_record *r, struct cni_link *l);
 
-static int child_release(const struct ibsriov_record *r, struct cni_error *err)
+static int child_release(struct cni_sys *sys, const struct ibsriov_record *r, struct cni_error *err)
 {
 	struct cni_link l;
-	int ret = cni_link_get(r->tmpname, 0, &l);
+	int ret = cni_link_get(sys, r->tmpname, 0, &l);
 
 	if (ret && ret != -ENODEV)
 		return cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot look for the IPoIB child",
 				  "%s: %s", r->tmpname, strerror(-ret));
-	if (!ret && !strcmp(l.kind, "ipoib") && (ret = cni_link_delete(l.ifindex)))
+	if (!ret && !strcmp(l.kind, "ipoib") && (ret = cni_link_delete(sys, l.ifindex)))
 		return cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot delete the IPoIB child",
 				  "%s: %s", r->tmpname, strerror(-ret));
-	ret = find_on_host(r, &l);
+	ret = find_on_host(sys, r, &l);
 	if (ret == 0 && !r->orig_up)
-		ret = cni_link_set_up(l.ifindex, false);
+		ret = cni_link_set_up(sys, l.ifindex, false);
 	return ret == -ENODEV ? 0 : ret;
 }
 
@@ -156,7 +159,8 @@ static int child_release(const struct ibsriov_record *r, struct cni_error *err)
  * drops its filter with the admin MAC and reports zeros until the VF sets
  * one. The kernel skips a change to the same address, so it goes through
  * a neighbour address first. */
-static int restore_mac(const struct ibsriov_record *r, const struct cni_link *l)
+static int restore_mac(struct cni_sys *sys, const struct ibsriov_record *r,
+		       const struct cni_link *l)
 {
 	unsigned char other[6];
 	int ret;
@@ -165,48 +169,48 @@ static int restore_mac(const struct ibsriov_record *r, const struct cni_link *l)
 	    !memcmp(l->mac, r->orig_mac, 6)) {
 		memcpy(other, r->orig_mac, 6);
 		other[5] ^= 1;
-		ret = cni_link_set_mac(l->ifindex, other, 6);
+		ret = cni_link_set_mac(sys, l->ifindex, other, 6);
 		if (ret)
 			return ret;
 	} else if (!memcmp(l->mac, r->orig_mac, 6)) {
 		return 0;
 	}
-	return cni_link_set_mac(l->ifindex, r->orig_mac, 6);
+	return cni_link_set_mac(sys, l->ifindex, r->orig_mac, 6);
 }
 
 /* Down for the rename and the rest (back from the pod it usually is
  * already); every name the pod gave it dropped, here too (a pod that is
  * gone returned it with them); then name, MTU, MAC, the attributes ADD
  * recorded, and the state as found. *what names a refused step. */
-static int restore_netdev(const struct ibsriov_record *r, const struct cni_link *l,
-			  const char **what)
+static int restore_netdev(struct cni_sys *sys, const struct ibsriov_record *r,
+			  const struct cni_link *l, const char **what)
 {
 	int ret = 0;
 
 	*what = "down";
 	if (l->flags & IFF_UP)
-		ret = cni_link_set_up(l->ifindex, false);
+		ret = cni_link_set_up(sys, l->ifindex, false);
 	if (!ret && l->n_altnames) {
 		*what = "alternative names";
-		ret = cni_link_altnames_clear(l->ifindex);
+		ret = cni_link_altnames_clear(sys, l->ifindex);
 	}
 	if (!ret && *r->orig_name && strcmp(l->name, r->orig_name)) {
 		*what = "name";
-		ret = cni_link_rename(l->ifindex, r->orig_name);
+		ret = cni_link_rename(sys, l->ifindex, r->orig_name);
 	}
 	if (!ret && r->orig_mtu && l->mtu != r->orig_mtu) {
 		*what = "mtu";
-		ret = cni_link_set_mtu(l->ifindex, r->orig_mtu);
+		ret = cni_link_set_mtu(sys, l->ifindex, r->orig_mtu);
 	}
 	if (!ret && r->orig_mac_len == 6 && r->kind == IBSRIOV_ETH) {
 		*what = "mac";
-		ret = restore_mac(r, l);
+		ret = restore_mac(sys, r, l);
 	}
 	if (!ret && (r->flags & IBSRIOV_REC_HAS_ATTRS))
-		ret = cni_link_attrs_set(l->ifindex, &r->orig_attrs, &l->attrs, what);
+		ret = cni_link_attrs_set(sys, l->ifindex, &r->orig_attrs, &l->attrs, what);
 	if (!ret && r->orig_up) {
 		*what = "up";
-		ret = cni_link_set_up(l->ifindex, true);
+		ret = cni_link_set_up(sys, l->ifindex, true);
 	}
 	return ret;
 }
@@ -214,35 +218,35 @@ static int restore_netdev(const struct ibsriov_record *r, const struct cni_link 
 /* Step one: the netdev out of the pod (verified, or left), nothing
  * restored yet: the PF side goes first, since a driver may refuse the
  * VF's own MAC change while an admin MAC is set (igb, untrusted). */
-int ibsriov_netdev_leave(const struct ibsriov_record *r, struct cni_error *err)
+int ibsriov_netdev_leave(struct cni_sys *sys, const struct ibsriov_record *r, struct cni_error *err)
 {
 	_cleanup_close_ int host = -1;
 
 	if (r->kind == IBSRIOV_VFIO || !(r->flags & IBSRIOV_REC_HAS_NETDEV))
 		return 0;
-	host = cni_netns_open_current();
+	host = cni_netns_open_current(sys);
 	if (host < 0)
 		return cni_errorf(err, host, CNI_ERR_INTERNAL, "cannot open the host namespace",
 				  "%s", strerror(-host));
-	return leave_pod(r, host, err);
+	return leave_pod(sys, r, host, err);
 }
 
 /* The VF netdev on the host. Back from a deleted pod (or after a rebind)
  * it keeps the pod's name (or devN, or a new one): sysfs's netdev of the
  * PCI function is the one name that holds, and no pod can put a link in
  * the host's namespace; other names must prove they are the VF. */
-static int find_on_host(const struct ibsriov_record *r, struct cni_link *l)
+static int find_on_host(struct cni_sys *sys, const struct ibsriov_record *r, struct cni_link *l)
 {
 	const char *names[] = {r->tmpname, r->orig_name};
 	char pci_name[IFNAMSIZ] = "";
 	int ret;
 
 	if (cni_pci_netdev(CNI_PCI_ROOT, r->device, pci_name) == 0) {
-		ret = cni_link_get(pci_name, 0, l);
+		ret = cni_link_get(sys, pci_name, 0, l);
 		if (ret != -ENODEV)
 			return ret;
 	}
-	ret = find_here(r, names, ARRAY_SIZE(names), false, l);
+	ret = find_here(sys, r, names, ARRAY_SIZE(names), false, l);
 	if (ret != -ENODEV)
 		return ret;
 	/* Back under a name no record holds (its pod name, or devN when the
@@ -250,7 +254,7 @@ static int find_on_host(const struct ibsriov_record *r, struct cni_link *l)
 	for (int i = 0; i < 2; i++) {
 		int idx = i ? r->orig_ifindex : r->pod_ifindex;
 
-		if (!idx || (ret = cni_link_get(NULL, idx, l)) == -ENODEV)
+		if (!idx || (ret = cni_link_get(sys, NULL, idx, l)) == -ENODEV)
 			continue;
 		if (ret || ibsriov_vf_is_ours(r, l, false))
 			return ret;
@@ -259,7 +263,8 @@ static int find_on_host(const struct ibsriov_record *r, struct cni_link *l)
 }
 
 /* Step two, after the PF side: name, MTU, MAC and state as found. */
-int ibsriov_netdev_restore(const struct ibsriov_record *r, struct cni_error *err)
+int ibsriov_netdev_restore(struct cni_sys *sys, const struct ibsriov_record *r,
+			   struct cni_error *err)
 {
 	const char *what = NULL;
 	struct cni_link l;
@@ -268,14 +273,14 @@ int ibsriov_netdev_restore(const struct ibsriov_record *r, struct cni_error *err
 	if (r->kind == IBSRIOV_VFIO || !(r->flags & IBSRIOV_REC_HAS_NETDEV))
 		return 0;
 	if (r->flags & IBSRIOV_REC_HAS_CHILD)
-		return child_release(r, err);
-	ret = find_on_host(r, &l);
+		return child_release(sys, r, err);
+	ret = find_on_host(sys, r, &l);
 	if (ret == -ENODEV)
 		return 0; /* gone with its pod (a virtual VF) or never had one */
 	if (ret)
 		return cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot look for the VF netdev",
 				  "%s: %s", r->device, strerror(-ret));
-	ret = restore_netdev(r, &l, &what);
+	ret = restore_netdev(sys, r, &l, &what);
 	if (ret == -EEXIST && !strcmp(what, "name"))
 		return cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot restore the VF netdev",
 				  "%s: its name %s is taken in the host by another link; rename "
@@ -284,6 +289,6 @@ int ibsriov_netdev_restore(const struct ibsriov_record *r, struct cni_error *err
 	if (ret)
 		return cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot restore the VF netdev",
 				  "%s (%s) refused its %s: %s %s", l.name, r->orig_name, what,
-				  strerror(-ret), cni_link_ext_ack());
+				  strerror(-ret), cni_sys_ext_ack(sys));
 	return 0;
 }

@@ -36,7 +36,7 @@ int ibsriov_rdma_in(struct add *a)
 	for (int i = 0; i < n; i++) {
 		struct cni_rdma_dev d;
 
-		ret = cni_rdma_dev_get(r->rdma[i], 0, &d);
+		ret = cni_rdma_dev_get(a->sys, r->rdma[i], 0, &d);
 		if (ret)
 			return cni_errorf(&a->ctx->err, ret, CNI_ERR_DEVICE,
 					  "cannot find the VF's RDMA device", "%s: %s", r->rdma[i],
@@ -48,11 +48,12 @@ int ibsriov_rdma_in(struct add *a)
 	if (ret)
 		return fail(a, ret, CNI_ERR_IO, "cannot update the attachment record", r->name);
 	for (int i = 0; i < n; i++) {
-		ret = cni_rdma_move(r->rdma_index[i], a->netns_fd);
+		ret = cni_rdma_move(a->sys, r->rdma_index[i], a->netns_fd);
 		if (ret)
 			return cni_errorf(&a->ctx->err, ret, CNI_ERR_DEVICE,
 					  "cannot move the RDMA device into the pod", "%s: %s %s",
-					  r->rdma[i], cni_rdma_strerror(ret), cni_rdma_ext_ack());
+					  r->rdma[i], cni_rdma_strerror(ret),
+					  cni_sys_ext_ack(a->sys));
 	}
 	return 0;
 }
@@ -73,40 +74,40 @@ int ibsriov_move_in(struct add *a)
 			return fail(a, ret, CNI_ERR_IO, "cannot update the attachment record",
 				    a->rec.name);
 	}
-	ret = a->vf.flags & IFF_UP ? cni_link_set_up(idx, false) : 0;
+	ret = a->vf.flags & IFF_UP ? cni_link_set_up(a->sys, idx, false) : 0;
 	if (ret)
 		return fail(a, ret, CNI_ERR_INTERNAL, "cannot prepare the VF netdev", a->vf.name);
-	ret = cni_link_move_named(idx, a->netns_fd, ifname);
+	ret = cni_link_move_named(a->sys, idx, a->netns_fd, ifname);
 	if (ret == -EEXIST)
 		return cni_errorf(&a->ctx->err, ret, CNI_ERR_INTERNAL,
 				  "cannot move the VF netdev into the pod",
 				  "%s: its name, %s or one of its alternative names is taken in "
 				  "%s %s",
-				  a->vf.name, ifname, a->ctx->env.netns, cni_link_ext_ack());
+				  a->vf.name, ifname, a->ctx->env.netns, cni_sys_ext_ack(a->sys));
 	if (ret)
 		return fail(a, ret, CNI_ERR_INTERNAL, "cannot move the VF netdev into the pod",
 			    a->vf.name);
-	ret = cni_netns_enter(a->netns_fd, &saved);
+	ret = cni_netns_enter(a->sys, a->netns_fd, &saved);
 	if (ret)
 		return fail(a, ret, CNI_ERR_INTERNAL, "cannot enter the pod network namespace",
 			    a->ctx->env.netns);
-	ret = cni_link_get(ifname, 0, &a->vf);
+	ret = cni_link_get(a->sys, ifname, 0, &a->vf);
 	if (!ret && a->vf.ifindex != a->rec.pod_ifindex) {
 		/* The index was taken in the pod: the kernel gave another. */
 		a->rec.pod_ifindex = a->vf.ifindex;
 		ret = ibsriov_record_save(&a->rec);
 	}
 	if (!ret && a->conf.mtu && a->conf.mtu != a->vf.mtu)
-		ret = cni_link_set_mtu(a->vf.ifindex, a->conf.mtu);
+		ret = cni_link_set_mtu(a->sys, a->vf.ifindex, a->conf.mtu);
 	if (!ret && a->conf.has_mac && memcmp(a->vf.mac, a->conf.vf.mac, 6))
-		ret = cni_link_set_mac(a->vf.ifindex, a->conf.vf.mac, 6);
+		ret = cni_link_set_mac(a->sys, a->vf.ifindex, a->conf.vf.mac, 6);
 	if (!ret)
-		ret = cni_link_set_up(a->vf.ifindex, true);
+		ret = cni_link_set_up(a->sys, a->vf.ifindex, true);
 	/* IPoIB in datagram mode may lower the MTU it was given to its
 	 * multicast group's: ask. An Ethernet netdev takes what it is given,
 	 * or refuses it: no query again. */
 	if (!ret && a->ib) {
-		ret = cni_link_get(NULL, a->vf.ifindex, &a->vf);
+		ret = cni_link_get(a->sys, NULL, a->vf.ifindex, &a->vf);
 	} else if (!ret) {
 		copy_str(a->vf.name, sizeof(a->vf.name), a->ctx->env.ifname);
 		if (a->conf.mtu)
@@ -120,7 +121,7 @@ int ibsriov_move_in(struct add *a)
 	if (ret)
 		ret = fail(a, ret, CNI_ERR_INTERNAL, "cannot configure the VF netdev in the pod",
 			   a->ctx->env.ifname);
-	cni_netns_restore(&saved);
+	cni_netns_restore(a->sys, &saved);
 	return ret;
 }
 
@@ -136,7 +137,7 @@ int ibsriov_configure_ip(struct add *a)
 		return 0;
 	for (size_t i = 0; i < r->n_ips; i++)
 		v6 |= r->ips[i].address.family == AF_INET6;
-	ret = cni_netns_enter(a->netns_fd, &saved);
+	ret = cni_netns_enter(a->sys, a->netns_fd, &saved);
 	if (ret)
 		return fail(a, ret, CNI_ERR_INTERNAL, "cannot enter the pod network namespace",
 			    a->ctx->env.netns);
@@ -145,17 +146,17 @@ int ibsriov_configure_ip(struct add *a)
 	else
 		ret = 0;
 	for (size_t i = 0; !ret && i < r->n_ips; i++) {
-		ret = cni_link_addr_add(a->vf.ifindex, &r->ips[i].address);
+		ret = cni_link_addr_add(a->sys, a->vf.ifindex, &r->ips[i].address);
 		if (ret)
 			ret = fail(a, ret, CNI_ERR_INTERNAL, "cannot add an address",
 				   cni_prefix_str(&r->ips[i].address, what, sizeof(what)));
 	}
-	if (!ret && v6 && cni_link_wait_dad(a->vf.ifindex, 10000) == -ETIMEDOUT)
+	if (!ret && v6 && cni_link_wait_dad(a->sys, a->vf.ifindex, 10000) == -ETIMEDOUT)
 		log_warn("IPv6 duplicate address detection still running on %s after 10 s",
 			 a->ctx->env.ifname);
 	/* Neighbours may still map these addresses to a previous owner. */
 	if (!ret && !a->ib && a->vf.mac_len == 6 && r->n_ips) {
-		int sent = cni_announce(&a->vf);
+		int sent = cni_announce(a->sys, &a->vf);
 
 		if (sent)
 			log_warn("cannot announce the addresses of %s: %s", a->ctx->env.ifname,
@@ -164,12 +165,12 @@ int ibsriov_configure_ip(struct add *a)
 	for (size_t i = 0; !ret && i < r->n_routes; i++) {
 		struct cni_route rt = cni_result_route_via(r, i);
 
-		ret = cni_link_route_add(a->vf.ifindex, &rt);
+		ret = cni_link_route_add(a->sys, a->vf.ifindex, &rt);
 		if (ret)
 			ret = fail(a, ret, CNI_ERR_INTERNAL, "cannot add a route",
 				   cni_prefix_str(&rt.dst, what, sizeof(what)));
 	}
-	cni_netns_restore(&saved);
+	cni_netns_restore(a->sys, &saved);
 	return ret;
 }
 

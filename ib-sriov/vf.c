@@ -67,17 +67,17 @@ static bool vf_same(const struct cni_vf *cur, const struct cni_vf *want, uint32_
 	}
 }
 
-static int pf_ifindex(const struct ibsriov_record *r)
+static int pf_ifindex(struct cni_sys *sys, const struct ibsriov_record *r)
 {
 	struct cni_link link;
 
 	/* The PF may have been renamed or re-created: look it up again. */
-	if (*r->pf && cni_link_get(r->pf, 0, &link) == 0)
+	if (*r->pf && cni_link_get(sys, r->pf, 0, &link) == 0)
 		return link.ifindex;
 	return r->pf_ifindex;
 }
 
-int ibsriov_vf_restore(const struct ibsriov_record *r, const char **what)
+int ibsriov_vf_restore(struct cni_sys *sys, const struct ibsriov_record *r, const char **what)
 {
 	struct cni_vf orig = r->vf_orig, *vfs = NULL, *cur = NULL;
 	size_t n = 0;
@@ -85,13 +85,13 @@ int ibsriov_vf_restore(const struct ibsriov_record *r, const char **what)
 
 	*what = NULL;
 	/* Nothing changed, nothing to restore: the PF is not even looked up. */
-	if (!(r->flags & IBSRIOV_REC_HAS_VF_ORIG) || !r->vf_changed || !(pf = pf_ifindex(r)))
+	if (!(r->flags & IBSRIOV_REC_HAS_VF_ORIG) || !r->vf_changed || !(pf = pf_ifindex(sys, r)))
 		return 0;
 	orig.vf = (uint32_t)r->vf;
 	/* "No admin MAC" is restored as such: zeros clear it. */
 	if (r->flags & IBSRIOV_REC_MAC_UNSET)
 		memset(orig.mac, 0, sizeof(orig.mac));
-	if (cni_link_vfs_get(pf, &vfs, &n) == 0)
+	if (cni_link_vfs_get(sys, pf, &vfs, &n) == 0)
 		for (size_t i = 0; i < n; i++)
 			if (vfs[i].vf == orig.vf)
 				cur = &vfs[i];
@@ -103,7 +103,7 @@ int ibsriov_vf_restore(const struct ibsriov_record *r, const char **what)
 			      vf_same(cur, &orig, bits)))
 			continue;
 		one.mask = bits;
-		ret = cni_link_vf_set(pf, &one);
+		ret = cni_link_vf_set(sys, pf, &one);
 		if (ret)
 			*what = vf_settings[i].name;
 		/* Like ADD, a GUID takes effect when the driver re-initialises the VF. */
@@ -147,14 +147,15 @@ bool ibsriov_vf_is_ours(const struct ibsriov_record *r, const struct cni_link *l
 	return r->version < 2 || !strcmp(l->kind, r->link_kind);
 }
 
-int ibsriov_open_pod(const struct ibsriov_record *r, int *fd, struct cni_error *err)
+int ibsriov_open_pod(struct cni_sys *sys, const struct ibsriov_record *r, int *fd,
+		     struct cni_error *err)
 {
 	struct cni_error scratch = {0};
 
 	*fd = -1;
 	if (!r->netns || !*r->netns)
 		return 0;
-	*fd = cni_netns_open(r->netns, &scratch);
+	*fd = cni_netns_open(sys, r->netns, &scratch);
 	if (*fd >= 0)
 		return 0;
 	if (*fd == -ENOENT) {
@@ -166,7 +167,7 @@ int ibsriov_open_pod(const struct ibsriov_record *r, int *fd, struct cni_error *
 
 /* The RDMA devices that rdmaIsolation moved, back from the pod: by index
  * (a pod may rename them), by name for a record of an older build. */
-static int rdma_release(const struct ibsriov_record *r, struct cni_error *err)
+static int rdma_release(struct cni_sys *sys, const struct ibsriov_record *r, struct cni_error *err)
 {
 	struct cni_rdma_ref refs[IBSRIOV_RECORD_RDMA_MAX];
 	_cleanup_close_ int pod = -1;
@@ -175,19 +176,19 @@ static int rdma_release(const struct ibsriov_record *r, struct cni_error *err)
 
 	if (!(r->flags & IBSRIOV_REC_HAS_RDMA) || !r->n_rdma)
 		return 0;
-	ret = ibsriov_open_pod(r, &pod, err);
+	ret = ibsriov_open_pod(sys, r, &pod, err);
 	if (ret || pod < 0)
 		return ret;
 	for (unsigned int i = 0; i < r->n_rdma; i++)
 		refs[i] = (struct cni_rdma_ref){.name = r->rdma[i],
 						.index = r->rdma_index[i],
 						.has_index = r->flags & IBSRIOV_REC_HAS_RDMA_INDEX};
-	ret = cni_rdma_return(pod, refs, r->n_rdma, &failed);
+	ret = cni_rdma_return(sys, pod, refs, r->n_rdma, &failed);
 	if (ret)
 		return cni_errorf(err, ret, CNI_ERR_DEVICE,
 				  "cannot move the RDMA device back to the host", "%s: %s %s",
 				  failed ? failed : "(entering the pod)", cni_rdma_strerror(ret),
-				  cni_rdma_ext_ack());
+				  cni_sys_ext_ack(sys));
 	return 0;
 }
 
@@ -206,31 +207,31 @@ int ibsriov_lock(const char *kind, const char *pci, struct cni_error *err)
 	return cni_lock_acquireat(dir, name, path, IBSRIOV_LOCK_WAIT_MS, err);
 }
 
-int ibsriov_release_locked(struct ibsriov_record *r, struct cni_error *err)
+int ibsriov_release_locked(struct cni_sys *sys, struct ibsriov_record *r, struct cni_error *err)
 {
 	int lock = ibsriov_lock("vf", r->device, err), ret;
 
 	if (lock < 0)
 		return lock;
-	ret = ibsriov_release(r, err);
+	ret = ibsriov_release(sys, r, err);
 	cni_lock_release(lock);
 	return ret;
 }
 
-int ibsriov_release(struct ibsriov_record *r, struct cni_error *err)
+int ibsriov_release(struct cni_sys *sys, struct ibsriov_record *r, struct cni_error *err)
 {
 	const char *what;
-	int ret = ibsriov_netdev_leave(r, err) ?: rdma_release(r, err);
+	int ret = ibsriov_netdev_leave(sys, r, err) ?: rdma_release(sys, r, err);
 
 	if (ret)
 		return ret;
-	ret = ibsriov_vf_restore(r, &what);
+	ret = ibsriov_vf_restore(sys, r, &what);
 	if (ret)
 		return cni_errorf(err, ret, CNI_ERR_DEVICE,
 				  "cannot restore the VF's settings on its PF",
 				  "PF %s VF %d refused %s: %s %s", r->pf, r->vf, what ?: "?",
-				  strerror(-ret), cni_link_ext_ack());
-	ret = ibsriov_netdev_restore(r, err);
+				  strerror(-ret), cni_sys_ext_ack(sys));
+	ret = ibsriov_netdev_restore(sys, r, err);
 	if (ret)
 		return ret;
 	ret = ibsriov_record_remove(r);

@@ -10,11 +10,11 @@
 
 /* Each device's index into the record before anything moves: DEL looks
  * them up by it, whatever the pod renames them to. */
-static int resolve_all(struct cni_ctx *ctx, struct rdmans_record *rec)
+static int resolve_all(struct cni_sys *sys, struct cni_ctx *ctx, struct rdmans_record *rec)
 {
 	for (unsigned int i = 0; i < rec->n_rdma; i++) {
 		struct cni_rdma_dev d;
-		int ret = cni_rdma_dev_get(rec->rdma[i], 0, &d);
+		int ret = cni_rdma_dev_get(sys, rec->rdma[i], 0, &d);
 
 		if (ret)
 			return cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE,
@@ -27,11 +27,12 @@ static int resolve_all(struct cni_ctx *ctx, struct rdmans_record *rec)
 	return 0;
 }
 
-static int move_all(struct cni_ctx *ctx, int pod, const struct rdmans_record *rec)
+static int move_all(struct cni_sys *sys, struct cni_ctx *ctx, int pod,
+		    const struct rdmans_record *rec)
 {
 	for (unsigned int i = 0; i < rec->n_rdma; i++) {
 		const char *name = rec->rdma[i];
-		int ret = cni_rdma_move(rec->rdma_index[i], pod);
+		int ret = cni_rdma_move(sys, rec->rdma_index[i], pod);
 
 		if (ret == -EOPNOTSUPP)
 			return cni_errorf(
@@ -39,19 +40,19 @@ static int move_all(struct cni_ctx *ctx, int pod, const struct rdmans_record *re
 			    "the RDMA device cannot change network namespace",
 			    "%s: its driver does not support moving between network namespaces "
 			    "(soft RDMA drivers such as rxe and siw never do) %s",
-			    name, cni_rdma_ext_ack());
+			    name, cni_sys_ext_ack(sys));
 		if (ret)
 			return cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE,
 					  "cannot move the RDMA device into the pod", "%s: %s %s",
-					  name, cni_rdma_strerror(ret), cni_rdma_ext_ack());
+					  name, cni_rdma_strerror(ret), cni_sys_ext_ack(sys));
 		log_info("moved RDMA device %s into %s", name, ctx->env.netns);
 	}
 	return 0;
 }
 
 /* Everything a request carries, checked before the first kernel request. */
-static int validate(struct cni_ctx *ctx, int *pod, char name[RDMANS_NAME_MAX + 1],
-		    struct rdmans_record *rec)
+static int validate(struct cni_sys *sys, struct cni_ctx *ctx, int *pod,
+		    char name[RDMANS_NAME_MAX + 1], struct rdmans_record *rec)
 {
 	char dev[RDMANS_DEV_MAX];
 	int n, ret = rdmans_args(ctx, true)
@@ -67,10 +68,10 @@ static int validate(struct cni_ctx *ctx, int *pod, char name[RDMANS_NAME_MAX + 1
 	ret = rdmans_ctx_record_name(ctx, name);
 	if (ret)
 		return ret;
-	*pod = cni_netns_open(ctx->env.netns, &ctx->err);
+	*pod = cni_netns_open(sys, ctx->env.netns, &ctx->err);
 	if (*pod < 0)
 		return *pod;
-	ret = rdmans_device(ctx, *pod, rec->deviceid);
+	ret = rdmans_device(sys, ctx, *pod, rec->deviceid);
 	if (ret)
 		return ret;
 	n = rdmans_devices_of(rec->deviceid, rec->rdma, RDMANS_MAX_DEVS);
@@ -86,6 +87,7 @@ static int validate(struct cni_ctx *ctx, int *pod, char name[RDMANS_NAME_MAX + 1
 
 int rdmans_add(struct cni_ctx *ctx)
 {
+	_cleanup_sys_ struct cni_sys sys = CNI_SYS_INIT;
 	struct rdmans_record rec = {.has = RDMANS_REC_HAS_NETWORK | RDMANS_REC_HAS_CONTAINERID |
 					   RDMANS_REC_HAS_IFNAME | RDMANS_REC_HAS_NETNS |
 					   RDMANS_REC_HAS_DEVICEID | RDMANS_REC_HAS_RDMA};
@@ -94,8 +96,8 @@ int rdmans_add(struct cni_ctx *ctx)
 	struct cni_error undo = {0};
 	int ret;
 
-	ret = validate(ctx, &pod, name, &rec) ?: rdmans_require_exclusive(ctx, false) ?:
-	      resolve_all(ctx, &rec);
+	ret = validate(&sys, ctx, &pod, name, &rec) ?: rdmans_require_exclusive(&sys, ctx, false) ?:
+	      resolve_all(&sys, ctx, &rec);
 	if (ret)
 		return ret;
 	/* The record first: whatever happens next, DEL knows what to undo. */
@@ -109,9 +111,9 @@ int rdmans_add(struct cni_ctx *ctx)
 	if (ret)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_IO, "cannot write the record",
 				  "%s/%s: %s", RDMANS_STATE_DIR, name, strerror(-ret));
-	ret = move_all(ctx, pod, &rec);
+	ret = move_all(&sys, ctx, pod, &rec);
 	if (ret) {
-		if (rdmans_release(name, &rec, &undo))
+		if (rdmans_release(&sys, name, &rec, &undo))
 			log_err("rollback incomplete: %s: %s", undo.msg, undo.details);
 		return ret;
 	}

@@ -10,10 +10,11 @@
 /* Every recorded device is visible in the pod, and usable there as an
  * application would use it: listed and opened by libibverbs in the pod's
  * namespace, every port ACTIVE. */
-static int check_devices(struct cni_ctx *ctx, int pod, const struct rdmans_record *rec)
+static int check_devices(struct cni_sys *sys, struct cni_ctx *ctx, int pod,
+			 const struct rdmans_record *rec)
 {
 	struct cni_rdma_dev d[RDMANS_MAX_DEVS];
-	int saved = -1, ret = cni_netns_enter(pod, &saved);
+	int saved = -1, ret = cni_netns_enter(sys, pod, &saved);
 
 	if (ret)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_INTERNAL, "cannot enter the pod",
@@ -22,13 +23,14 @@ static int check_devices(struct cni_ctx *ctx, int pod, const struct rdmans_recor
 	for (unsigned int i = 0; !ret && i < rec->n_rdma; i++) {
 		bool by_index = rec->has & RDMANS_REC_HAS_RDMA_INDEX;
 
-		ret = cni_rdma_dev_get(by_index ? NULL : rec->rdma[i], rec->rdma_index[i], &d[i]);
+		ret = cni_rdma_dev_get(sys, by_index ? NULL : rec->rdma[i], rec->rdma_index[i],
+				       &d[i]);
 		if (ret)
 			cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE, "CHECK failed",
 				   "RDMA device %s is not in the pod: %s", rec->rdma[i],
 				   cni_rdma_strerror(ret));
 	}
-	cni_netns_restore(&saved);
+	cni_netns_restore(sys, &saved);
 	for (unsigned int i = 0; !ret && i < rec->n_rdma; i++)
 		ret = cni_verbs_check(pod, d[i].name, NULL, &ctx->err);
 	return ret;
@@ -36,6 +38,7 @@ static int check_devices(struct cni_ctx *ctx, int pod, const struct rdmans_recor
 
 int rdmans_check(struct cni_ctx *ctx)
 {
+	_cleanup_sys_ struct cni_sys sys = CNI_SYS_INIT;
 	char name[NAME_MAX + 1], fresh[RDMANS_NAME_MAX + 1];
 	struct rdmans_record rec;
 	_cleanup_close_ int pod = -1;
@@ -44,14 +47,14 @@ int rdmans_check(struct cni_ctx *ctx)
 	ret = rdmans_args(ctx, true) ?: rdmans_ctx_record_name(ctx, fresh);
 	if (ret)
 		return ret;
-	pod = cni_netns_open(ctx->env.netns, &ctx->err);
+	pod = cni_netns_open(&sys, ctx->env.netns, &ctx->err);
 	if (pod < 0)
 		return pod;
 	ret = rdmans_find_record(ctx, &rec, name);
 	if (!ret)
-		return check_devices(ctx, pod, &rec);
+		return check_devices(&sys, ctx, pod, &rec);
 	if (ret == -ENOENT)
-		ret = rdmans_check_rdmacni(ctx, pod);
+		ret = rdmans_check_rdmacni(&sys, ctx, pod);
 	if (ret == -ENOENT)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_UNKNOWN_CONTAINER, "CHECK failed",
 				  "no record %s/%s (nor an rdma-cni cache entry)", RDMANS_STATE_DIR,

@@ -12,9 +12,9 @@
 #include "state/state.h"
 #include "base/util.h"
 
-int rdmans_require_exclusive(struct cni_ctx *ctx, bool for_status)
+int rdmans_require_exclusive(struct cni_sys *sys, struct cni_ctx *ctx, bool for_status)
 {
-	return cni_rdma_require_exclusive(&ctx->err,
+	return cni_rdma_require_exclusive(sys, &ctx->err,
 					  for_status ? CNI_ERR_NOT_AVAILABLE : CNI_ERR_RDMA_MODE);
 }
 
@@ -49,7 +49,7 @@ int rdmans_ctx_record_name(struct cni_ctx *ctx, char buf[RDMANS_NAME_MAX + 1])
 	return 0;
 }
 
-int rdmans_open_pod(const char *path, int *fd)
+int rdmans_open_pod(struct cni_sys *sys, const char *path, int *fd)
 {
 	struct cni_error ignored = {0};
 	int ret;
@@ -57,7 +57,7 @@ int rdmans_open_pod(const char *path, int *fd)
 	*fd = -1;
 	if (!path || !*path)
 		return 1;
-	ret = cni_netns_open(path, &ignored);
+	ret = cni_netns_open(sys, path, &ignored);
 	if (ret >= 0) {
 		*fd = ret;
 		return 0;
@@ -70,7 +70,8 @@ int rdmans_open_pod(const char *path, int *fd)
 }
 
 /* The record's devices for cni_rdma_return: by index when it has them. */
-static int return_devs(int pod, const struct rdmans_record *rec, const char **failed)
+static int return_devs(struct cni_sys *sys, int pod, const struct rdmans_record *rec,
+		       const char **failed)
 {
 	struct cni_rdma_ref refs[RDMANS_MAX_DEVS];
 	bool by_index = rec->has & RDMANS_REC_HAS_RDMA_INDEX;
@@ -79,16 +80,17 @@ static int return_devs(int pod, const struct rdmans_record *rec, const char **fa
 	for (unsigned int i = 0; i < n; i++)
 		refs[i] = (struct cni_rdma_ref){
 		    .name = rec->rdma[i], .index = rec->rdma_index[i], .has_index = by_index};
-	return cni_rdma_return(pod, refs, n, failed);
+	return cni_rdma_return(sys, pod, refs, n, failed);
 }
 
-int rdmans_release(const char *name, const struct rdmans_record *rec, struct cni_error *err)
+int rdmans_release(struct cni_sys *sys, const char *name, const struct rdmans_record *rec,
+		   struct cni_error *err)
 {
 	_cleanup_close_ int pod = -1;
 	const char *failed = NULL;
 	int ret;
 
-	ret = rdmans_open_pod(rec->netns, &pod);
+	ret = rdmans_open_pod(sys, rec->netns, &pod);
 	if (ret < 0)
 		return cni_errorf(err, ret, CNI_ERR_TRY_AGAIN,
 				  "cannot open the pod's network namespace",
@@ -97,12 +99,12 @@ int rdmans_release(const char *name, const struct rdmans_record *rec, struct cni
 	if (ret == 1)
 		log_info("%s is gone: the kernel returned its RDMA devices", rec->netns);
 	else
-		ret = return_devs(pod, rec, &failed);
+		ret = return_devs(sys, pod, rec, &failed);
 	if (ret < 0)
 		return cni_errorf(err, ret, CNI_ERR_DEVICE,
 				  "cannot move the RDMA device back to the host", "%s: %s %s",
 				  failed ? failed : "(entering the pod)", cni_rdma_strerror(ret),
-				  cni_rdma_ext_ack());
+				  cni_sys_ext_ack(sys));
 	ret = cni_state_remove(RDMANS_STATE_DIR, name);
 	if (ret)
 		return cni_errorf(err, ret, CNI_ERR_IO, "cannot remove the record", "%s/%s: %s",

@@ -6,6 +6,7 @@
 
 int rdmans_del(struct cni_ctx *ctx)
 {
+	_cleanup_sys_ struct cni_sys sys = CNI_SYS_INIT;
 	struct rdmans_record rec;
 	char name[NAME_MAX + 1];
 	int ret;
@@ -13,7 +14,7 @@ int rdmans_del(struct cni_ctx *ctx)
 	rdmans_args(ctx, false);
 	ret = rdmans_find_record(ctx, &rec, name);
 	if (!ret)
-		return rdmans_release(name, &rec, &ctx->err);
+		return rdmans_release(&sys, name, &rec, &ctx->err);
 	if (ret != -ENOENT)
 		return ret;
 	/* A killed ADD's temp file of this attachment's record name. */
@@ -21,5 +22,5 @@ int rdmans_del(struct cni_ctx *ctx)
 	    cni_state_remove_tmp(RDMANS_STATE_DIR, name) > 0)
 		log_info("removed %s/.%s.tmp, left by a killed ADD", RDMANS_STATE_DIR, name);
 	/* Not ours: perhaps rdma-cni's, from before an upgrade. */
-	return rdmans_release_rdmacni(ctx);
+	return rdmans_release_rdmacni(&sys, ctx);
 }

@@ -2,17 +2,14 @@
 /* Which function's RDMA devices move, and whether this config may move
  * them: only a VF's (the PF's RDMA device is the host's, shared by every VF). */
 #include <errno.h>
-#include <linux/ethtool.h>
-#include <linux/sockios.h>
 #include <net/if.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include "base/cleanup.h"
 #include "protocol/devcheck.h"
 #include "base/json.h"
+#include "kernel/ethtool.h"
 #include "kernel/link.h"
 #include "kernel/netns.h"
 #include "rdmans.h"
@@ -119,56 +116,15 @@ static int mac_parse(const char *s, unsigned char *mac, unsigned int *len)
 	}
 }
 
-/* In the current (pod) netns: the netdev with this MAC, the one named
- * want when several have it. -ENODEV when none. */
-static int netdev_by_mac(const unsigned char *mac, unsigned int len, const char *want,
-			 char name[IFNAMSIZ])
-{
-	struct if_nameindex *list = if_nameindex(), *p;
-	int ret = -ENODEV, seen = 0;
-
-	if (!list)
-		return -errno;
-	/* The pod may create links: a bounded look, whatever it made. */
-	for (p = list; p->if_index && seen++ < 4096; p++) {
-		struct cni_link l;
-
-		if (cni_link_get(NULL, (int)p->if_index, &l) || l.mac_len != len ||
-		    memcmp(l.mac, mac, len))
-			continue;
-		if (ret || (want && !strcmp(l.name, want))) {
-			copy_str(name, IFNAMSIZ, l.name);
-			ret = 0;
-		}
-	}
-	if_freenameindex(list);
-	return ret;
-}
-
-/* The driver's bus_info (a PCI address for every PCI NIC driver), asked in
- * the current netns; "" for virtual devices. Works on any kernel, unlike
- * sysfs, which shows the host's netdevs only. */
-static int netdev_bus_info(const char *name, struct ethtool_drvinfo *info)
-{
-	_cleanup_close_ int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	struct ifreq ifr = {0};
-
-	memset(info, 0, sizeof(*info));
-	info->cmd = ETHTOOL_GDRVINFO;
-	if (fd < 0 || copy_str(ifr.ifr_name, sizeof(ifr.ifr_name), name))
-		return fd < 0 ? -errno : -EINVAL;
-	ifr.ifr_data = (void *)info;
-	return ioctl(fd, SIOCETHTOOL, &ifr) < 0 ? -errno : 0;
-}
-
 /* rdma-cni derives the device from the previous result's MAC; a prevResult
  * re-encoded by a 1.0 runtime (containerd 1.6) has no pciID. Look the MAC
  * up among the pod's netdevs, then ask that netdev's driver for its PCI device. */
-static int device_from_mac(struct cni_ctx *ctx, int pod, char dev[RDMANS_DEV_MAX])
+static int device_from_mac(struct cni_sys *sys, struct cni_ctx *ctx, int pod,
+			   char dev[RDMANS_DEV_MAX])
 {
 	const struct cni_result *prev = ctx->conf->prev_result;
 	const struct cni_iface *f = NULL;
-	struct ethtool_drvinfo info;
+	struct cni_ethtool_drvinfo info;
 	unsigned char mac[CNI_MAC_MAX];
 	char name[IFNAMSIZ], pci[CNI_PCI_ADDR_LEN];
 	unsigned int len;
@@ -188,12 +144,12 @@ static int device_from_mac(struct cni_ctx *ctx, int pod, char dev[RDMANS_DEV_MAX
 	if (mac_parse(f->mac, mac, &len))
 		return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid prevResult",
 				  "interface %s has mac \"%s\"", f->name ? f->name : "", f->mac);
-	ret = cni_netns_enter(pod, &saved);
+	ret = cni_netns_enter(sys, pod, &saved);
 	if (!ret) {
-		ret = netdev_by_mac(mac, len, f->name, name);
+		ret = cni_link_find_mac(sys, mac, len, f->name, name);
 		if (!ret)
-			ret = netdev_bus_info(name, &info) ? -ENXIO : 0;
-		cni_netns_restore(&saved);
+			ret = cni_ethtool_drvinfo(name, &info) ? -ENXIO : 0;
+		cni_netns_restore(sys, &saved);
 	}
 	if (ret == -ENODEV)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE, "no pod interface has the MAC",
@@ -252,7 +208,7 @@ static int vf_of(struct cni_ctx *ctx, const char *src, const char *dev,
 	return copy_str(vf_addr, CNI_PCI_ADDR_LEN, vf.addr);
 }
 
-int rdmans_device(struct cni_ctx *ctx, int pod, char dev[RDMANS_DEV_MAX])
+int rdmans_device(struct cni_sys *sys, struct cni_ctx *ctx, int pod, char dev[RDMANS_DEV_MAX])
 {
 	const char *prev = prev_pci_id(ctx, pod), *src = "deviceID";
 	char vf[CNI_PCI_ADDR_LEN], want[CNI_PCI_ADDR_LEN];
@@ -269,7 +225,7 @@ int rdmans_device(struct cni_ctx *ctx, int pod, char dev[RDMANS_DEV_MAX])
 	}
 	if (!*dev) {
 		src = "the pod interface's MAC";
-		ret = device_from_mac(ctx, pod, dev);
+		ret = device_from_mac(sys, ctx, pod, dev);
 		if (ret)
 			return ret;
 	}

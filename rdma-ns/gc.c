@@ -11,6 +11,7 @@
 
 int rdmans_gc(struct cni_ctx *ctx)
 {
+	_cleanup_sys_ struct cni_sys sys = CNI_SYS_INIT;
 	_cleanup_dir_ DIR *d = NULL;
 	struct dirent *e;
 	size_t seen = 0;
@@ -35,18 +36,19 @@ int rdmans_gc(struct cni_ctx *ctx)
 		    strcmp(rec.network, ctx->conf->name) ||
 		    cni_conf_attachment_valid(ctx->conf, rec.containerid, rec.ifname))
 			continue;
-		if (rdmans_release(e->d_name, &rec, &err)) {
+		if (rdmans_release(&sys, e->d_name, &rec, &err)) {
 			log_warn("GC of %s: %s: %s", e->d_name, err.msg, err.details);
 			ret = cni_error_adopt(&ctx->err, &err, ret ?: -EIO);
 		} else {
 			log_info("released stale attachment %s", e->d_name);
 		}
 	}
-	rdmans_gc_rdmacni(ctx);
+	rdmans_gc_rdmacni(&sys, ctx);
 	return ret;
 }
 
 int rdmans_status(struct cni_ctx *ctx)
 {
-	return rdmans_require_exclusive(ctx, true);
+	_cleanup_sys_ struct cni_sys sys = CNI_SYS_INIT;
+	return rdmans_require_exclusive(&sys, ctx, true);
 }

@@ -46,6 +46,7 @@ static void list_blockers(void)
 
 int rdmans_mode_main(int argc, char **argv)
 {
+	_cleanup_sys_ struct cni_sys sys = CNI_SYS_INIT;
 	const char *want = argc > 2 ? argv[2] : "show";
 	bool exclusive;
 	int ret;
@@ -54,7 +55,7 @@ int rdmans_mode_main(int argc, char **argv)
 		fprintf(stderr, "usage: rdma-ns netns-mode [show|exclusive|shared]\n");
 		return 2;
 	}
-	ret = cni_rdma_get_netns_mode(&exclusive);
+	ret = cni_rdma_get_netns_mode(&sys, &exclusive);
 	if (ret) {
 		fprintf(stderr, "rdma-ns: cannot read the RDMA netns mode: %s\n",
 			cni_rdma_strerror(ret));
@@ -68,7 +69,7 @@ int rdmans_mode_main(int argc, char **argv)
 		printf("%s (unchanged)\n", want);
 		return 0;
 	}
-	ret = cni_rdma_set_netns_mode(!strcmp(want, "exclusive"));
+	ret = cni_rdma_set_netns_mode(&sys, !strcmp(want, "exclusive"));
 	if (ret == -EBUSY) {
 		fprintf(stderr,
 			"rdma-ns: the kernel refused to switch to %s (EBUSY): the RDMA netns mode "
@@ -88,7 +89,7 @@ int rdmans_mode_main(int argc, char **argv)
 	}
 	if (ret) {
 		fprintf(stderr, "rdma-ns: cannot set the RDMA netns mode: %s %s\n",
-			cni_rdma_strerror(ret), cni_rdma_ext_ack());
+			cni_rdma_strerror(ret), cni_sys_ext_ack(&sys));
 		return 1;
 	}
 	printf("%s (was %s)\n", want, exclusive ? "exclusive" : "shared");
@@ -97,9 +98,10 @@ int rdmans_mode_main(int argc, char **argv)
 
 int rdmans_devices_main(void)
 {
+	_cleanup_sys_ struct cni_sys sys = CNI_SYS_INIT;
 	struct cni_rdma_dev *devs;
 	size_t n;
-	int ret = cni_rdma_devs(&devs, &n);
+	int ret = cni_rdma_devs(&sys, &devs, &n);
 
 	if (ret) {
 		fprintf(stderr, "rdma-ns: cannot list RDMA devices: %s\n", cni_rdma_strerror(ret));

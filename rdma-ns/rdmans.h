@@ -22,7 +22,7 @@ _Static_assert(RDMANS_RDMA_NAME_MAX == CNI_RDMA_NAME_MAX, "RDMA device name boun
  * be a VF (or an auxiliary device of a VF, or a scalable function), one
  * kubelet allocated to the pod (cni_device_check, before any RDMA request)
  * and match the prevResult's pciID when there is one: code 7 otherwise. */
-int rdmans_device(struct cni_ctx *ctx, int pod, char dev[RDMANS_DEV_MAX]);
+int rdmans_device(struct cni_sys *sys, struct cni_ctx *ctx, int pod, char dev[RDMANS_DEV_MAX]);
 
 /* RDMA device names of a PCI function or auxiliary device (sysfs). */
 int rdmans_devices_of(const char *dev, char names[][CNI_RDMA_NAME_MAX], size_t max);
@@ -37,7 +37,7 @@ int rdmans_configured_device(const struct cni_conf *conf, char dev[RDMANS_DEV_MA
 
 /* Code 104 explaining the kernel rule when the mode is not exclusive;
  * code 50 instead when for_status. */
-int rdmans_require_exclusive(struct cni_ctx *ctx, bool for_status);
+int rdmans_require_exclusive(struct cni_sys *sys, struct cni_ctx *ctx, bool for_status);
 
 /* args.cni.debug (rdma-cni's key): debug logging. A wrong type is code 7
  * when strict (ADD, CHECK); DEL and GC log it and go on. */
@@ -48,12 +48,13 @@ int rdmans_ctx_record_name(struct cni_ctx *ctx, char buf[RDMANS_NAME_MAX + 1]);
 
 /* Open a pod netns for an undo step: 0 with *fd, or 1 when it is
  * definitely gone (absent, or no longer a network namespace), or -errno. */
-int rdmans_open_pod(const char *path, int *fd);
+int rdmans_open_pod(struct cni_sys *sys, const char *path, int *fd);
 
 /* Undo rec (moved back from its netns) and remove the record name. Only a
  * definite answer skips a step; anything else keeps the record, fills err
  * and fails, so the runtime's retry can finish. */
-int rdmans_release(const char *name, const struct rdmans_record *rec, struct cni_error *err);
+int rdmans_release(struct cni_sys *sys, const char *name, const struct rdmans_record *rec,
+		   struct cni_error *err);
 
 /* release.c: DEL's and GC's view of what was attached. */
 
@@ -63,15 +64,15 @@ int rdmans_find_record(struct cni_ctx *ctx, struct rdmans_record *rec, char name
 
 /* The attachment as rdma-cni recorded it: move containerRdmaDevName back
  * from CNI_NETNS, then remove its cache file. None is success. */
-int rdmans_release_rdmacni(struct cni_ctx *ctx);
+int rdmans_release_rdmacni(struct cni_sys *sys, struct cni_ctx *ctx);
 
 /* CHECK for an attachment rdma-cni made: 0 when its device is in the pod,
  * -ENOENT without a cache entry, else err filled. */
-int rdmans_check_rdmacni(struct cni_ctx *ctx, int pod);
+int rdmans_check_rdmacni(struct cni_sys *sys, struct cni_ctx *ctx, int pod);
 
 /* GC of rdma-cni cache entries of this network: only those whose device is
  * back on the host (so no pod holds it) and not in the valid list. */
-void rdmans_gc_rdmacni(struct cni_ctx *ctx);
+void rdmans_gc_rdmacni(struct cni_sys *sys, struct cni_ctx *ctx);
 
 /* The CNI commands (README, "rdma-ns"): ADD moves every RDMA device of the
  * function into the pod and prints prevResult; DEL moves them back; CHECK

@@ -98,7 +98,7 @@ static int find_rdmacni(struct cni_ctx *ctx, struct rdmacni_cache *c, char name[
 	return -ENOENT;
 }
 
-int rdmans_release_rdmacni(struct cni_ctx *ctx)
+int rdmans_release_rdmacni(struct cni_sys *sys, struct cni_ctx *ctx)
 {
 	_cleanup_close_ int pod = -1;
 	const char *failed = NULL;
@@ -111,20 +111,20 @@ int rdmans_release_rdmacni(struct cni_ctx *ctx)
 	log_info("releasing %s, attached by rdma-cni (%s/%s)", c.container_dev, RDMACNI_STATE_DIR,
 		 name);
 	/* rdma-cni kept no netns: DEL's is the pod's. */
-	ret = rdmans_open_pod(ctx->env.netns, &pod);
+	ret = rdmans_open_pod(sys, ctx->env.netns, &pod);
 	if (ret < 0)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_TRY_AGAIN,
 				  "cannot open the pod's network namespace",
 				  "%s: %s; rdma-cni's cache %s/%s is kept for the next DEL",
 				  ctx->env.netns, strerror(-ret), RDMACNI_STATE_DIR, name);
 	if (ret == 0)
-		ret = cni_rdma_return(pod, &(struct cni_rdma_ref){.name = c.container_dev}, 1,
+		ret = cni_rdma_return(sys, pod, &(struct cni_rdma_ref){.name = c.container_dev}, 1,
 				      &failed);
 	if (ret < 0)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE,
 				  "cannot move the RDMA device back to the host", "%s: %s %s",
 				  failed ? failed : "(entering the pod)", cni_rdma_strerror(ret),
-				  cni_rdma_ext_ack());
+				  cni_sys_ext_ack(sys));
 	ret = cni_state_remove(RDMACNI_STATE_DIR, name);
 	if (ret)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_IO, "cannot remove rdma-cni's cache",
@@ -132,7 +132,7 @@ int rdmans_release_rdmacni(struct cni_ctx *ctx)
 	return 0;
 }
 
-int rdmans_check_rdmacni(struct cni_ctx *ctx, int pod)
+int rdmans_check_rdmacni(struct cni_sys *sys, struct cni_ctx *ctx, int pod)
 {
 	struct rdmacni_cache c;
 	struct cni_rdma_dev d;
@@ -141,10 +141,10 @@ int rdmans_check_rdmacni(struct cni_ctx *ctx, int pod)
 
 	if (ret)
 		return ret;
-	ret = cni_netns_enter(pod, &saved);
+	ret = cni_netns_enter(sys, pod, &saved);
 	if (!ret) {
-		ret = cni_rdma_dev_get(c.container_dev, 0, &d);
-		cni_netns_restore(&saved);
+		ret = cni_rdma_dev_get(sys, c.container_dev, 0, &d);
+		cni_netns_restore(sys, &saved);
 	}
 	if (ret)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE, "CHECK failed",
@@ -167,7 +167,7 @@ static bool listed(const struct cni_conf *conf, const char *rest)
 	return false;
 }
 
-void rdmans_gc_rdmacni(struct cni_ctx *ctx)
+void rdmans_gc_rdmacni(struct cni_sys *sys, struct cni_ctx *ctx)
 {
 	_cleanup_dir_ DIR *d = opendir(RDMACNI_STATE_DIR);
 	size_t plen = strlen(ctx->conf->name), seen = 0;
@@ -183,7 +183,7 @@ void rdmans_gc_rdmacni(struct cni_ctx *ctx)
 			continue;
 		/* rdma-cni kept no netns, so only a device back on the host (no pod
 		 * holds it) makes the entry certainly stale, whoever wrote it. */
-		if (cni_rdma_dev_get(c.container_dev, 0, &dev)) {
+		if (cni_rdma_dev_get(sys, c.container_dev, 0, &dev)) {
 			log_info("rdma-cni cache %s: %s is not on the host; kept for its DEL",
 				 e->d_name, c.container_dev);
 			continue;

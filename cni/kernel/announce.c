@@ -12,7 +12,7 @@
 #include "kernel/announce.h"
 #include "kernel/link.h"
 
-int cni_announce(const struct cni_link *link)
+int cni_announce(struct cni_sys *sys, const struct cni_link *link)
 {
 	int ret = cni_link_conf_set(AF_INET, link->name, "arp_notify", "1");
 
@@ -22,5 +22,5 @@ int cni_announce(const struct cni_link *link)
 	ret = cni_link_conf_set(AF_INET6, link->name, "ndisc_notify", "1");
 	if (ret && ret != -ENOENT)
 		return ret;
-	return cni_link_notify_peers(link);
+	return cni_link_notify_peers(sys, link);
 }

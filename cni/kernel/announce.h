@@ -2,6 +2,7 @@
 #ifndef CNI_ANNOUNCE_H
 #define CNI_ANNOUNCE_H
 
+#include "kernel/sys.h"
 #include "kernel/link.h"
 
 /* Have the kernel tell the Ethernet segment where every address of link
@@ -12,6 +13,6 @@
  * the addresses are in place and DAD is over. The link keeps arp_notify and
  * ndisc_notify set, so a later MAC change in the pod is announced as well.
  * 0 or -errno. */
-int cni_announce(const struct cni_link *link);
+int cni_announce(struct cni_sys *sys, const struct cni_link *link);
 
 #endif

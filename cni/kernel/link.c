@@ -14,11 +14,6 @@
 #include "kernel/nl.h"
 #include "base/util.h"
 
-const char *cni_link_ext_ack(void)
-{
-	return cni_nl_ext_ack();
-}
-
 struct nl_msg *cni_link_req(int type, int flags, int family, size_t hdrlen)
 {
 	struct nl_msg *msg;
@@ -68,23 +63,16 @@ static bool failpoint(void)
 	return n > 0 && ++seen == n;
 }
 
-int cni_link_talk(struct nl_msg *msg, cni_nl_parse_fn parse, void *arg)
+int cni_link_talk(struct cni_sys *sys, struct nl_msg *msg, cni_nl_parse_fn parse, void *arg)
 {
 	int type = nlmsg_hdr(msg)->nlmsg_type;
 
 	if (type != RTM_GETLINK && type != RTM_GETADDR && type != RTM_GETROUTE && failpoint())
 		return -EIO;
-	return cni_nl_request(NETLINK_ROUTE, msg, parse, arg);
+	return cni_nl_request(sys, NETLINK_ROUTE, msg, parse, arg);
 }
 
 /* --- reading links --- */
-
-struct link_reply {
-	struct cni_link *link;
-	struct cni_vf *vfs;
-	size_t n_vfs;
-	bool want_vfs;
-};
 
 static const struct nla_policy link_policy[CNI_IFLA_MAX + 1] = {
     [IFLA_IFNAME] = {.type = NLA_STRING, .maxlen = IFNAMSIZ},
@@ -225,22 +213,15 @@ int cni_link_parse(struct nl_msg *msg, struct cni_link *l)
 
 static int link_parse(struct nl_msg *msg, void *arg)
 {
-	struct link_reply *r = arg;
+	struct cni_link_reply *r = arg;
 	int ret = cni_link_parse(msg, r->link);
 
-	if (ret || !r->want_vfs || r->link->num_vf <= 0)
+	if (ret || !r->more)
 		return ret;
-	r->vfs = calloc((size_t)r->link->num_vf, sizeof(*r->vfs));
-	if (!r->vfs)
-		return -ENOMEM;
-	ret = cni_link_vfs_parse(msg, r->vfs, (size_t)r->link->num_vf);
-	if (ret < 0)
-		return ret;
-	r->n_vfs = (size_t)ret;
-	return 0;
+	return r->more(msg, r);
 }
 
-static int link_query(const char *name, int ifindex, struct link_reply *r)
+int cni_link_query(struct cni_sys *sys, const char *name, int ifindex, struct cni_link_reply *r)
 {
 	_cleanup_nl_msg_ struct nl_msg *msg = cni_link_msg(RTM_GETLINK, 0, ifindex);
 	int ret;
@@ -253,44 +234,52 @@ static int link_query(const char *name, int ifindex, struct link_reply *r)
 		if (nla_put_string(msg, IFLA_IFNAME, name) < 0)
 			return -ENOMEM;
 	}
-	if (nla_put_u32(msg, IFLA_EXT_MASK, r->want_vfs ? RTEXT_FILTER_VF : 0) < 0)
+	if (nla_put_u32(msg, IFLA_EXT_MASK, r->ext_mask) < 0)
 		return -ENOMEM;
 	r->link->ifindex = 0;
-	ret = cni_link_talk(msg, link_parse, r);
+	ret = cni_link_talk(sys, msg, link_parse, r);
 	if (!ret && !r->link->ifindex)
 		return -ENODEV;
 	return ret;
 }
 
-int cni_link_get(const char *name, int ifindex, struct cni_link *link)
+int cni_link_get(struct cni_sys *sys, const char *name, int ifindex, struct cni_link *link)
 {
-	struct link_reply r = {.link = link};
+	struct cni_link_reply r = {.link = link};
 
-	return link_query(name, ifindex, &r);
+	return cni_link_query(sys, name, ifindex, &r);
 }
 
-int cni_link_vfs_get(int pf_ifindex, struct cni_vf **vfs, size_t *n)
+int cni_link_find_mac(struct cni_sys *sys, const unsigned char *mac, unsigned int len,
+		      const char *want, char name[IFNAMSIZ])
 {
-	struct cni_link link;
-	struct link_reply r = {.link = &link, .want_vfs = true};
-	int ret;
+	struct if_nameindex *list = if_nameindex(), *p;
+	int ret = -ENODEV, seen = 0;
 
-	*vfs = NULL;
-	*n = 0;
-	ret = link_query(NULL, pf_ifindex, &r);
-	if (ret) {
-		free(r.vfs);
-		return ret;
+	if (!list)
+		return -errno;
+	/* The pod may create links: a bounded look, whatever it made. */
+	for (p = list; p->if_index && seen++ < 4096; p++) {
+		struct cni_link l;
+
+		if (cni_link_get(sys, NULL, (int)p->if_index, &l) || l.mac_len != len ||
+		    memcmp(l.mac, mac, len))
+			continue;
+		if (ret || (want && !strcmp(l.name, want))) {
+			copy_str(name, IFNAMSIZ, l.name);
+			ret = 0;
+		}
 	}
-	*vfs = r.vfs;
-	*n = r.n_vfs;
-	return 0;
+	if_freenameindex(list);
+	return ret;
 }
 
 /* --- changing links --- */
 
-int cni_link_change(int ifindex, unsigned int flags, unsigned int change, int attr,
-		    const void *data, size_t len)
+/* One RTM_NEWLINK for ifindex with the ifinfomsg flags and change, and
+ * attr (0: none) with len bytes of data. */
+static int link_change(struct cni_sys *sys, int ifindex, const struct ifinfomsg *hdr, int attr,
+		       const void *data, size_t len)
 {
 	_cleanup_nl_msg_ struct nl_msg *msg = cni_link_msg(RTM_NEWLINK, 0, ifindex);
 	struct ifinfomsg *ifi;
@@ -298,40 +287,54 @@ int cni_link_change(int ifindex, unsigned int flags, unsigned int change, int at
 	if (!msg)
 		return -ENOMEM;
 	ifi = nlmsg_data(nlmsg_hdr(msg));
-	ifi->ifi_flags = flags;
-	ifi->ifi_change = change;
+	ifi->ifi_flags = hdr->ifi_flags;
+	ifi->ifi_change = hdr->ifi_change;
 	if (attr && nla_put(msg, attr, (int)len, data) < 0)
 		return -ENOMEM;
-	return cni_link_talk(msg, NULL, NULL);
+	return cni_link_talk(sys, msg, NULL, NULL);
 }
 
-int cni_link_set_up(int ifindex, bool up)
+int cni_link_change_flags(struct cni_sys *sys, int ifindex, unsigned int flags, unsigned int change)
 {
-	return cni_link_change(ifindex, up ? IFF_UP : 0, IFF_UP, 0, NULL, 0);
+	struct ifinfomsg hdr = {.ifi_flags = flags, .ifi_change = change};
+
+	return link_change(sys, ifindex, &hdr, 0, NULL, 0);
 }
 
-int cni_link_rename(int ifindex, const char *name)
+int cni_link_change_attr(struct cni_sys *sys, int ifindex, int attr, const void *data, size_t len)
+{
+	struct ifinfomsg hdr = {0};
+
+	return link_change(sys, ifindex, &hdr, attr, data, len);
+}
+
+int cni_link_set_up(struct cni_sys *sys, int ifindex, bool up)
+{
+	return cni_link_change_flags(sys, ifindex, up ? IFF_UP : 0, IFF_UP);
+}
+
+int cni_link_rename(struct cni_sys *sys, int ifindex, const char *name)
 {
 	if (strlen(name) >= IFNAMSIZ)
 		return -ENAMETOOLONG;
-	return cni_link_change(ifindex, 0, 0, IFLA_IFNAME, name, strlen(name) + 1);
+	return cni_link_change_attr(sys, ifindex, IFLA_IFNAME, name, strlen(name) + 1);
 }
 
-int cni_link_set_mtu(int ifindex, unsigned int mtu)
+int cni_link_set_mtu(struct cni_sys *sys, int ifindex, unsigned int mtu)
 {
 	uint32_t v = mtu;
 
-	return cni_link_change(ifindex, 0, 0, IFLA_MTU, &v, sizeof(v));
+	return cni_link_change_attr(sys, ifindex, IFLA_MTU, &v, sizeof(v));
 }
 
-int cni_link_set_mac(int ifindex, const unsigned char *mac, size_t len)
+int cni_link_set_mac(struct cni_sys *sys, int ifindex, const unsigned char *mac, size_t len)
 {
 	if (!len || len > CNI_MAC_MAX)
 		return -EINVAL;
-	return cni_link_change(ifindex, 0, 0, IFLA_ADDRESS, mac, len);
+	return cni_link_change_attr(sys, ifindex, IFLA_ADDRESS, mac, len);
 }
 
-int cni_link_notify_peers(const struct cni_link *link)
+int cni_link_notify_peers(struct cni_sys *sys, const struct cni_link *link)
 {
 	_cleanup_nl_msg_ struct nl_msg *msg = cni_link_msg(RTM_NEWLINK, 0, link->ifindex);
 
@@ -341,14 +344,14 @@ int cni_link_notify_peers(const struct cni_link *link)
 		return -EINVAL;
 	if (nla_put(msg, IFLA_ADDRESS, (int)link->mac_len, link->mac) < 0)
 		return -ENOMEM;
-	return cni_nl_request(NETLINK_ROUTE, msg, NULL, NULL);
+	return cni_nl_request(sys, NETLINK_ROUTE, msg, NULL, NULL);
 }
 
-int cni_link_move(int ifindex, int netns_fd)
+int cni_link_move(struct cni_sys *sys, int ifindex, int netns_fd)
 {
 	uint32_t fd = (uint32_t)netns_fd;
 
-	return cni_link_change(ifindex, 0, 0, IFLA_NET_NS_FD, &fd, sizeof(fd));
+	return cni_link_change_attr(sys, ifindex, IFLA_NET_NS_FD, &fd, sizeof(fd));
 }
 
 int cni_link_ipoib_msg(int parent, const char *name, uint16_t pkey, uint16_t mode,
@@ -377,17 +380,18 @@ int cni_link_ipoib_msg(int parent, const char *name, uint16_t pkey, uint16_t mod
 	return 0;
 }
 
-int cni_link_ipoib_add(int parent, const char *name, uint16_t pkey, uint16_t mode)
+int cni_link_ipoib_add(struct cni_sys *sys, int parent, const char *name, uint16_t pkey,
+		       uint16_t mode)
 {
 	_cleanup_nl_msg_ struct nl_msg *msg = NULL;
 	int ret = cni_link_ipoib_msg(parent, name, pkey, mode, &msg);
 
-	return ret ? ret : cni_link_talk(msg, NULL, NULL);
+	return ret ? ret : cni_link_talk(sys, msg, NULL, NULL);
 }
 
-int cni_link_delete(int ifindex)
+int cni_link_delete(struct cni_sys *sys, int ifindex)
 {
 	_cleanup_nl_msg_ struct nl_msg *msg = cni_link_msg(RTM_DELLINK, 0, ifindex);
 
-	return msg ? cni_link_talk(msg, NULL, NULL) : -ENOMEM;
+	return msg ? cni_link_talk(sys, msg, NULL, NULL) : -ENOMEM;
 }

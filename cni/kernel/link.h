@@ -2,8 +2,9 @@
 /* rtnetlink through libnl-3's core (messages built with nla_put, replies
  * split by nla_parse against a policy per reply type); link.c, link_vf.c,
  * link_addr.c and link_restore.c are the only files that speak it. Every call acts in the
- * calling thread's network namespace and returns 0 or a negative errno
- * exactly as the kernel reported it. */
+ * calling thread's network namespace, on sys's socket for it (kernel/sys.h;
+ * the extended-ack text of a failure is cni_sys_ext_ack(sys)), and returns 0
+ * or a negative errno exactly as the kernel reported it. */
 #ifndef CNI_LINK_H
 #define CNI_LINK_H
 
@@ -12,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel/sys.h"
 #include "base/addr.h"
 
 struct nl_msg;
@@ -107,9 +109,6 @@ struct cni_link_route {
 	uint32_t table;
 };
 
-/* The extended-ack text of the last failed request in this thread, or "". */
-const char *cni_link_ext_ack(void);
-
 /* Decode a kernel reply: RTM_NEWLINK into link, RTM_NEWADDR into addr,
  * RTM_NEWROUTE into route. -EPROTO for another type or a malformed message,
  * -EAFNOSUPPORT for an address or route that is neither IPv4 nor IPv6. */
@@ -118,13 +117,19 @@ int cni_link_addr_parse(struct nl_msg *msg, struct cni_link_addr *addr);
 int cni_link_route_parse(struct nl_msg *msg, struct cni_link_route *route);
 
 /* Look a link up by name (ifindex 0) or by index. -ENODEV when absent. */
-int cni_link_get(const char *name, int ifindex, struct cni_link *link);
+int cni_link_get(struct cni_sys *sys, const char *name, int ifindex, struct cni_link *link);
+
+/* In the calling thread's namespace, the netdev whose hardware address is
+ * mac[len] into name: the one named want (optional) when several have it,
+ * else the first found. Looks at most 4096 links. -ENODEV when none. */
+int cni_link_find_mac(struct cni_sys *sys, const unsigned char *mac, unsigned int len,
+		      const char *want, char name[IFNAMSIZ]);
 
 /* Administrative state, name, MTU and hardware address of a link. */
-int cni_link_set_up(int ifindex, bool up);
-int cni_link_rename(int ifindex, const char *name);
-int cni_link_set_mtu(int ifindex, unsigned int mtu);
-int cni_link_set_mac(int ifindex, const unsigned char *mac, size_t len);
+int cni_link_set_up(struct cni_sys *sys, int ifindex, bool up);
+int cni_link_rename(struct cni_sys *sys, int ifindex, const char *name);
+int cni_link_set_mtu(struct cni_sys *sys, int ifindex, unsigned int mtu);
+int cni_link_set_mac(struct cni_sys *sys, int ifindex, const unsigned char *mac, size_t len);
 
 /* Build the RTM_NEWLINK that creates an IPoIB child of parent on partition
  * pkey in mode, as `ip link add link PARENT name NAME type ipoib pkey P mode
@@ -133,43 +138,44 @@ int cni_link_ipoib_msg(int parent, const char *name, uint16_t pkey, uint16_t mod
 		       struct nl_msg **msg);
 
 /* Create that child; -EEXIST when the name is taken. */
-int cni_link_ipoib_add(int parent, const char *name, uint16_t pkey, uint16_t mode);
+int cni_link_ipoib_add(struct cni_sys *sys, int parent, const char *name, uint16_t pkey,
+		       uint16_t mode);
 
 /* Re-apply link's own hardware address (as read by cni_link_get()): nothing
  * changes, but the kernel runs its NETDEV_CHANGEADDR handlers, which
  * announce the link's addresses when arp_notify / ndisc_notify are set.
  * Outside IBCNI_LINK_FAILPOINT's count, as it changes nothing. */
-int cni_link_notify_peers(const struct cni_link *link);
+int cni_link_notify_peers(struct cni_sys *sys, const struct cni_link *link);
 
 /* Move a link into netns_fd's namespace and name it name there, in one
  * request: the name is checked in the target only (the kernel keeps the
  * current name when it is free there, takes name when not, then renames
  * to name; a "dev%d"-style name lets it pick). -EEXIST leaves the link
  * where it was unless the move was done and only the rename failed. */
-int cni_link_move_named(int ifindex, int netns_fd, const char *name);
+int cni_link_move_named(struct cni_sys *sys, int ifindex, int netns_fd, const char *name);
 
 /* Remove every alternative name of a link (RTM_DELLINKPROP), however many
  * the kernel lists. 0 when it has none left. */
-int cni_link_altnames_clear(int ifindex);
+int cni_link_altnames_clear(struct cni_sys *sys, int ifindex);
 
 /* Put back the attributes of want that cur (the link as read now)
  * reports differently, one request each, so a refusal names its
  * attribute in *what. The kernel takes each of them on a down link. */
-int cni_link_attrs_set(int ifindex, const struct cni_link_attrs *want,
+int cni_link_attrs_set(struct cni_sys *sys, int ifindex, const struct cni_link_attrs *want,
 		       const struct cni_link_attrs *cur, const char **what);
 
 /* The name of a CNI_LINK_A_* bit, for records and messages. */
 const char *cni_link_attr_name(uint32_t bit);
 
 /* Delete a (virtual) link. */
-int cni_link_delete(int ifindex);
+int cni_link_delete(struct cni_sys *sys, int ifindex);
 
 /* Move a link into the network namespace netns_fd refers to. */
-int cni_link_move(int ifindex, int netns_fd);
+int cni_link_move(struct cni_sys *sys, int ifindex, int netns_fd);
 
 /* Add or delete an interface address (prefix as in a CNI result). */
-int cni_link_addr_add(int ifindex, const struct cni_prefix *addr);
-int cni_link_addr_del(int ifindex, const struct cni_prefix *addr);
+int cni_link_addr_add(struct cni_sys *sys, int ifindex, const struct cni_prefix *addr);
+int cni_link_addr_del(struct cni_sys *sys, int ifindex, const struct cni_prefix *addr);
 
 /* Build the RTM_NEWROUTE that adds rt through ifindex, as `ip route add`
  * lays it out (gateway, table, scope, priority, mtu and advmss as given;
@@ -178,13 +184,13 @@ int cni_link_addr_del(int ifindex, const struct cni_prefix *addr);
 struct nl_msg *cni_link_route_msg(int ifindex, const struct cni_route *rt);
 
 /* Add that route. */
-int cni_link_route_add(int ifindex, const struct cni_route *rt);
+int cni_link_route_add(struct cni_sys *sys, int ifindex, const struct cni_route *rt);
 
 /* True (1) when ifindex has exactly this address, 0 when not, or -errno. */
-int cni_link_has_addr(int ifindex, const struct cni_prefix *addr);
+int cni_link_has_addr(struct cni_sys *sys, int ifindex, const struct cni_prefix *addr);
 
 /* True (1) when a route to rt->dst (via rt->gw if set) exists on ifindex. */
-int cni_link_has_route(int ifindex, const struct cni_route *rt);
+int cni_link_has_route(struct cni_sys *sys, int ifindex, const struct cni_route *rt);
 
 /* Write value to the link's sysctl net.ipv4|ipv6.conf.<name>.<key> (family
  * AF_INET or AF_INET6) in the calling thread's namespace; -EINVAL for a
@@ -198,11 +204,11 @@ int cni_link_ipv6_enable(const char *name);
 /* Wait (bounded) until no IPv6 address of ifindex is tentative. A link
  * without carrier cannot finish DAD, so it is not waited for. 0, or
  * -ETIMEDOUT when addresses are still tentative at the bound. */
-int cni_link_wait_dad(int ifindex, unsigned int timeout_ms);
+int cni_link_wait_dad(struct cni_sys *sys, int ifindex, unsigned int timeout_ms);
 
 /* Read every VF of the PF ifindex (RTEXT_FILTER_VF). *vfs is malloc'd
  * (caller frees); *n is 0 for a link without VFs. */
-int cni_link_vfs_get(int pf_ifindex, struct cni_vf **vfs, size_t *n);
+int cni_link_vfs_get(struct cni_sys *sys, int pf_ifindex, struct cni_vf **vfs, size_t *n);
 
 /* Build the RTM_NEWLINK request that applies vf's masked settings on the PF,
  * laid out as iproute2's `ip link set dev PF vf N ...` lays it out. Caller
@@ -210,7 +216,7 @@ int cni_link_vfs_get(int pf_ifindex, struct cni_vf **vfs, size_t *n);
 int cni_link_vf_msg(int pf_ifindex, const struct cni_vf *vf, struct nl_msg **msg);
 
 /* Apply vf's masked settings to the PF's VF. */
-int cni_link_vf_set(int pf_ifindex, const struct cni_vf *vf);
+int cni_link_vf_set(struct cni_sys *sys, int pf_ifindex, const struct cni_vf *vf);
 
 /* Decode an RTM_NEWLINK message's IFLA_VFINFO_LIST (a kernel reply or a
  * request built above) into at most max VFs; returns how many or -errno. */

@@ -19,7 +19,7 @@ static int addr_len(int family)
 
 /* As `ip addr add|del ADDR/LEN dev IFINDEX`: the local address, and the
  * same as the peer address of a link that is not point-to-point. */
-static int addr_request(int ifindex, const struct cni_prefix *p, bool add)
+static int addr_request(struct cni_sys *sys, int ifindex, const struct cni_prefix *p, bool add)
 {
 	_cleanup_nl_msg_ struct nl_msg *msg =
 	    cni_link_req(add ? RTM_NEWADDR : RTM_DELADDR, add ? NLM_F_CREATE | NLM_F_EXCL : 0,
@@ -35,17 +35,17 @@ static int addr_request(int ifindex, const struct cni_prefix *p, bool add)
 	ifa->ifa_index = (uint32_t)ifindex;
 	if (nla_put(msg, IFA_LOCAL, alen, p->a) < 0 || nla_put(msg, IFA_ADDRESS, alen, p->a) < 0)
 		return -ENOMEM;
-	return cni_link_talk(msg, NULL, NULL);
+	return cni_link_talk(sys, msg, NULL, NULL);
 }
 
-int cni_link_addr_add(int ifindex, const struct cni_prefix *addr)
+int cni_link_addr_add(struct cni_sys *sys, int ifindex, const struct cni_prefix *addr)
 {
-	return addr_request(ifindex, addr, true);
+	return addr_request(sys, ifindex, addr, true);
 }
 
-int cni_link_addr_del(int ifindex, const struct cni_prefix *addr)
+int cni_link_addr_del(struct cni_sys *sys, int ifindex, const struct cni_prefix *addr)
 {
-	return addr_request(ifindex, addr, false);
+	return addr_request(sys, ifindex, addr, false);
 }
 
 /* Route metrics (RTA_METRICS) of rt, as `ip route add ... mtu M advmss A`. */
@@ -93,11 +93,11 @@ struct nl_msg *cni_link_route_msg(int ifindex, const struct cni_route *rt)
 	return steal_ptr(msg);
 }
 
-int cni_link_route_add(int ifindex, const struct cni_route *rt)
+int cni_link_route_add(struct cni_sys *sys, int ifindex, const struct cni_route *rt)
 {
 	_cleanup_nl_msg_ struct nl_msg *msg = cni_link_route_msg(ifindex, rt);
 
-	return msg ? cni_link_talk(msg, NULL, NULL) : -ENOMEM;
+	return msg ? cni_link_talk(sys, msg, NULL, NULL) : -ENOMEM;
 }
 
 /* --- queries for CHECK --- */
@@ -166,18 +166,18 @@ static int addr_match(struct nl_msg *msg, void *arg)
 }
 
 /* Dump the addresses of family, each to parse. */
-static int addr_dump(int family, cni_nl_parse_fn parse, void *arg)
+static int addr_dump(struct cni_sys *sys, int family, cni_nl_parse_fn parse, void *arg)
 {
 	_cleanup_nl_msg_ struct nl_msg *msg =
 	    cni_link_req(RTM_GETADDR, NLM_F_DUMP, family, sizeof(struct ifaddrmsg));
 
-	return msg ? cni_link_talk(msg, parse, arg) : -ENOMEM;
+	return msg ? cni_link_talk(sys, msg, parse, arg) : -ENOMEM;
 }
 
-int cni_link_has_addr(int ifindex, const struct cni_prefix *addr)
+int cni_link_has_addr(struct cni_sys *sys, int ifindex, const struct cni_prefix *addr)
 {
 	struct addr_match m = {.ifindex = ifindex, .want = addr};
-	int ret = addr_dump(addr->family, addr_match, &m);
+	int ret = addr_dump(sys, addr->family, addr_match, &m);
 
 	return ret ? ret : m.found;
 }
@@ -244,7 +244,7 @@ static int route_match(struct nl_msg *msg, void *arg)
 	return 0;
 }
 
-int cni_link_has_route(int ifindex, const struct cni_route *rt)
+int cni_link_has_route(struct cni_sys *sys, int ifindex, const struct cni_route *rt)
 {
 	_cleanup_nl_msg_ struct nl_msg *msg =
 	    cni_link_req(RTM_GETROUTE, NLM_F_DUMP, rt->dst.family, sizeof(struct rtmsg));
@@ -253,7 +253,7 @@ int cni_link_has_route(int ifindex, const struct cni_route *rt)
 
 	if (!msg)
 		return -ENOMEM;
-	ret = cni_link_talk(msg, route_match, &m);
+	ret = cni_link_talk(sys, msg, route_match, &m);
 	return ret ? ret : m.found;
 }
 
@@ -308,7 +308,7 @@ static int dad_parse(struct nl_msg *msg, void *arg)
 	return 0;
 }
 
-int cni_link_wait_dad(int ifindex, unsigned int timeout_ms)
+int cni_link_wait_dad(struct cni_sys *sys, int ifindex, unsigned int timeout_ms)
 {
 	uint64_t deadline = now_ms() + timeout_ms;
 	struct cni_link l;
@@ -317,12 +317,12 @@ int cni_link_wait_dad(int ifindex, unsigned int timeout_ms)
 	for (;;) {
 		struct dad_scan d = {.ifindex = ifindex};
 
-		ret = cni_link_get(NULL, ifindex, &l);
+		ret = cni_link_get(sys, NULL, ifindex, &l);
 		if (ret)
 			return ret;
 		if (!(l.flags & IFF_LOWER_UP))
 			return 0;
-		ret = addr_dump(AF_INET6, dad_parse, &d);
+		ret = addr_dump(sys, AF_INET6, dad_parse, &d);
 		if (ret || !d.tentative)
 			return ret;
 		if (now_ms() >= deadline)

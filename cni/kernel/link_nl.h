@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel/sys.h"
 #include "kernel/nl.h"
 
 /* Newer than Debian 12's uapi headers (6.1): the kernel's numbers (6.3). */
@@ -26,12 +27,29 @@ struct nl_msg *cni_link_msg(int type, int flags, int ifindex);
 
 /* One exchange on this namespace's NETLINK_ROUTE socket (honours the
  * IBCNI_LINK_FAILPOINT fault injection for change requests). */
-int cni_link_talk(struct nl_msg *msg, cni_nl_parse_fn parse, void *arg);
+int cni_link_talk(struct cni_sys *sys, struct nl_msg *msg, cni_nl_parse_fn parse, void *arg);
 
-/* One RTM_NEWLINK for ifindex: the flags in change set to flags, and attr
- * (0: none) with len bytes of data. 0 or -errno. */
-int cni_link_change(int ifindex, unsigned int flags, unsigned int change, int attr,
-		    const void *data, size_t len);
+struct cni_link;
+
+/* What an RTM_GETLINK reply fills: link, then more (optional) with the same
+ * message, for what link.c does not parse (link_vf.c's VF list). */
+struct cni_link_reply {
+	struct cni_link *link;
+	uint32_t ext_mask; /* IFLA_EXT_MASK: RTEXT_FILTER_* */
+	int (*more)(struct nl_msg *msg, struct cni_link_reply *r);
+	void *more_arg;
+};
+
+/* Ask for the link ifindex (0: by name) and parse the reply into r;
+ * -ENODEV when none answers. 0 or -errno. */
+int cni_link_query(struct cni_sys *sys, const char *name, int ifindex, struct cni_link_reply *r);
+
+/* One RTM_NEWLINK for ifindex: the flags in change set to flags. 0 or -errno. */
+int cni_link_change_flags(struct cni_sys *sys, int ifindex, unsigned int flags,
+			  unsigned int change);
+
+/* One RTM_NEWLINK for ifindex setting attr to len bytes of data. 0 or -errno. */
+int cni_link_change_attr(struct cni_sys *sys, int ifindex, int attr, const void *data, size_t len);
 
 /* The IFLA_* attribute of a u32 CNI_LINK_A_* bit and its offset in
  * struct cni_link_attrs; -EINVAL for alias, flags or an unknown bit. */

@@ -15,7 +15,7 @@
 
 #define CNI_ALTIFNAMSIZ 128 /* the kernel's ALTIFNAMSIZ, with its NUL */
 
-int cni_link_move_named(int ifindex, int netns_fd, const char *name)
+int cni_link_move_named(struct cni_sys *sys, int ifindex, int netns_fd, const char *name)
 {
 	_cleanup_nl_msg_ struct nl_msg *msg = cni_link_msg(RTM_NEWLINK, 0, ifindex);
 
@@ -26,7 +26,7 @@ int cni_link_move_named(int ifindex, int netns_fd, const char *name)
 	if (nla_put_u32(msg, IFLA_NET_NS_FD, (uint32_t)netns_fd) < 0 ||
 	    nla_put_string(msg, IFLA_IFNAME, name) < 0)
 		return -ENOMEM;
-	return cni_link_talk(msg, NULL, NULL);
+	return cni_link_talk(sys, msg, NULL, NULL);
 }
 
 /* --- alternative names --- */
@@ -60,7 +60,7 @@ static int prop_parse(struct nl_msg *msg, void *arg)
 
 /* One RTM_DELLINKPROP for as many names from *pos as fit in a message;
  * *pos and *rem advance past them. */
-static int del_batch(int ifindex, struct nlattr **pos, int *rem)
+static int del_batch(struct cni_sys *sys, int ifindex, struct nlattr **pos, int *rem)
 {
 	_cleanup_nl_msg_ struct nl_msg *msg = cni_link_msg(RTM_DELLINKPROP, 0, ifindex);
 	struct nlattr *list;
@@ -83,10 +83,10 @@ static int del_batch(int ifindex, struct nlattr **pos, int *rem)
 		n++;
 	}
 	nla_nest_end(msg, list);
-	return n ? cni_link_talk(msg, NULL, NULL) : 0;
+	return n ? cni_link_talk(sys, msg, NULL, NULL) : 0;
 }
 
-int cni_link_altnames_clear(int ifindex)
+int cni_link_altnames_clear(struct cni_sys *sys, int ifindex)
 {
 	_cleanup_nl_msg_ struct nl_msg *msg = cni_link_msg(RTM_GETLINK, 0, ifindex);
 	struct prop_list p = {0};
@@ -97,7 +97,7 @@ int cni_link_altnames_clear(int ifindex)
 		return -ENOMEM;
 	if (nla_put_u32(msg, IFLA_EXT_MASK, 0) < 0)
 		return -ENOMEM;
-	ret = cni_link_talk(msg, prop_parse, &p);
+	ret = cni_link_talk(sys, msg, prop_parse, &p);
 	if (ret || !p.copy) {
 		free(p.copy);
 		return ret;
@@ -105,7 +105,7 @@ int cni_link_altnames_clear(int ifindex)
 	pos = nla_data(p.copy);
 	rem = nla_len(p.copy);
 	while (!ret && nla_ok(pos, rem))
-		ret = del_batch(ifindex, &pos, &rem);
+		ret = del_batch(sys, ifindex, &pos, &rem);
 	free(p.copy);
 	return ret;
 }
@@ -132,7 +132,7 @@ const char *cni_link_attr_name(uint32_t bit)
 	return "?";
 }
 
-int cni_link_attrs_set(int ifindex, const struct cni_link_attrs *want,
+int cni_link_attrs_set(struct cni_sys *sys, int ifindex, const struct cni_link_attrs *want,
 		       const struct cni_link_attrs *cur, const char **what)
 {
 	uint32_t both = want->mask & cur->mask;
@@ -142,14 +142,14 @@ int cni_link_attrs_set(int ifindex, const struct cni_link_attrs *want,
 	*what = NULL;
 	/* The empty alias is an attribute of length 0 (the kernel drops it). */
 	if ((both & CNI_LINK_A_ALIAS) && strcmp(want->alias, cur->alias))
-		ret =
-		    cni_link_change(ifindex, 0, 0, IFLA_IFALIAS, want->alias, strlen(want->alias));
+		ret = cni_link_change_attr(sys, ifindex, IFLA_IFALIAS, want->alias,
+					   strlen(want->alias));
 	if (ret) {
 		*what = cni_link_attr_name(CNI_LINK_A_ALIAS);
 		return ret;
 	}
 	if ((both & CNI_LINK_A_FLAGS) && diff)
-		ret = cni_link_change(ifindex, want->flags & diff, diff, 0, NULL, 0);
+		ret = cni_link_change_flags(sys, ifindex, want->flags & diff, diff);
 	if (ret) {
 		*what = cni_link_attr_name(CNI_LINK_A_FLAGS);
 		return ret;
@@ -165,7 +165,7 @@ int cni_link_attrs_set(int ifindex, const struct cni_link_attrs *want,
 		memcpy(&c, (const char *)cur + off, sizeof(c));
 		if (w == c)
 			continue;
-		ret = cni_link_change(ifindex, 0, 0, attr, &w, sizeof(w));
+		ret = cni_link_change_attr(sys, ifindex, attr, &w, sizeof(w));
 		if (ret) {
 			*what = cni_link_attr_name(bit);
 			return ret;

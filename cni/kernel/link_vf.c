@@ -6,6 +6,7 @@
 #include <linux/if_ether.h>
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/cleanup.h"
@@ -141,6 +142,78 @@ int cni_link_vfs_parse(struct nl_msg *msg, struct cni_vf *vfs, size_t max)
 	return (int)n;
 }
 
+/* A PF's link with its VF list: the list sized by the link's IFLA_NUM_VF. */
+struct vfs_reply {
+	struct cni_link_reply base;
+	struct cni_vf *vfs;
+	size_t n_vfs;
+};
+
+static int vfs_reply_parse(struct nl_msg *msg, struct cni_link_reply *base)
+{
+	struct vfs_reply *r = base->more_arg;
+	int ret;
+
+	if (r->base.link->num_vf <= 0)
+		return 0;
+	r->vfs = calloc((size_t)r->base.link->num_vf, sizeof(*r->vfs));
+	if (!r->vfs)
+		return -ENOMEM;
+	ret = cni_link_vfs_parse(msg, r->vfs, (size_t)r->base.link->num_vf);
+	if (ret < 0)
+		return ret;
+	r->n_vfs = (size_t)ret;
+	return 0;
+}
+
+int cni_link_vfs_get(struct cni_sys *sys, int pf_ifindex, struct cni_vf **vfs, size_t *n)
+{
+	struct cni_link link;
+	struct vfs_reply r = {
+	    .base = {.link = &link, .ext_mask = RTEXT_FILTER_VF, .more = vfs_reply_parse}};
+	int ret;
+
+	r.base.more_arg = &r;
+	*vfs = NULL;
+	*n = 0;
+	ret = cni_link_query(sys, NULL, pf_ifindex, &r.base);
+	if (ret) {
+		free(r.vfs);
+		return ret;
+	}
+	*vfs = r.vfs;
+	*n = r.n_vfs;
+	return 0;
+}
+
+/* The VF's VLAN: IFLA_VF_VLAN_LIST when the protocol is not 802.1Q (the
+ * only way to name it), else IFLA_VF_VLAN as iproute2 sends it. A libnl
+ * error code, as nla_put's. */
+static int vlan_put(struct nl_msg *msg, const struct cni_vf *vf)
+{
+	struct ifla_vf_vlan_info v;
+	struct nlattr *vl;
+	int ret;
+
+	if (!vf->vlan_proto || vf->vlan_proto == ETH_P_8021Q) {
+		struct ifla_vf_vlan v1 = {.vf = vf->vf, .vlan = vf->vlan, .qos = vf->qos};
+
+		return nla_put(msg, IFLA_VF_VLAN, sizeof(v1), &v1);
+	}
+	memset(&v, 0, sizeof(v));
+	v.vf = vf->vf;
+	v.vlan = vf->vlan;
+	v.qos = vf->qos;
+	v.vlan_proto = htons(vf->vlan_proto);
+	vl = nla_nest_start(msg, IFLA_VF_VLAN_LIST);
+	if (!vl)
+		return -NLE_NOMEM;
+	ret = nla_put(msg, IFLA_VF_VLAN_INFO, sizeof(v), &v);
+	if (!ret)
+		nla_nest_end(msg, vl);
+	return ret;
+}
+
 static int vf_put(struct nl_msg *msg, const struct cni_vf *vf)
 {
 	struct nlattr *list, *info;
@@ -159,27 +232,8 @@ static int vf_put(struct nl_msg *msg, const struct cni_vf *vf)
 		memcpy(m.mac, vf->mac, 6);
 		ret = nla_put(msg, IFLA_VF_MAC, sizeof(m), &m);
 	}
-	if (!ret && (vf->mask & CNI_VF_VLAN)) {
-		if (vf->vlan_proto && vf->vlan_proto != ETH_P_8021Q) {
-			struct ifla_vf_vlan_info v;
-			struct nlattr *vl;
-
-			memset(&v, 0, sizeof(v));
-			v.vf = vf->vf;
-			v.vlan = vf->vlan;
-			v.qos = vf->qos;
-			v.vlan_proto = htons(vf->vlan_proto);
-			vl = nla_nest_start(msg, IFLA_VF_VLAN_LIST);
-
-			ret = vl ? nla_put(msg, IFLA_VF_VLAN_INFO, sizeof(v), &v) : -NLE_NOMEM;
-			if (!ret)
-				nla_nest_end(msg, vl);
-		} else {
-			struct ifla_vf_vlan v = {.vf = vf->vf, .vlan = vf->vlan, .qos = vf->qos};
-
-			ret = nla_put(msg, IFLA_VF_VLAN, sizeof(v), &v);
-		}
-	}
+	if (!ret && (vf->mask & CNI_VF_VLAN))
+		ret = vlan_put(msg, vf);
 	if (!ret && (vf->mask & CNI_VF_RATE)) {
 		struct ifla_vf_rate r = {
 		    .vf = vf->vf, .min_tx_rate = vf->min_tx_rate, .max_tx_rate = vf->max_tx_rate};
@@ -243,12 +297,12 @@ int cni_link_vf_msg(int pf_ifindex, const struct cni_vf *vf, struct nl_msg **out
 	return 0;
 }
 
-int cni_link_vf_set(int pf_ifindex, const struct cni_vf *vf)
+int cni_link_vf_set(struct cni_sys *sys, int pf_ifindex, const struct cni_vf *vf)
 {
 	_cleanup_nl_msg_ struct nl_msg *msg = NULL;
 	int ret = cni_link_vf_msg(pf_ifindex, vf, &msg);
 
 	if (ret)
 		return ret;
-	return cni_link_talk(msg, NULL, NULL);
+	return cni_link_talk(sys, msg, NULL, NULL);
 }

@@ -14,6 +14,7 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "kernel/netns.h"
+#include "kernel/sys.h"
 
 #ifndef NSIO
 #define NSIO 0xb7
@@ -22,38 +23,21 @@
 #define NS_GET_NSTYPE _IO(NSIO, 0x3)
 #endif
 
-/* The calling thread's namespace as nsfs device and inode, kept here where
- * every switch of ours happens (cni_netns_enter/restore, and _forget after
- * any other), so that finding a netlink socket for it costs no lookup of
- * /proc/thread-self/ns/net per request. A stack follows nested entries;
- * deeper ones, or a switch not made here, make it unknown until looked up. */
-#define NETNS_DEPTH 4
+/* The caller's namespace is tracked in sys (kernel/sys.h) across every
+ * switch of ours (cni_netns_enter/restore), so that finding a netlink socket
+ * for it costs no lookup of /proc/thread-self/ns/net per request. */
+#define NETNS_DEPTH CNI_SYS_DEPTH
 
-struct ns_id {
-	bool known;
-	dev_t dev;
-	ino_t ino;
-};
-
-static __thread struct ns_id cur, stack[NETNS_DEPTH];
-static __thread unsigned int depth;
-
-/* The namespace outermost entries return to, kept open after the first one
- * (ADD and DEL enter the pod's several times): an fd of ours, never closed
- * by a restore, used only while the thread is known to be in it. */
-static __thread int home = -1;
-static __thread struct ns_id home_id;
-
-/* The home fd, opened the first time the thread is at depth 0: its identity
+/* The home fd, opened the first time the caller is at depth 0: its identity
  * is also the thread's current namespace's, so the first lookup of
  * /proc/thread-self/ns/net is the only one. */
-static int home_get(void)
+static int home_get(struct cni_sys *sys)
 {
 	struct stat st;
 	int fd;
 
-	if (home >= 0 || depth)
-		return home;
+	if (sys->home >= 0 || sys->depth)
+		return sys->home;
 	fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -63,88 +47,84 @@ static int home_get(void)
 		close(fd);
 		return ret;
 	}
-	home = fd;
-	home_id = cur = (struct ns_id){.known = true, .dev = st.st_dev, .ino = st.st_ino};
-	return home;
+	sys->home = fd;
+	sys->home_id = sys->cur =
+	    (struct cni_sys_ns){.known = true, .dev = st.st_dev, .ino = st.st_ino};
+	return sys->home;
 }
 
-static bool at_home(void)
+static bool at_home(const struct cni_sys *sys)
 {
-	return !depth && cur.known && home >= 0 && cur.dev == home_id.dev && cur.ino == home_id.ino;
+	return !sys->depth && sys->cur.known && sys->home >= 0 &&
+	       sys->cur.dev == sys->home_id.dev && sys->cur.ino == sys->home_id.ino;
 }
 
-static int open_current(void)
+static int open_current(struct cni_sys *sys)
 {
 	int fd;
 
-	home_get();
-	if (at_home())
-		return home;
+	home_get(sys);
+	if (at_home(sys))
+		return sys->home;
 	fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }
 
-int cni_netns_open_current(void)
+int cni_netns_open_current(struct cni_sys *sys)
 {
-	int fd = open_current();
+	int fd = open_current(sys);
 
 	/* The kept one is never handed out: the caller closes what it gets. */
-	if (fd >= 0 && fd == home && (fd = fcntl(home, F_DUPFD_CLOEXEC, 0)) < 0)
+	if (fd >= 0 && fd == sys->home && (fd = fcntl(sys->home, F_DUPFD_CLOEXEC, 0)) < 0)
 		return -errno;
 	return fd;
 }
 
-static void close_saved(int fd)
+static void close_saved(const struct cni_sys *sys, int fd)
 {
-	if (fd != home)
+	if (fd != sys->home)
 		close(fd);
 }
 
-int cni_netns_current(dev_t *dev, ino_t *ino)
+int cni_netns_current(struct cni_sys *sys, dev_t *dev, ino_t *ino)
 {
 	struct stat st;
 
-	if (!cur.known)
-		home_get();
-	if (!cur.known) {
+	if (!sys->cur.known)
+		home_get(sys);
+	if (!sys->cur.known) {
 		if (stat("/proc/thread-self/ns/net", &st) < 0)
 			return -errno;
-		cur = (struct ns_id){.known = true, .dev = st.st_dev, .ino = st.st_ino};
+		sys->cur = (struct cni_sys_ns){.known = true, .dev = st.st_dev, .ino = st.st_ino};
 	}
-	*dev = cur.dev;
-	*ino = cur.ino;
+	*dev = sys->cur.dev;
+	*ino = sys->cur.ino;
 	return 0;
 }
 
-void cni_netns_forget(void)
-{
-	cur.known = false;
-	depth = 0;
-}
-
-int cni_netns_enter(int fd, int *saved)
+int cni_netns_enter(struct cni_sys *sys, int fd, int *saved)
 {
 	struct stat st;
 	bool have = fstat(fd, &st) == 0;
 
-	*saved = open_current();
+	*saved = open_current(sys);
 	if (*saved < 0)
 		return *saved;
 	if (setns(fd, CLONE_NEWNET) < 0) {
 		int ret = -errno;
 
-		close_saved(*saved);
+		close_saved(sys, *saved);
 		*saved = -1;
 		return ret;
 	}
-	if (depth < NETNS_DEPTH)
-		stack[depth] = cur;
-	depth++;
-	cur = (struct ns_id){.known = have, .dev = st.st_dev, .ino = st.st_ino};
+	if (sys->depth < NETNS_DEPTH)
+		sys->stack[sys->depth] = sys->cur;
+	sys->depth++;
+	sys->cur = (struct cni_sys_ns){.known = have, .dev = st.st_dev, .ino = st.st_ino};
 	return 0;
 }
 
-int cni_netns_restore(int *saved)
+int cni_netns_restore(struct cni_sys *sys, int *saved)
 {
 	int fd = *saved;
 
@@ -154,27 +134,27 @@ int cni_netns_restore(int *saved)
 	if (setns(fd, CLONE_NEWNET) < 0) {
 		int ret = -errno;
 
-		close_saved(fd);
+		close_saved(sys, fd);
 		/* Every later step would act on the pod's namespace as if it
 		 * were the host's: stop here, with an error the runtime sees. */
 		log_err("cannot return to the host network namespace: %s", strerror(-ret));
 		cni_die(CNI_ERR_INTERNAL, "cannot return to the host network namespace",
 			strerror(-ret));
 	}
-	close_saved(fd);
-	if (depth && depth <= NETNS_DEPTH)
-		cur = stack[depth - 1];
+	close_saved(sys, fd);
+	if (sys->depth && sys->depth <= NETNS_DEPTH)
+		sys->cur = sys->stack[sys->depth - 1];
 	else
-		cur.known = false;
-	if (depth)
-		depth--;
+		sys->cur.known = false;
+	if (sys->depth)
+		sys->depth--;
 	return 0;
 }
 
 /* The plugin's own namespace (the process's), as device and inode. */
-static int own_netns(struct stat *st)
+static int own_netns(struct cni_sys *sys, struct stat *st)
 {
-	if (!depth && !cni_netns_current(&st->st_dev, &st->st_ino))
+	if (!sys->depth && !cni_netns_current(sys, &st->st_dev, &st->st_ino))
 		return 0;
 	return stat("/proc/self/ns/net", st) < 0 ? -errno : 0;
 }
@@ -184,20 +164,20 @@ static int own_netns(struct stat *st)
  * (ENOTTY from an older kernel, ENOSYS from qemu-user, which forwards no
  * ioctl missing from its table) setns(CLONE_NEWNET) asks the kernel, which
  * refuses another kind with EINVAL, and we return at once. */
-static int is_net_ns(int fd)
+static int is_net_ns(struct cni_sys *sys, int fd)
 {
 	int saved, ret, type = ioctl(fd, NS_GET_NSTYPE);
 
 	if (type >= 0 || (errno != ENOTTY && errno != ENOSYS))
 		return type == CLONE_NEWNET;
-	ret = cni_netns_enter(fd, &saved);
+	ret = cni_netns_enter(sys, fd, &saved);
 	if (ret)
 		return ret == -EINVAL ? 0 : ret;
-	cni_netns_restore(&saved);
+	cni_netns_restore(sys, &saved);
 	return 1;
 }
 
-int cni_netns_open(const char *path, struct cni_error *err)
+int cni_netns_open(struct cni_sys *sys, const char *path, struct cni_error *err)
 {
 	_cleanup_close_ int fd = -1;
 	struct stat st, self;
@@ -213,7 +193,7 @@ int cni_netns_open(const char *path, struct cni_error *err)
 		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_ENV,
 				  "CNI_NETNS is not a network namespace",
 				  "%s is not a namespace file (nsfs)", path);
-	ret = is_net_ns(fd);
+	ret = is_net_ns(sys, fd);
 	if (ret < 0)
 		return cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot enter CNI_NETNS", "%s: %s",
 				  path, strerror(-ret));
@@ -224,7 +204,7 @@ int cni_netns_open(const char *path, struct cni_error *err)
 	/* The plugin's own namespace is the host's: a "pod" there would get
 	 * the host's devices moved and configured as if they were the pod's.
 	 * Outside any entry of ours that is where the thread is. */
-	ret = fstat(fd, &st) < 0 ? -errno : own_netns(&self);
+	ret = fstat(fd, &st) < 0 ? -errno : own_netns(sys, &self);
 	if (ret)
 		return cni_errorf(err, ret, CNI_ERR_INTERNAL,
 				  "cannot compare CNI_NETNS with our namespace", "%s: %s", path,
@@ -236,7 +216,7 @@ int cni_netns_open(const char *path, struct cni_error *err)
 	return steal_fd(fd);
 }
 
-int cni_netns_is_current(int fd)
+int cni_netns_is_current(struct cni_sys *sys, int fd)
 {
 	struct stat a, b;
 

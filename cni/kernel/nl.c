@@ -11,18 +11,12 @@
 #include "base/cleanup.h"
 #include "kernel/netns.h"
 #include "kernel/nl.h"
+#include "kernel/sys.h"
 #include "base/util.h"
 
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270
 #endif
-
-static __thread char ext_ack[256];
-
-const char *cni_nl_ext_ack(void)
-{
-	return ext_ack;
-}
 
 int cni_nl_errno(int nlerr)
 {
@@ -78,30 +72,6 @@ int cni_nl_parse_nested(struct nlattr *nest, struct nlattr **tb, int maxtype,
 
 #define CNI_NL_MSG_MAX (68 * 1024)
 
-/* A socket answers in the namespace it was created in, so the key is the
- * calling thread's namespace (device and inode of its nsfs file), as
- * cni/kernel/netns.c tracks it. A cached
- * socket holds its namespace alive, so the inode cannot be reused under it.
- * A plugin touches two or three namespaces; eight slots are plenty. */
-struct cached_sock {
-	int protocol;
-	dev_t dev;
-	ino_t ino;
-	struct nl_sock *sk;
-};
-
-static __thread struct cached_sock cache[8];
-static __thread unsigned int cache_evict;
-
-void cni_nl_sock_close_all(void)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(cache); i++) {
-		if (cache[i].sk)
-			nl_socket_free(cache[i].sk);
-		cache[i].sk = NULL;
-	}
-}
-
 static struct nl_sock *sock_open(int protocol)
 {
 	struct nl_sock *sk = nl_socket_alloc();
@@ -132,20 +102,19 @@ static struct nl_sock *sock_open(int protocol)
 	return sk;
 }
 
-struct nl_sock *cni_nl_sock(int protocol)
+struct nl_sock *cni_nl_sock(struct cni_sys *sys, int protocol)
 {
-	static __thread bool registered;
-	struct cached_sock *slot = NULL;
+	struct cni_sys_sock *slot = NULL;
 	dev_t dev;
 	ino_t ino;
-	int ret = cni_netns_current(&dev, &ino);
+	int ret = cni_netns_current(sys, &dev, &ino);
 
 	if (ret < 0) {
 		errno = -ret;
 		return NULL;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(cache); i++) {
-		struct cached_sock *c = &cache[i];
+	for (size_t i = 0; i < ARRAY_SIZE(sys->socks); i++) {
+		struct cni_sys_sock *c = &sys->socks[i];
 
 		if (c->sk && c->protocol == protocol && c->dev == dev && c->ino == ino)
 			return c->sk;
@@ -153,12 +122,10 @@ struct nl_sock *cni_nl_sock(int protocol)
 			slot = c;
 	}
 	if (!slot) {
-		slot = &cache[cache_evict++ % ARRAY_SIZE(cache)];
+		slot = &sys->socks[sys->evict++ % ARRAY_SIZE(sys->socks)];
 		nl_socket_free(slot->sk);
 		slot->sk = NULL;
 	}
-	if (!registered && atexit(cni_nl_sock_close_all) == 0)
-		registered = true;
 	slot->sk = sock_open(protocol);
 	slot->protocol = protocol;
 	slot->dev = dev;
@@ -170,11 +137,11 @@ struct nl_sock *cni_nl_sock(int protocol)
  * overrun) a dump may still be running on the socket: the kernel would
  * refuse the next one with EBUSY. Forget the socket; the next request opens
  * a fresh one. */
-static void sock_discard(struct nl_sock *sk)
+static void sock_discard(struct cni_sys *sys, struct nl_sock *sk)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(cache); i++)
-		if (cache[i].sk == sk)
-			cache[i].sk = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(sys->socks); i++)
+		if (sys->socks[i].sk == sk)
+			sys->socks[i].sk = NULL;
 	nl_socket_free(sk);
 }
 
@@ -185,10 +152,10 @@ struct talk {
 	bool done, broken;
 	bool single; /* neither acked nor a dump: the reply ends it */
 	uint32_t seq, port;
-	unsigned int seen; /* messages read */
-	uint64_t deadline; /* 0 until the clock is first read */
+	uint64_t deadline; /* now_ms() after which the exchange gives up */
 	cni_nl_parse_fn parse;
 	void *arg;
+	char *ext_ack; /* sys->ext_ack */
 };
 
 bool cni_nl_is_reply(struct nl_msg *msg, uint32_t seq, uint32_t port)
@@ -200,7 +167,7 @@ bool cni_nl_is_reply(struct nl_msg *msg, uint32_t seq, uint32_t port)
 	       h->nlmsg_pid == port;
 }
 
-static void keep_ext_ack(const struct nlmsgerr *e)
+static void keep_ext_ack(const struct nlmsgerr *e, char ext_ack[CNI_SYS_EXT_ACK])
 {
 	const struct nlmsghdr *outer = (const struct nlmsghdr *)((const char *)e - NLMSG_HDRLEN);
 	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
@@ -217,7 +184,7 @@ static void keep_ext_ack(const struct nlmsgerr *e)
 		      (int)(outer->nlmsg_len - NLMSG_HDRLEN - off), NULL) < 0)
 		return;
 	if (tb[NLMSGERR_ATTR_MSG])
-		nla_strlcpy(ext_ack, tb[NLMSGERR_ATTR_MSG], sizeof(ext_ack));
+		nla_strlcpy(ext_ack, tb[NLMSGERR_ATTR_MSG], CNI_SYS_EXT_ACK);
 }
 
 /* First look at every message: whatever is not the kernel's answer to this
@@ -228,18 +195,11 @@ static int on_msg_in(struct nl_msg *msg, void *arg)
 	struct talk *t = arg;
 
 	/* Foreign messages (a pod with CAP_NET_ADMIN can send them to our
-	 * port) must not keep us here past the deadline; a reply is one to a
-	 * few messages, so the clock is read only every 64th. */
-	if (!(++t->seen & 63)) {
-		uint64_t now = now_ms();
-
-		if (!t->deadline) {
-			t->deadline = now + CNI_NL_TIMEOUT_MS;
-		} else if (now > t->deadline) {
-			t->err = -ETIMEDOUT;
-			t->done = t->broken = true;
-			return NL_STOP;
-		}
+	 * port) must not keep us here past the deadline. */
+	if (now_ms() > t->deadline) {
+		t->err = -ETIMEDOUT;
+		t->done = t->broken = true;
+		return NL_STOP;
 	}
 	return cni_nl_is_reply(msg, t->seq, t->port) ? NL_OK : NL_SKIP;
 }
@@ -250,7 +210,7 @@ static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 
 	t->err = e->error;
 	t->done = true;
-	keep_ext_ack(e);
+	keep_ext_ack(e, t->ext_ack);
 	return NL_STOP;
 }
 
@@ -278,14 +238,18 @@ static int on_valid(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
-int cni_nl_talk(struct nl_sock *sk, struct nl_msg *msg, cni_nl_parse_fn parse, void *arg)
+int cni_nl_talk(struct cni_sys *sys, struct nl_sock *sk, struct nl_msg *msg, cni_nl_parse_fn parse,
+		void *arg)
 {
-	struct talk t = {.parse = parse, .arg = arg};
+	struct talk t = {.parse = parse,
+			 .arg = arg,
+			 .deadline = now_ms() + CNI_NL_TIMEOUT_MS,
+			 .ext_ack = sys->ext_ack};
 	struct nlmsghdr *h = nlmsg_hdr(msg);
 	struct nl_cb *cb;
 	int ret;
 
-	ext_ack[0] = '\0';
+	sys->ext_ack[0] = '\0';
 	t.seq = h->nlmsg_seq = nl_socket_use_seq(sk);
 	t.port = h->nlmsg_pid = nl_socket_get_local_port(sk);
 	h->nlmsg_flags |= NLM_F_REQUEST;
@@ -314,15 +278,16 @@ int cni_nl_talk(struct nl_sock *sk, struct nl_msg *msg, cni_nl_parse_fn parse, v
 	}
 	nl_cb_put(cb);
 	if (t.broken)
-		sock_discard(sk);
+		sock_discard(sys, sk);
 	return t.err;
 }
 
-int cni_nl_request(int protocol, struct nl_msg *msg, cni_nl_parse_fn parse, void *arg)
+int cni_nl_request(struct cni_sys *sys, int protocol, struct nl_msg *msg, cni_nl_parse_fn parse,
+		   void *arg)
 {
-	struct nl_sock *sk = cni_nl_sock(protocol);
+	struct nl_sock *sk = cni_nl_sock(sys, protocol);
 
 	if (!sk)
 		return -errno;
-	return cni_nl_talk(sk, msg, parse, arg);
+	return cni_nl_talk(sys, sk, msg, parse, arg);
 }

@@ -14,6 +14,8 @@
 #include <netlink/netlink.h>
 #include <netlink/msg.h>
 
+#include "kernel/sys.h"
+
 /* How long one exchange may wait for the kernel's answer. */
 #define CNI_NL_TIMEOUT_MS 30000
 
@@ -25,13 +27,10 @@ static inline void cni_nl_msg_freep(struct nl_msg **m)
 
 #define _cleanup_nl_msg_ __attribute__((cleanup(cni_nl_msg_freep)))
 
-/* The socket of protocol for the calling thread's network namespace: opened
- * (extended acks on) on first use, kept until exit, never shared between
- * threads. NULL with errno. */
-struct nl_sock *cni_nl_sock(int protocol);
-
-/* Close every socket cni_nl_sock() kept in this thread (also run at exit). */
-void cni_nl_sock_close_all(void);
+/* The socket of protocol for the caller's network namespace, kept in sys:
+ * opened (extended acks on) on first use, closed by cni_sys_close(). NULL
+ * with errno. */
+struct nl_sock *cni_nl_sock(struct cni_sys *sys, int protocol);
 
 /* Called for every accepted reply message; returns 0 or -errno. */
 typedef int (*cni_nl_parse_fn)(struct nl_msg *msg, void *arg);
@@ -40,12 +39,15 @@ typedef int (*cni_nl_parse_fn)(struct nl_msg *msg, void *arg);
  * receive until the kernel's ack, error or (for dumps) NLMSG_DONE, passing
  * each reply to parse. Only the kernel's answer to this request counts:
  * anything else is dropped unseen (see cni_nl_is_reply()). Returns 0, the
- * kernel's -errno (extended-ack text kept for cni_nl_ext_ack()), parse's
- * error, or -ETIMEDOUT after CNI_NL_TIMEOUT_MS. */
-int cni_nl_talk(struct nl_sock *sk, struct nl_msg *msg, cni_nl_parse_fn parse, void *arg);
+ * kernel's -errno (its extended-ack text kept in sys, cni_sys_ext_ack()), parse's
+ * error, or -ETIMEDOUT after CNI_NL_TIMEOUT_MS. sk is one of sys's: one that
+ * ends broken (timeout, overrun) is freed and forgotten there. */
+int cni_nl_talk(struct cni_sys *sys, struct nl_sock *sk, struct nl_msg *msg, cni_nl_parse_fn parse,
+		void *arg);
 
 /* cni_nl_talk() on cni_nl_sock(protocol). */
-int cni_nl_request(int protocol, struct nl_msg *msg, cni_nl_parse_fn parse, void *arg);
+int cni_nl_request(struct cni_sys *sys, int protocol, struct nl_msg *msg, cni_nl_parse_fn parse,
+		   void *arg);
 
 /* Whether a received msg answers request seq sent from port: it came from
  * the kernel (source nl_pid 0; a process in the same namespace holding
@@ -61,9 +63,6 @@ int cni_nl_parse(struct nl_msg *msg, size_t hdrlen, struct nlattr **tb, int maxt
 /* The same for the attributes nested in nest. */
 int cni_nl_parse_nested(struct nlattr *nest, struct nlattr **tb, int maxtype,
 			const struct nla_policy *policy);
-
-/* The extended-ack text of the last failed exchange in this thread, or "". */
-const char *cni_nl_ext_ack(void);
 
 /* Map a (negative) libnl NLE_* code to a negative errno. */
 int cni_nl_errno(int nlerr);

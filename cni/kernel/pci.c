@@ -393,6 +393,9 @@ int cni_pci_vf_addr(const char *root, const char *pf, unsigned int n, char vf[CN
 
 int cni_pci_sriov_counts(const char *root, const char *pf, unsigned int *num, unsigned int *total)
 {
-	return read_count(root, pf, "sriov_numvfs", num)
-		   ?: read_count(root, pf, "sriov_totalvfs", total);
+	int ret = read_count(root, pf, "sriov_numvfs", num);
+
+	if (ret)
+		return ret;
+	return read_count(root, pf, "sriov_totalvfs", total);
 }

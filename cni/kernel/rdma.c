@@ -16,11 +16,6 @@
 /* Every constant used here is in the uapi header of Debian 12's
  * linux-libc-dev (6.1): the newest, RDMA_NLDEV_NET_NS_FD, came with 5.3. */
 
-const char *cni_rdma_ext_ack(void)
-{
-	return cni_nl_ext_ack();
-}
-
 const char *cni_rdma_strerror(int ret)
 {
 	switch (-ret) {
@@ -80,17 +75,17 @@ struct nl_msg *cni_rdma_msg_move(uint32_t index, int netns_fd)
 	return msg;
 }
 
-static int rdma_talk(struct nl_msg *msg, cni_nl_parse_fn parse, void *arg)
+static int rdma_talk(struct cni_sys *sys, struct nl_msg *msg, cni_nl_parse_fn parse, void *arg)
 {
 	struct nl_sock *sk;
 
 	if (!msg)
 		return -ENOMEM;
-	sk = cni_nl_sock(NETLINK_RDMA);
+	sk = cni_nl_sock(sys, NETLINK_RDMA);
 	if (!sk)
 		return errno == EPROTONOSUPPORT || errno == EAFNOSUPPORT ? -EPROTONOSUPPORT
 									 : -errno;
-	return cni_nl_talk(sk, msg, parse, arg);
+	return cni_nl_talk(sys, sk, msg, parse, arg);
 }
 
 /* RDMA replies have no fixed header; newer kernels send attributes past
@@ -149,22 +144,22 @@ static int mode_parse(struct nl_msg *msg, void *arg)
 	return cni_rdma_parse_mode(msg, arg);
 }
 
-int cni_rdma_get_netns_mode(bool *exclusive)
+int cni_rdma_get_netns_mode(struct cni_sys *sys, bool *exclusive)
 {
 	_cleanup_nl_msg_ struct nl_msg *msg = cni_rdma_msg_sys_get();
 	bool mode = false;
-	int ret = rdma_talk(msg, mode_parse, &mode);
+	int ret = rdma_talk(sys, msg, mode_parse, &mode);
 
 	if (!ret)
 		*exclusive = mode;
 	return ret;
 }
 
-int cni_rdma_set_netns_mode(bool exclusive)
+int cni_rdma_set_netns_mode(struct cni_sys *sys, bool exclusive)
 {
 	_cleanup_nl_msg_ struct nl_msg *msg = cni_rdma_msg_sys_set(exclusive);
 
-	return rdma_talk(msg, NULL, NULL);
+	return rdma_talk(sys, msg, NULL, NULL);
 }
 
 struct dump {
@@ -187,11 +182,11 @@ static int dump_parse(struct nl_msg *msg, void *arg)
 	return ret;
 }
 
-int cni_rdma_devs(struct cni_rdma_dev **devs, size_t *n)
+int cni_rdma_devs(struct cni_sys *sys, struct cni_rdma_dev **devs, size_t *n)
 {
 	_cleanup_nl_msg_ struct nl_msg *msg = cni_rdma_msg_dump();
 	struct dump d = {0};
-	int ret = rdma_talk(msg, dump_parse, &d);
+	int ret = rdma_talk(sys, msg, dump_parse, &d);
 
 	if (ret) {
 		free(d.devs);
@@ -211,12 +206,13 @@ static const struct cni_rdma_dev *find(const struct cni_rdma_dev *devs, size_t n
 	return NULL;
 }
 
-int cni_rdma_dev_get(const char *name, uint32_t index, struct cni_rdma_dev *dev)
+int cni_rdma_dev_get(struct cni_sys *sys, const char *name, uint32_t index,
+		     struct cni_rdma_dev *dev)
 {
 	const struct cni_rdma_dev *d;
 	struct cni_rdma_dev *devs;
 	size_t n;
-	int ret = cni_rdma_devs(&devs, &n);
+	int ret = cni_rdma_devs(sys, &devs, &n);
 
 	if (ret)
 		return ret;
@@ -227,11 +223,11 @@ int cni_rdma_dev_get(const char *name, uint32_t index, struct cni_rdma_dev *dev)
 	return d ? 0 : -ENODEV;
 }
 
-int cni_rdma_move(uint32_t index, int netns_fd)
+int cni_rdma_move(struct cni_sys *sys, uint32_t index, int netns_fd)
 {
 	_cleanup_nl_msg_ struct nl_msg *msg = cni_rdma_msg_move(index, netns_fd);
 
-	return rdma_talk(msg, NULL, NULL);
+	return rdma_talk(sys, msg, NULL, NULL);
 }
 
 const struct cni_rdma_dev *cni_rdma_find(const struct cni_rdma_dev *devs, size_t n,
@@ -245,25 +241,27 @@ const struct cni_rdma_dev *cni_rdma_find(const struct cni_rdma_dev *devs, size_t
 
 /* In the pod: move one device home. Only the kernel's "no such device",
  * or a second look that no longer finds it, counts as gone. */
-static int return_one(const struct cni_rdma_dev *d, const struct cni_rdma_ref *ref, int host)
+static int return_one(struct cni_sys *sys, const struct cni_rdma_dev *d,
+		      const struct cni_rdma_ref *ref, int host)
 {
 	struct cni_rdma_dev again;
-	int ret = cni_rdma_move(d->index, host);
+	int ret = cni_rdma_move(sys, d->index, host);
 
 	if (!ret)
 		log_info("moved RDMA device %s (index %u) back to the host", d->name, d->index);
 	if (!ret || ret == -ENODEV ||
-	    cni_rdma_dev_get(ref->has_index ? NULL : ref->name, d->index, &again) == -ENODEV)
+	    cni_rdma_dev_get(sys, ref->has_index ? NULL : ref->name, d->index, &again) == -ENODEV)
 		return 0;
 	return ret;
 }
 
 /* Back on the host: every device known by index is here. */
-static int confirm_home(const struct cni_rdma_ref *refs, size_t n, const char **failed)
+static int confirm_home(struct cni_sys *sys, const struct cni_rdma_ref *refs, size_t n,
+			const char **failed)
 {
 	struct cni_rdma_dev *devs = NULL;
 	size_t count = 0;
-	int ret = cni_rdma_devs(&devs, &count);
+	int ret = cni_rdma_devs(sys, &devs, &count);
 
 	if (ret == -EPROTONOSUPPORT)
 		ret = 0;
@@ -276,9 +274,10 @@ static int confirm_home(const struct cni_rdma_ref *refs, size_t n, const char **
 	return ret;
 }
 
-int cni_rdma_return(int pod_fd, const struct cni_rdma_ref *refs, size_t n, const char **failed)
+int cni_rdma_return(struct cni_sys *sys, int pod_fd, const struct cni_rdma_ref *refs, size_t n,
+		    const char **failed)
 {
-	_cleanup_close_ int host = cni_netns_open_current();
+	_cleanup_close_ int host = cni_netns_open_current(sys);
 	struct cni_rdma_dev *devs = NULL;
 	size_t count = 0;
 	int saved = -1, ret;
@@ -287,12 +286,12 @@ int cni_rdma_return(int pod_fd, const struct cni_rdma_ref *refs, size_t n, const
 	*failed = NULL;
 	if (host < 0)
 		return host;
-	ret = cni_netns_enter(pod_fd, &saved);
+	ret = cni_netns_enter(sys, pod_fd, &saved);
 	if (ret)
 		return ret;
 	/* One dump in the pod (the kernel requires the move to be asked from
 	 * the device's netns); a device it does not show must be on the host. */
-	ret = cni_rdma_devs(&devs, &count);
+	ret = cni_rdma_devs(sys, &devs, &count);
 	if (ret == -EPROTONOSUPPORT) {
 		ret = 0; /* no RDMA subsystem: nothing can be in the pod */
 		none = true;
@@ -300,19 +299,19 @@ int cni_rdma_return(int pod_fd, const struct cni_rdma_ref *refs, size_t n, const
 	for (size_t i = 0; i < n && !ret; i++) {
 		const struct cni_rdma_dev *d = cni_rdma_find(devs, count, &refs[i]);
 
-		if (d && (ret = return_one(d, &refs[i], host)))
+		if (d && (ret = return_one(sys, d, &refs[i], host)))
 			*failed = refs[i].name;
 	}
 	free(devs);
-	if (cni_netns_restore(&saved) && !ret)
+	if (cni_netns_restore(sys, &saved) && !ret)
 		ret = -EIO;
-	return ret || none ? ret : confirm_home(refs, n, failed);
+	return ret || none ? ret : confirm_home(sys, refs, n, failed);
 }
 
-int cni_rdma_require_exclusive(struct cni_error *err, int code)
+int cni_rdma_require_exclusive(struct cni_sys *sys, struct cni_error *err, int code)
 {
 	bool exclusive = false;
-	int ret = cni_rdma_get_netns_mode(&exclusive);
+	int ret = cni_rdma_get_netns_mode(sys, &exclusive);
 
 	if (ret)
 		return cni_errorf(err, ret, code, "cannot read the RDMA netns mode", "%s",

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* RDMA netlink (NETLINK_RDMA, the nldev client) through libnl-3; the only
  * module that speaks it. Calls act in the calling thread's network
- * namespace and return 0 or the kernel's negative errno. A kernel without
+ * namespace, on sys's socket for it (kernel/sys.h; a failure's extended-ack
+ * text is cni_sys_ext_ack(sys)), and return 0 or the kernel's negative errno. A kernel without
  * an RDMA subsystem gives -EPROTONOSUPPORT. */
 #ifndef CNI_RDMA_H
 #define CNI_RDMA_H
@@ -10,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel/sys.h"
 #include "base/error.h"
 
 struct nl_msg;
@@ -26,30 +28,28 @@ struct cni_rdma_dev {
 	char link_type[16]; /* "rxe", "siw", or "" for hardware */
 };
 
-/* The extended-ack text of the last failed request in this thread, or "". */
-const char *cni_rdma_ext_ack(void);
-
 /* A sentence for an errno from this module (names the missing subsystem). */
 const char *cni_rdma_strerror(int ret);
 
 /* 0 when the netns mode is exclusive; otherwise err gets code (the
  * caller's: an ADD and STATUS report it differently) with the kernel rule
  * and the fix. */
-int cni_rdma_require_exclusive(struct cni_error *err, int code);
+int cni_rdma_require_exclusive(struct cni_sys *sys, struct cni_error *err, int code);
 
 /* The RDMA subsystem's network namespace mode. */
-int cni_rdma_get_netns_mode(bool *exclusive);
-int cni_rdma_set_netns_mode(bool exclusive);
+int cni_rdma_get_netns_mode(struct cni_sys *sys, bool *exclusive);
+int cni_rdma_set_netns_mode(struct cni_sys *sys, bool exclusive);
 
 /* Every RDMA device visible here; *devs is malloc'd, caller frees. */
-int cni_rdma_devs(struct cni_rdma_dev **devs, size_t *n);
+int cni_rdma_devs(struct cni_sys *sys, struct cni_rdma_dev **devs, size_t *n);
 
 /* One device by name (index 0) or index; -ENODEV when not visible here. */
-int cni_rdma_dev_get(const char *name, uint32_t index, struct cni_rdma_dev *dev);
+int cni_rdma_dev_get(struct cni_sys *sys, const char *name, uint32_t index,
+		     struct cni_rdma_dev *dev);
 
 /* Move a device into the netns of netns_fd. The kernel requires the caller
  * to be in the device's current namespace. */
-int cni_rdma_move(uint32_t index, int netns_fd);
+int cni_rdma_move(struct cni_sys *sys, uint32_t index, int netns_fd);
 
 /* A device to bring back: by its index, global and kept across renames
  * and moves, when the record has it; by name for records that predate it. */
@@ -68,7 +68,8 @@ const struct cni_rdma_dev *cni_rdma_find(const struct cni_rdma_dev *devs, size_t
  * by index must be seen here, or it is -ENXIO (in neither namespace: a pod
  * that hid it elsewhere). A kernel without RDMA counts as done. On failure
  * *failed names the device. */
-int cni_rdma_return(int pod_fd, const struct cni_rdma_ref *refs, size_t n, const char **failed);
+int cni_rdma_return(struct cni_sys *sys, int pod_fd, const struct cni_rdma_ref *refs, size_t n,
+		    const char **failed);
 
 /* The requests, for tests: SYS_GET, SYS_SET, the GET dump and SET netns,
  * laid out as in the kernel's ABI. Caller frees with nlmsg_free(). */

@@ -19,7 +19,6 @@
 
 #include "base/child.h"
 #include "base/cleanup.h"
-#include "kernel/netns.h"
 #include "base/util.h"
 #include "kernel/verbs.h"
 
@@ -142,12 +141,13 @@ struct reply {
 };
 
 /* A pod sees sysfs mounted in its own namespace: /sys/class/infiniband is
- * tagged by network namespace, and libibverbs reads pkeys there. */
+ * tagged by network namespace, and libibverbs reads pkeys there. Only the
+ * child switches, and it holds no kernel context (struct cni_sys) that could
+ * believe otherwise: it makes no netlink request. */
 static int enter(int netns_fd)
 {
 	if (setns(netns_fd, CLONE_NEWNET) < 0 || unshare(CLONE_NEWNS) < 0)
 		return -errno;
-	cni_netns_forget();
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0)
 		mount("sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
 	return 0;

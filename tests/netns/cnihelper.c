@@ -25,18 +25,23 @@
 #include "kernel/pci.h"
 #include "protocol/podres.h"
 #include "base/util.h"
+#include "kernel/sys.h"
+
+/* One kernel context for the process (each test runs in a fork of its own). */
+static struct cni_sys test_sys = CNI_SYS_INIT;
+static struct cni_sys *const sys = &test_sys;
 
 static int ifindex_of(const char *name)
 {
 	struct cni_link l;
-	int ret = cni_link_get(name, 0, &l);
+	int ret = cni_link_get(sys, name, 0, &l);
 
 	return ret ? ret : l.ifindex;
 }
 
 static int fail(int ret)
 {
-	const char *ack = cni_link_ext_ack();
+	const char *ack = cni_sys_ext_ack(sys);
 
 	printf("error %s%s%s\n", strerrorname_np(-ret) ? strerrorname_np(-ret) : "?",
 	       *ack ? ": " : "", ack);
@@ -46,7 +51,7 @@ static int fail(int ret)
 static int show(const char *name)
 {
 	struct cni_link l;
-	int ret = cni_link_get(name, 0, &l);
+	int ret = cni_link_get(sys, name, 0, &l);
 
 	if (ret)
 		return fail(ret);
@@ -329,16 +334,16 @@ static int run(int argc, char **argv)
 	if (!strcmp(op, "in-netns") && argc > 3) {
 		/* Look a link up from inside another namespace, then come back. */
 		struct cni_error err = {0};
-		_cleanup_close_ int fd = cni_netns_open(argv[2], &err);
+		_cleanup_close_ int fd = cni_netns_open(sys, argv[2], &err);
 		int saved = -1;
 
 		if (fd < 0)
 			return fd;
-		ret = cni_netns_enter(fd, &saved);
+		ret = cni_netns_enter(sys, fd, &saved);
 		if (ret)
 			return ret;
 		ret = show(argv[3]);
-		if (cni_netns_restore(&saved) || cni_netns_is_current(fd) == 1)
+		if (cni_netns_restore(sys, &saved) || cni_netns_is_current(sys, fd) == 1)
 			return -EIO;
 		return ret ? -ENODEV : 0;
 	}
@@ -346,24 +351,24 @@ static int run(int argc, char **argv)
 	if (idx < 0)
 		return idx;
 	if (!strcmp(op, "up") || !strcmp(op, "down"))
-		return cni_link_set_up(idx, !strcmp(op, "up"));
+		return cni_link_set_up(sys, idx, !strcmp(op, "up"));
 	if (argc < 4)
 		return -EINVAL;
 	if (!strcmp(op, "rename"))
-		return cni_link_rename(idx, argv[3]);
+		return cni_link_rename(sys, idx, argv[3]);
 	if (!strcmp(op, "mtu"))
 		return parse_u64(argv[3], 10, UINT32_MAX, &n)
-			   ?: cni_link_set_mtu(idx, (unsigned int)n);
+			   ?: cni_link_set_mtu(sys, idx, (unsigned int)n);
 	if (!strcmp(op, "mac")) {
 		unsigned char mac[6];
 
-		return parse_mac(argv[3], mac) ?: cni_link_set_mac(idx, mac, 6);
+		return parse_mac(argv[3], mac) ?: cni_link_set_mac(sys, idx, mac, 6);
 	}
 	if (!strcmp(op, "move")) {
 		struct cni_error err = {0};
-		_cleanup_close_ int fd = cni_netns_open(argv[3], &err);
+		_cleanup_close_ int fd = cni_netns_open(sys, argv[3], &err);
 
-		return fd < 0 ? fd : cni_link_move(idx, fd);
+		return fd < 0 ? fd : cni_link_move(sys, idx, fd);
 	}
 	if (!strcmp(op, "addr") || !strcmp(op, "unaddr") || !strcmp(op, "hasaddr")) {
 		struct cni_prefix p;
@@ -371,13 +376,13 @@ static int run(int argc, char **argv)
 		if (!cni_prefix_parse(argv[3], &p))
 			return -EINVAL;
 		if (!strcmp(op, "hasaddr")) {
-			ret = cni_link_has_addr(idx, &p);
+			ret = cni_link_has_addr(sys, idx, &p);
 			if (ret >= 0)
 				printf("%s\n", ret ? "yes" : "no");
 			return ret < 0 ? ret : 0;
 		}
-		return !strcmp(op, "addr") ? cni_link_addr_add(idx, &p)
-					   : cni_link_addr_del(idx, &p);
+		return !strcmp(op, "addr") ? cni_link_addr_add(sys, idx, &p)
+					   : cni_link_addr_del(sys, idx, &p);
 	}
 	if (!strcmp(op, "route") || !strcmp(op, "hasroute")) {
 		struct cni_route rt = {0};
@@ -392,17 +397,17 @@ static int run(int argc, char **argv)
 			rt.table = (int)n;
 		}
 		if (!strcmp(op, "hasroute")) {
-			ret = cni_link_has_route(idx, &rt);
+			ret = cni_link_has_route(sys, idx, &rt);
 			if (ret >= 0)
 				printf("%s\n", ret ? "yes" : "no");
 			return ret < 0 ? ret : 0;
 		}
-		return cni_link_route_add(idx, &rt);
+		return cni_link_route_add(sys, idx, &rt);
 	}
 	if (!strcmp(op, "vf-trust")) {
 		struct cni_vf vf = {.vf = 0, .mask = CNI_VF_TRUST, .trust = 1};
 
-		return cni_link_vf_set(idx, &vf);
+		return cni_link_vf_set(sys, idx, &vf);
 	}
 	return -EINVAL;
 }

@@ -36,12 +36,7 @@ static struct fake_link *by_index(int ifindex)
 	return NULL;
 }
 
-const char *cni_link_ext_ack(void)
-{
-	return "";
-}
-
-int cni_link_get(const char *name, int ifindex, struct cni_link *out)
+int cni_link_get(struct cni_sys *sys, const char *name, int ifindex, struct cni_link *out)
 {
 	for (int i = 0; i < fk.n; i++) {
 		struct fake_link *l = &fk.links[i];
@@ -70,7 +65,7 @@ int cni_link_get(const char *name, int ifindex, struct cni_link *out)
 	return -ENODEV;
 }
 
-int cni_link_set_up(int ifindex, bool up)
+int cni_link_set_up(struct cni_sys *sys, int ifindex, bool up)
 {
 	struct fake_link *l = by_index(ifindex);
 
@@ -79,26 +74,26 @@ int cni_link_set_up(int ifindex, bool up)
 	return changed() ?: (l->up = up, 0);
 }
 
-int cni_link_rename(int ifindex, const char *name)
+int cni_link_rename(struct cni_sys *sys, int ifindex, const char *name)
 {
 	struct fake_link *l = by_index(ifindex);
 	struct cni_link other;
 
 	if (!l)
 		return -ENODEV;
-	if (!cni_link_get(name, 0, &other) && other.ifindex != ifindex)
+	if (!cni_link_get(sys, name, 0, &other) && other.ifindex != ifindex)
 		return -EEXIST;
 	return changed() ?: (snprintf(l->name, sizeof(l->name), "%s", name), 0);
 }
 
-int cni_link_set_mtu(int ifindex, unsigned int mtu)
+int cni_link_set_mtu(struct cni_sys *sys, int ifindex, unsigned int mtu)
 {
 	struct fake_link *l = by_index(ifindex);
 
 	return !l ? -ENODEV : changed() ?: (l->mtu = mtu, 0);
 }
 
-int cni_link_set_mac(int ifindex, const unsigned char *mac, size_t len)
+int cni_link_set_mac(struct cni_sys *sys, int ifindex, const unsigned char *mac, size_t len)
 {
 	struct fake_link *l = by_index(ifindex);
 
@@ -107,7 +102,7 @@ int cni_link_set_mac(int ifindex, const unsigned char *mac, size_t len)
 	return changed() ?: (memcpy(l->mac, mac, len), l->mac_len = (unsigned int)len, 0);
 }
 
-int cni_link_move(int ifindex, int netns_fd)
+int cni_link_move(struct cni_sys *sys, int ifindex, int netns_fd)
 {
 	struct fake_link *l = by_index(ifindex);
 
@@ -128,7 +123,7 @@ static void spoil(struct fake_link *l)
 	l->n_altnames = 300;
 }
 
-int cni_link_move_named(int ifindex, int netns_fd, const char *name)
+int cni_link_move_named(struct cni_sys *sys, int ifindex, int netns_fd, const char *name)
 {
 	struct fake_link *l = by_index(ifindex);
 	int target = netns_fd == fk.pod_fd ? 1 : 0, ret;
@@ -149,7 +144,7 @@ int cni_link_move_named(int ifindex, int netns_fd, const char *name)
 	return 0;
 }
 
-int cni_link_altnames_clear(int ifindex)
+int cni_link_altnames_clear(struct cni_sys *sys, int ifindex)
 {
 	struct fake_link *l = by_index(ifindex);
 
@@ -159,7 +154,7 @@ int cni_link_altnames_clear(int ifindex)
 }
 
 /* One change per attribute that differs, as the real one sends them. */
-int cni_link_attrs_set(int ifindex, const struct cni_link_attrs *want,
+int cni_link_attrs_set(struct cni_sys *sys, int ifindex, const struct cni_link_attrs *want,
 		       const struct cni_link_attrs *cur, const char **what)
 {
 	static const size_t u32s[] = {
@@ -212,7 +207,8 @@ const char *cni_link_attr_name(uint32_t bit)
 	return bit == CNI_LINK_A_ALIAS ? "alias" : "attribute";
 }
 
-int cni_link_ipoib_add(int parent, const char *name, uint16_t pkey, uint16_t mode)
+int cni_link_ipoib_add(struct cni_sys *sys, int parent, const char *name, uint16_t pkey,
+		       uint16_t mode)
 {
 	struct fake_link *p = by_index(parent), *c;
 	int ret = changed();
@@ -231,29 +227,29 @@ int cni_link_ipoib_add(int parent, const char *name, uint16_t pkey, uint16_t mod
 	return 0;
 }
 
-int cni_link_delete(int ifindex)
+int cni_link_delete(struct cni_sys *sys, int ifindex)
 {
 	struct fake_link *l = by_index(ifindex);
 
 	return !l ? -ENODEV : changed() ?: (l->exists = false, 0);
 }
 
-int cni_link_addr_add(int ifindex, const struct cni_prefix *addr)
+int cni_link_addr_add(struct cni_sys *sys, int ifindex, const struct cni_prefix *addr)
 {
 	return changed();
 }
 
-int cni_link_route_add(int ifindex, const struct cni_route *rt)
+int cni_link_route_add(struct cni_sys *sys, int ifindex, const struct cni_route *rt)
 {
 	return changed();
 }
 
-int cni_link_has_addr(int ifindex, const struct cni_prefix *addr)
+int cni_link_has_addr(struct cni_sys *sys, int ifindex, const struct cni_prefix *addr)
 {
 	return 1;
 }
 
-int cni_link_has_route(int ifindex, const struct cni_route *rt)
+int cni_link_has_route(struct cni_sys *sys, int ifindex, const struct cni_route *rt)
 {
 	return 1;
 }
@@ -263,12 +259,12 @@ int cni_link_ipv6_enable(const char *name)
 	return 0;
 }
 
-int cni_link_wait_dad(int ifindex, unsigned int timeout_ms)
+int cni_link_wait_dad(struct cni_sys *sys, int ifindex, unsigned int timeout_ms)
 {
 	return 0;
 }
 
-int cni_link_vfs_get(int pf_ifindex, struct cni_vf **vfs, size_t *n)
+int cni_link_vfs_get(struct cni_sys *sys, int pf_ifindex, struct cni_vf **vfs, size_t *n)
 {
 	*vfs = calloc(FAKE_VFS, sizeof(**vfs));
 	if (!*vfs)
@@ -280,7 +276,7 @@ int cni_link_vfs_get(int pf_ifindex, struct cni_vf **vfs, size_t *n)
 	return 0;
 }
 
-int cni_link_vf_set(int pf_ifindex, const struct cni_vf *vf)
+int cni_link_vf_set(struct cni_sys *sys, int pf_ifindex, const struct cni_vf *vf)
 {
 	struct cni_vf *v = &fk.vfs[vf->vf];
 	int ret = changed();
@@ -308,12 +304,12 @@ int cni_link_vf_set(int pf_ifindex, const struct cni_vf *vf)
 	return 0;
 }
 
-int cni_announce(const struct cni_link *link)
+int cni_announce(struct cni_sys *sys, const struct cni_link *link)
 {
 	return 0;
 }
 
-int cni_netns_open(const char *path, struct cni_error *err)
+int cni_netns_open(struct cni_sys *sys, const char *path, struct cni_error *err)
 {
 	if (strcmp(path, "/pod"))
 		return cni_errorf(err, -ENOENT, CNI_ERR_INVALID_ENV, "cannot open CNI_NETNS", "%s",
@@ -322,14 +318,14 @@ int cni_netns_open(const char *path, struct cni_error *err)
 	return fk.pod_fd;
 }
 
-int cni_netns_enter(int fd, int *saved)
+int cni_netns_enter(struct cni_sys *sys, int fd, int *saved)
 {
 	*saved = 1000 + fk.ns;
 	fk.ns = fd == fk.pod_fd ? 1 : 0;
 	return 0;
 }
 
-int cni_netns_restore(int *saved)
+int cni_netns_restore(struct cni_sys *sys, int *saved)
 {
 	if (*saved >= 1000)
 		fk.ns = *saved - 1000;
@@ -337,20 +333,10 @@ int cni_netns_restore(int *saved)
 	return 0;
 }
 
-/* The fake's namespaces are a number; nothing here tracks a real one. */
-void cni_netns_forget(void)
-{
-}
-
 /* The host's namespace as a mover's target: any fd but the pod's. */
-int cni_netns_open_current(void)
+int cni_netns_open_current(struct cni_sys *sys)
 {
 	return open("/dev/null", O_RDONLY | O_CLOEXEC);
-}
-
-const char *cni_rdma_ext_ack(void)
-{
-	return "";
 }
 
 const char *cni_rdma_strerror(int ret)
@@ -358,7 +344,7 @@ const char *cni_rdma_strerror(int ret)
 	return strerror(-ret);
 }
 
-int cni_rdma_require_exclusive(struct cni_error *err, int code)
+int cni_rdma_require_exclusive(struct cni_sys *sys, struct cni_error *err, int code)
 {
 	return 0;
 }
@@ -366,7 +352,8 @@ int cni_rdma_require_exclusive(struct cni_error *err, int code)
 /* One RDMA device, mlx5_1 at index 5; a hostile pod renames it. */
 #define FAKE_RDMA_INDEX 5
 
-int cni_rdma_dev_get(const char *name, uint32_t index, struct cni_rdma_dev *dev)
+int cni_rdma_dev_get(struct cni_sys *sys, const char *name, uint32_t index,
+		     struct cni_rdma_dev *dev)
 {
 	const char *now = fk.rdma_renamed ? "pod0" : "mlx5_1";
 
@@ -379,7 +366,7 @@ int cni_rdma_dev_get(const char *name, uint32_t index, struct cni_rdma_dev *dev)
 	return 0;
 }
 
-int cni_rdma_move(uint32_t index, int netns_fd)
+int cni_rdma_move(struct cni_sys *sys, uint32_t index, int netns_fd)
 {
 	int ret;
 
@@ -395,7 +382,8 @@ int cni_rdma_move(uint32_t index, int netns_fd)
 
 /* As the real one: found in the pod by index (or name), moved back, then
  * confirmed on the host. */
-int cni_rdma_return(int pod_fd, const struct cni_rdma_ref *refs, size_t n, const char **failed)
+int cni_rdma_return(struct cni_sys *sys, int pod_fd, const struct cni_rdma_ref *refs, size_t n,
+		    const char **failed)
 {
 	struct cni_rdma_dev d;
 	int ret;
@@ -403,7 +391,8 @@ int cni_rdma_return(int pod_fd, const struct cni_rdma_ref *refs, size_t n, const
 	*failed = NULL;
 	for (size_t i = 0; i < n; i++) {
 		fk.ns = 1;
-		ret = cni_rdma_dev_get(refs[i].has_index ? NULL : refs[i].name, refs[i].index, &d);
+		ret = cni_rdma_dev_get(sys, refs[i].has_index ? NULL : refs[i].name, refs[i].index,
+				       &d);
 		fk.ns = 0;
 		if (ret)
 			continue;
@@ -416,7 +405,7 @@ int cni_rdma_return(int pod_fd, const struct cni_rdma_ref *refs, size_t n, const
 		fk.rdma_renamed = false;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (refs[i].has_index && cni_rdma_dev_get(NULL, refs[i].index, &d)) {
+		if (refs[i].has_index && cni_rdma_dev_get(sys, NULL, refs[i].index, &d)) {
 			*failed = refs[i].name;
 			return -ENXIO;
 		}

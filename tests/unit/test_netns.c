@@ -14,6 +14,11 @@
 #include "base/log.h"
 #include "kernel/netns.h"
 #include "base/util.h"
+#include "kernel/sys.h"
+
+/* One kernel context for the process (each test runs in a fork of its own). */
+static struct cni_sys test_sys = CNI_SYS_INIT;
+static struct cni_sys *const sys = &test_sys;
 
 /* Move the test process into a new network namespace (as root, or in a new
  * user namespace when unprivileged ones are allowed); false when neither. */
@@ -27,29 +32,29 @@ Test(netns, open_refuses_what_is_not_a_network_namespace, .timeout = 10)
 	char dir[64], fifo[96];
 	struct cni_error err = {0};
 
-	cr_assert_lt(cni_netns_open("/proc/self/ns/uts", &err), 0);
+	cr_assert_lt(cni_netns_open(sys, "/proc/self/ns/uts", &err), 0);
 	assert_cni_error(&err, 4, "CNI_NETNS is not a network namespace");
 	cr_assert_str_eq(err.details, "/proc/self/ns/uts refers to another kind of namespace");
 	memset(&err, 0, sizeof(err));
-	cr_assert_lt(cni_netns_open("/etc/hostname", &err), 0);
+	cr_assert_lt(cni_netns_open(sys, "/etc/hostname", &err), 0);
 	assert_cni_error(&err, 4, "CNI_NETNS is not a network namespace");
 	cr_assert_str_eq(err.details, "/etc/hostname is not a namespace file (nsfs)");
 	/* /proc/<pid>/ns itself is a directory on procfs, not nsfs. */
 	memset(&err, 0, sizeof(err));
-	cr_assert_lt(cni_netns_open("/proc/self/ns", &err), 0);
+	cr_assert_lt(cni_netns_open(sys, "/proc/self/ns", &err), 0);
 	assert_cni_error(&err, 4, "CNI_NETNS is not a network namespace");
 	memset(&err, 0, sizeof(err));
-	cr_assert_lt(cni_netns_open("/dev/zero", &err), 0);
+	cr_assert_lt(cni_netns_open(sys, "/dev/zero", &err), 0);
 	assert_cni_error(&err, 4, "CNI_NETNS is not a network namespace");
 	/* A FIFO with no writer: a blocking open would hang here for ever. */
 	make_tmpdir(dir, sizeof(dir));
 	snprintf(fifo, sizeof(fifo), "%s/ns", dir);
 	cr_assert_eq(mkfifo(fifo, 0600), 0);
 	memset(&err, 0, sizeof(err));
-	cr_assert_lt(cni_netns_open(fifo, &err), 0);
+	cr_assert_lt(cni_netns_open(sys, fifo, &err), 0);
 	assert_cni_error(&err, 4, "CNI_NETNS is not a network namespace");
 	memset(&err, 0, sizeof(err));
-	cr_assert_eq(cni_netns_open("/nonexistent/ns", &err), -ENOENT);
+	cr_assert_eq(cni_netns_open(sys, "/nonexistent/ns", &err), -ENOENT);
 	assert_cni_error(&err, 4, "cannot open CNI_NETNS");
 	rm_tree(dir);
 }
@@ -64,7 +69,7 @@ Test(netns, own_namespace_is_refused)
 		const char *p = i < 2 ? own[i] : path;
 		struct cni_error err = {0};
 
-		cr_assert_eq(cni_netns_open(p, &err), -EINVAL, "%s", p);
+		cr_assert_eq(cni_netns_open(sys, p, &err), -EINVAL, "%s", p);
 		assert_cni_error(&err, 4, "CNI_NETNS is the host network namespace");
 		cr_assert(strstr(err.details, "is the plugin's own network namespace"), "%s",
 			  err.details);
@@ -83,9 +88,9 @@ Test(netns, another_namespace_is_accepted)
 		cr_skip_test("no new network namespace here: covered by the netns tier");
 	/* The namespace we left is now "another" one: a pod's, seen from here. */
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", orig);
-	fd = cni_netns_open(path, &err);
+	fd = cni_netns_open(sys, path, &err);
 	cr_assert_geq(fd, 0, "%s: %s", err.msg, err.details);
-	cr_assert_eq(cni_netns_is_current(fd), 0);
+	cr_assert_eq(cni_netns_is_current(sys, fd), 0);
 	cr_assert(fcntl(fd, F_GETFD) & FD_CLOEXEC);
 	close(fd);
 }
@@ -103,7 +108,7 @@ static int pod_we_left(void)
 	if (!leave_netns())
 		cr_skip_test("no new network namespace here: covered by the netns tier");
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", orig);
-	pod = cni_netns_open(path, &err);
+	pod = cni_netns_open(sys, path, &err);
 	cr_assert_geq(pod, 0, "%s", err.details);
 	return pod;
 }
@@ -113,12 +118,12 @@ Test(netns, enter_and_restore)
 	_cleanup_close_ int pod = pod_we_left();
 	int saved = -1;
 
-	cr_assert_eq(cni_netns_enter(pod, &saved), 0);
+	cr_assert_eq(cni_netns_enter(sys, pod, &saved), 0);
 	cr_assert_geq(saved, 0);
-	cr_assert_eq(cni_netns_is_current(pod), 1);
-	cr_assert_eq(cni_netns_restore(&saved), 0);
+	cr_assert_eq(cni_netns_is_current(sys, pod), 1);
+	cr_assert_eq(cni_netns_restore(sys, &saved), 0);
 	cr_assert_eq(saved, -1);
-	cr_assert_eq(cni_netns_is_current(pod), 0);
+	cr_assert_eq(cni_netns_is_current(sys, pod), 0);
 }
 
 /* fd names the namespace the thread is in now. */
@@ -136,20 +141,20 @@ Test(netns, open_current_names_where_the_thread_is)
 	int saved = -1, fd, before = open_fds();
 
 	for (int i = 0; i < 3; i++) {
-		fd = cni_netns_open_current();
+		fd = cni_netns_open_current(sys);
 		cr_assert(same_ns_as_thread(fd), "at home");
 		cr_assert(fcntl(fd, F_GETFD) & FD_CLOEXEC);
 		close(fd);
-		cr_assert_eq(cni_netns_enter(pod, &saved), 0);
-		fd = cni_netns_open_current();
+		cr_assert_eq(cni_netns_enter(sys, pod, &saved), 0);
+		fd = cni_netns_open_current(sys);
 		cr_assert(same_ns_as_thread(fd), "in the pod");
-		cr_assert_eq(cni_netns_is_current(pod), 1);
+		cr_assert_eq(cni_netns_is_current(sys, pod), 1);
 		close(fd);
-		cr_assert_eq(cni_netns_restore(&saved), 0);
+		cr_assert_eq(cni_netns_restore(sys, &saved), 0);
 	}
 	/* The kept home fd (at most one) is all that stays open. */
 	cr_assert_leq(open_fds(), before + 1);
-	cr_assert_eq(cni_netns_is_current(pod), 0);
+	cr_assert_eq(cni_netns_is_current(sys, pod), 0);
 }
 
 /* What cni_netns_current says is what the kernel says, at every step. */
@@ -159,7 +164,7 @@ static void assert_tracked(const char *when)
 	dev_t dev;
 	ino_t ino;
 
-	cr_assert_eq(cni_netns_current(&dev, &ino), 0);
+	cr_assert_eq(cni_netns_current(sys, &dev, &ino), 0);
 	cr_assert_eq(stat("/proc/thread-self/ns/net", &st), 0);
 	cr_assert(dev == st.st_dev && ino == st.st_ino, "tracked namespace wrong %s", when);
 }
@@ -174,28 +179,28 @@ Test(netns, current_tracked_through_nested_entries)
 	assert_tracked("at start");
 	if (!leave_netns())
 		cr_skip_test("no new network namespace here: covered by the netns tier");
-	/* unshare() is a switch not made through netns.c: say so. */
-	cni_netns_forget();
+	/* unshare() is a switch not made through netns.c: a fresh context. */
+	cni_sys_close(sys);
 	assert_tracked("after unshare");
 	b = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	cr_assert(leave_netns());
-	cni_netns_forget();
+	cni_sys_close(sys);
 	c = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	cr_assert(b >= 0 && c >= 0);
-	cr_assert_eq(cni_netns_enter(a, &s1), 0);
+	cr_assert_eq(cni_netns_enter(sys, a, &s1), 0);
 	assert_tracked("in a");
-	cr_assert_eq(cni_netns_enter(b, &s2), 0);
+	cr_assert_eq(cni_netns_enter(sys, b, &s2), 0);
 	assert_tracked("in b, from a");
-	cr_assert_eq(cni_netns_enter(c, &s3), 0);
+	cr_assert_eq(cni_netns_enter(sys, c, &s3), 0);
 	assert_tracked("in c, from b");
-	cr_assert_eq(cni_netns_restore(&s3), 0);
+	cr_assert_eq(cni_netns_restore(sys, &s3), 0);
 	assert_tracked("back in b");
-	cr_assert_eq(cni_netns_restore(&s2), 0);
+	cr_assert_eq(cni_netns_restore(sys, &s2), 0);
 	assert_tracked("back in a");
-	cr_assert_eq(cni_netns_restore(&s1), 0);
+	cr_assert_eq(cni_netns_restore(sys, &s1), 0);
 	assert_tracked("back in c");
 	/* A failed entry changes nothing. */
-	cr_assert_lt(cni_netns_enter(-1, &s1), 0);
+	cr_assert_lt(cni_netns_enter(sys, -1, &s1), 0);
 	assert_tracked("after a failed entry");
 }
 
@@ -208,36 +213,36 @@ Test(netns, outermost_entries_return_where_the_thread_was)
 	cr_assert_geq(pod, 0);
 	if (!leave_netns())
 		cr_skip_test("no new network namespace here: covered by the netns tier");
-	cni_netns_forget();
+	cni_sys_close(sys);
 	assert_tracked("after unshare");
 	one = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	/* The namespace returned to is kept open once, not per entry. */
-	cr_assert_eq(cni_netns_enter(pod, &saved), 0);
-	cr_assert_eq(cni_netns_restore(&saved), 0);
+	cr_assert_eq(cni_netns_enter(sys, pod, &saved), 0);
+	cr_assert_eq(cni_netns_restore(sys, &saved), 0);
 	fds = open_fds();
 	for (int i = 0; i < 20; i++) {
-		cr_assert_eq(cni_netns_enter(pod, &saved), 0);
-		cr_assert_eq(cni_netns_is_current(pod), 1);
-		cr_assert_eq(cni_netns_restore(&saved), 0);
-		cr_assert_eq(cni_netns_is_current(one), 1, "entry %d returned elsewhere", i);
+		cr_assert_eq(cni_netns_enter(sys, pod, &saved), 0);
+		cr_assert_eq(cni_netns_is_current(sys, pod), 1);
+		cr_assert_eq(cni_netns_restore(sys, &saved), 0);
+		cr_assert_eq(cni_netns_is_current(sys, one), 1, "entry %d returned elsewhere", i);
 	}
 	cr_assert_eq(open_fds(), fds, "an fd per entry");
-	/* Moved on (a switch not made here): the kept one is not where the
-	 * thread is, so an entry saves the namespace it really leaves. */
+	/* Moved on (a switch not made here), with a fresh context: an entry
+	 * saves the namespace it really leaves. */
 	cr_assert(leave_netns());
-	cni_netns_forget();
+	cni_sys_close(sys);
 	two = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	assert_tracked("moved on"); /* known again, and not the kept one */
-	cr_assert_eq(cni_netns_enter(pod, &saved), 0);
-	cr_assert_eq(cni_netns_restore(&saved), 0);
-	cr_assert_eq(cni_netns_is_current(two), 1,
+	assert_tracked("moved on");
+	cr_assert_eq(cni_netns_enter(sys, pod, &saved), 0);
+	cr_assert_eq(cni_netns_restore(sys, &saved), 0);
+	cr_assert_eq(cni_netns_is_current(sys, two), 1,
 		     "returned to the kept namespace, not the one left");
 	assert_tracked("back in the second");
 }
 
-/* The tracking holds only if every switch goes through netns.c: a setns()
- * or unshare() anywhere else must tell it (cni_netns_forget), as verbs.c's
- * child does. Checked on the sources, next to the fixtures. */
+/* The tracking in struct cni_sys holds only if every switch goes through
+ * netns.c: the one setns() elsewhere is verbs.c's child, which holds no
+ * context. Checked on the sources, next to the fixtures. */
 Test(netns, switches_only_where_tracked)
 {
 	static const char *const dirs[] = {"cni/base", "cni/kernel", "cni/state", "cni/protocol",
@@ -260,7 +265,7 @@ Test(netns, switches_only_where_tracked)
 				continue;
 			if (!strstr(src, "setns(") && !strstr(src, "unshare("))
 				continue;
-			cr_assert(!strcmp(base, "verbs.c") && strstr(src, "cni_netns_forget()"),
+			cr_assert(!strcmp(base, "verbs.c"),
 				  "%s switches namespaces outside cni/kernel/netns.c",
 				  g.gl_pathv[i]);
 		}
@@ -293,7 +298,7 @@ Test(netns, failed_return_is_fatal_with_code_100)
 		dup2(pipefd[1], STDOUT_FILENO);
 		dup2(open("/dev/null", O_WRONLY), STDERR_FILENO);
 		cni_die_set_printer(die_print_plain);
-		cni_netns_restore(&saved);
+		cni_netns_restore(sys, &saved);
 		_exit(0); /* reached only if the failure went unnoticed */
 	}
 	close(pipefd[1]);

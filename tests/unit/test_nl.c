@@ -17,6 +17,11 @@
 #include "kernel/link.h"
 #include "kernel/netns.h"
 #include "kernel/nl.h"
+#include "kernel/sys.h"
+
+/* One kernel context for the process (each test runs in a fork of its own). */
+static struct cni_sys test_sys = CNI_SYS_INIT;
+static struct cni_sys *const sys = &test_sys;
 
 static struct nl_msg *crafted(int type, uint32_t seq, uint32_t port, uint32_t sender)
 {
@@ -59,8 +64,8 @@ static void private_netns(void)
 		cr_skip_test("no network namespace of our own (%s): the netns tier runs "
 			     "ib-sriov in one",
 			     strerror(errno));
-	/* A switch made outside cni_netns_enter/restore. */
-	cni_netns_forget();
+	/* A switch made outside cni_netns_enter/restore: a fresh context. */
+	cni_sys_close(sys);
 }
 
 struct forger {
@@ -128,8 +133,8 @@ Test(nl, forged_link_reply_and_ack_are_not_heard)
 	struct nl_msg *link, *ack;
 
 	private_netns();
-	cr_assert_eq(cni_link_get("lo", 0, &lo), 0);
-	sk = cni_nl_sock(NETLINK_ROUTE);
+	cr_assert_eq(cni_link_get(sys, "lo", 0, &lo), 0);
+	sk = cni_nl_sock(sys, NETLINK_ROUTE);
 	cr_assert_not_null(sk, "the socket used above is kept");
 	f = forger_for(sk);
 	link = forged_link();
@@ -138,7 +143,7 @@ Test(nl, forged_link_reply_and_ack_are_not_heard)
 
 	cr_assert_eq(forge(&f, link, seq), 0, "CAP_NET_ADMIN lets the forger reach our port");
 	cr_assert_eq(forge(&f, ack, seq), 0);
-	cr_assert_eq(cni_link_get("lo", 0, &lo), 0);
+	cr_assert_eq(cni_link_get(sys, "lo", 0, &lo), 0);
 	cr_assert_eq(lo.mtu, 65536, "the kernel's lo, not the forged MTU %u", lo.mtu);
 	nlmsg_free(link);
 	nlmsg_free(ack);
@@ -153,13 +158,13 @@ Test(nl, forged_error_is_not_heard)
 	struct nl_msg *err;
 
 	private_netns();
-	cr_assert_eq(cni_link_get("lo", 0, &lo), 0);
-	sk = cni_nl_sock(NETLINK_ROUTE);
+	cr_assert_eq(cni_link_get(sys, "lo", 0, &lo), 0);
+	sk = cni_nl_sock(sys, NETLINK_ROUTE);
 	f = forger_for(sk);
 	err = forged_error(-EPERM);
 	cr_assert_eq(forge(&f, err, next_seq(sk)), 0);
-	cr_assert_eq(cni_link_set_up(lo.ifindex, true), 0, "the forged EPERM was ignored");
-	cr_assert_eq(cni_link_get(NULL, lo.ifindex, &lo), 0);
+	cr_assert_eq(cni_link_set_up(sys, lo.ifindex, true), 0, "the forged EPERM was ignored");
+	cr_assert_eq(cni_link_get(sys, NULL, lo.ifindex, &lo), 0);
 	cr_assert(lo.flags & IFF_UP, "and the kernel really did it");
 	nlmsg_free(err);
 	close(f.fd);
@@ -173,12 +178,12 @@ Test(nl, forged_done_does_not_end_a_dump)
 	struct nl_msg *done;
 
 	private_netns();
-	cr_assert_eq(cni_link_set_up(1, true), 0, "lo up gains 127.0.0.1/8");
-	sk = cni_nl_sock(NETLINK_ROUTE);
+	cr_assert_eq(cni_link_set_up(sys, 1, true), 0, "lo up gains 127.0.0.1/8");
+	sk = cni_nl_sock(sys, NETLINK_ROUTE);
 	f = forger_for(sk);
 	done = nlmsg_alloc_simple(NLMSG_DONE, NLM_F_MULTI);
 	cr_assert_eq(forge(&f, done, next_seq(sk)), 0);
-	cr_assert_eq(cni_link_has_addr(1, &lo4), 1, "the whole dump was read");
+	cr_assert_eq(cni_link_has_addr(sys, 1, &lo4), 1, "the whole dump was read");
 	nlmsg_free(done);
 	close(f.fd);
 }
@@ -195,8 +200,8 @@ Test(nl, kernel_notification_with_our_seq_is_not_a_reply)
 	uint32_t seq;
 
 	private_netns();
-	cr_assert_eq(cni_link_set_up(1, true), 0);
-	sk = cni_nl_sock(NETLINK_ROUTE);
+	cr_assert_eq(cni_link_set_up(sys, 1, true), 0);
+	sk = cni_nl_sock(sys, NETLINK_ROUTE);
 	cr_assert_eq(nl_socket_add_membership(sk, RTNLGRP_IPV4_IFADDR), 0);
 	f = forger_for(sk);
 	seq = next_seq(sk);
@@ -215,7 +220,7 @@ Test(nl, kernel_notification_with_our_seq_is_not_a_reply)
 		    0);
 		nlmsg_free(msg);
 	}
-	cr_assert_eq(cni_link_has_addr(1, &gone), 0, "the notification was not a reply");
+	cr_assert_eq(cni_link_has_addr(sys, 1, &gone), 0, "the notification was not a reply");
 	close(f.fd);
 }
 
@@ -228,33 +233,67 @@ Test(nl, stale_kernel_reply_is_not_heard)
 	struct nl_msg *old;
 
 	private_netns();
-	cr_assert_eq(cni_link_get("lo", 0, &lo), 0);
-	sk = cni_nl_sock(NETLINK_ROUTE);
+	cr_assert_eq(cni_link_get(sys, "lo", 0, &lo), 0);
+	sk = cni_nl_sock(sys, NETLINK_ROUTE);
 	old = nlmsg_alloc_simple(RTM_GETLINK, NLM_F_REQUEST | NLM_F_ACK);
 	struct ifinfomsg ifi = {.ifi_index = 9999};
 
 	cr_assert_eq(nlmsg_append(old, &ifi, sizeof(ifi), NLMSG_ALIGNTO), 0);
 	nlmsg_hdr(old)->nlmsg_seq = 3;
 	cr_assert_gt(nl_send(sk, old), 0, "its ENODEV is now queued");
-	cr_assert_eq(cni_link_get("lo", 0, &lo), 0);
+	cr_assert_eq(cni_link_get(sys, "lo", 0, &lo), 0);
 	cr_assert_eq(lo.ifindex, 1);
 	nlmsg_free(old);
 }
 
+/* Contexts share nothing, and closing one releases all it kept: its
+ * sockets and the home namespace fd. */
+Test(nl, contexts_are_independent_and_close_everything)
+{
+	struct cni_sys a = CNI_SYS_INIT, b = CNI_SYS_INIT;
+	int before = open_fds();
+	struct nl_sock *sa, *sb;
+	struct cni_link lo;
+
+	cr_assert_eq(cni_link_get(&a, "lo", 0, &lo), 0);
+	sa = cni_nl_sock(&a, NETLINK_ROUTE);
+	sb = cni_nl_sock(&b, NETLINK_ROUTE);
+	cr_assert(sa && sb && sa != sb, "a socket per context");
+	cr_assert_eq(cni_link_get(&a, "nonexistent0", 0, &lo), -ENODEV);
+	cr_assert_gt(open_fds(), before);
+	cni_sys_close(&a);
+	cni_sys_close(&b);
+	cr_assert_eq(open_fds(), before, "sockets and the home fd closed");
+	cr_assert_eq(a.home, -1);
+	cr_assert_str_empty(cni_sys_ext_ack(&a));
+}
+
 Test(nl, one_socket_per_namespace)
 {
+	_cleanup_close_ int host_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	_cleanup_close_ int pod_fd = -1;
 	struct cni_link lo;
 	struct nl_sock *host, *pod;
+	int saved = -1;
 
-	cr_assert_eq(cni_link_get("lo", 0, &lo), 0);
-	host = cni_nl_sock(NETLINK_ROUTE);
-	cr_assert_eq(cni_link_get("lo", 0, &lo), 0);
-	cr_assert_eq(cni_nl_sock(NETLINK_ROUTE), host, "reused in the same namespace");
-	private_netns();
-	pod = cni_nl_sock(NETLINK_ROUTE);
+	cr_assert_geq(host_fd, 0);
+	cr_assert_eq(cni_link_get(sys, "lo", 0, &lo), 0);
+	host = cni_nl_sock(sys, NETLINK_ROUTE);
+	cr_assert_eq(cni_link_get(sys, "lo", 0, &lo), 0);
+	cr_assert_eq(cni_nl_sock(sys, NETLINK_ROUTE), host, "reused in the same namespace");
+	if (unshare(CLONE_NEWNET) < 0 && unshare(CLONE_NEWUSER | CLONE_NEWNET) < 0)
+		cr_skip_test("no network namespace of our own (%s)", strerror(errno));
+	pod_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	cr_assert_geq(pod_fd, 0);
+	/* Back where the context believes we are, then in through it. */
+	cr_assert_eq(setns(host_fd, CLONE_NEWNET), 0);
+	cr_assert_eq(cni_netns_enter(sys, pod_fd, &saved), 0);
+	pod = cni_nl_sock(sys, NETLINK_ROUTE);
 	cr_assert_not_null(pod);
 	cr_assert_neq(pod, host, "a namespace of its own gets a socket of its own");
-	cni_nl_sock_close_all();
+	cr_assert_eq(cni_netns_restore(sys, &saved), 0);
+	cr_assert_eq(cni_nl_sock(sys, NETLINK_ROUTE), host, "the host's again after the return");
+	cni_sys_close(sys);
 }
 
 /* Entering a pod and coming back: each request goes to the namespace the
@@ -267,25 +306,25 @@ Test(nl, requests_follow_enter_and_restore)
 	int saved = -1;
 
 	cr_assert_geq(host, 0);
-	cr_assert_eq(cni_link_get("lo", 0, &lo), 0);
+	cr_assert_eq(cni_link_get(sys, "lo", 0, &lo), 0);
 	if (!(lo.flags & IFF_UP))
 		cr_skip_test("lo is down here: nothing tells the namespaces apart");
 	private_netns();
 	pod = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	cr_assert_geq(pod, 0);
-	cr_assert_eq(cni_netns_enter(host, &saved), 0);
+	cr_assert_eq(cni_netns_enter(sys, host, &saved), 0);
 	for (int round = 0; round < 2; round++) {
 		int back = -1;
 
-		cr_assert_eq(cni_link_get("lo", 0, &lo), 0);
+		cr_assert_eq(cni_link_get(sys, "lo", 0, &lo), 0);
 		cr_assert(lo.flags & IFF_UP, "round %d: asked the host", round);
-		cr_assert_eq(cni_netns_enter(pod, &back), 0);
-		cr_assert_eq(cni_link_get("lo", 0, &lo), 0);
+		cr_assert_eq(cni_netns_enter(sys, pod, &back), 0);
+		cr_assert_eq(cni_link_get(sys, "lo", 0, &lo), 0);
 		cr_assert(!(lo.flags & IFF_UP), "round %d: asked the pod", round);
-		cr_assert_eq(cni_netns_restore(&back), 0);
+		cr_assert_eq(cni_netns_restore(sys, &back), 0);
 	}
-	cr_assert_eq(cni_netns_restore(&saved), 0);
-	cr_assert_eq(cni_link_get("lo", 0, &lo), 0);
+	cr_assert_eq(cni_netns_restore(sys, &saved), 0);
+	cr_assert_eq(cni_link_get(sys, "lo", 0, &lo), 0);
 	cr_assert(!(lo.flags & IFF_UP), "back in the private namespace");
-	cni_nl_sock_close_all();
+	cni_sys_close(sys);
 }

@@ -10,6 +10,11 @@
 #include "helpers.h"
 #include "kernel/rdma.h"
 #include <rdma/rdma_netlink.h>
+#include "kernel/sys.h"
+
+/* One kernel context for the process (each test runs in a fork of its own). */
+static struct cni_sys test_sys = CNI_SYS_INIT;
+static struct cni_sys *const sys = &test_sys;
 
 static void header(struct nl_msg *msg, unsigned int len, unsigned int type, unsigned int flags)
 {
@@ -113,12 +118,12 @@ Test(rdma, no_subsystem_here_is_named)
 {
 	bool exclusive;
 	struct cni_error err = {0};
-	int ret = cni_rdma_get_netns_mode(&exclusive);
+	int ret = cni_rdma_get_netns_mode(sys, &exclusive);
 
 	if (ret == 0)
 		cr_skip_test("this kernel has RDMA: the vm tier covers it");
 	cr_assert_eq(ret, -EPROTONOSUPPORT);
-	cr_assert_lt(cni_rdma_require_exclusive(&err, 50), 0);
+	cr_assert_lt(cni_rdma_require_exclusive(sys, &err, 50), 0);
 	assert_cni_error(&err, 50, "cannot read the RDMA netns mode");
 	cr_assert_str_eq(err.details, "the kernel has no RDMA subsystem (is ib_core loaded?)");
 }

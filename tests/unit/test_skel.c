@@ -44,10 +44,11 @@ static int add_errno(struct cni_ctx *ctx)
 
 static int add_lost_netns(struct cni_ctx *ctx)
 {
+	_cleanup_sys_ struct cni_sys sys = CNI_SYS_INIT;
 	/* A saved "host" namespace that setns cannot return to. */
 	int saved = open("/dev/null", O_RDONLY);
 
-	cni_netns_restore(&saved);
+	cni_netns_restore(&sys, &saved);
 	return 0;
 }
 
