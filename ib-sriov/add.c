@@ -76,19 +76,6 @@ static int resolve_device(struct add *a)
 	return 0;
 }
 
-/* The PF's link (its index, type), read once. */
-int ibsriov_pf_link(struct add *a)
-{
-	if (a->pf.ifindex)
-		return 0;
-	if (cni_link_get(a->sys, a->pci.pf_netdev, 0, &a->pf))
-		return cni_errorf(
-		    &a->ctx->err, -ENODEV, CNI_ERR_DEVICE, "the VF's PF has no netdev",
-		    "PF %s of %s: the PF driver must be loaded", a->pci.pf_addr, a->conf.device);
-	a->rec.pf_ifindex = a->pf.ifindex;
-	return 0;
-}
-
 /* The PF's and the VF's netdevs as they are now, under the VF lock (fresh:
  * sysfs read again when an earlier attempt was just undone). */
 static int resolve_links(struct add *a, bool fresh)

@@ -122,49 +122,6 @@ int ibsriov_vf_restore(struct cni_sys *sys, const struct ibsriov_record *r, cons
 	return ret;
 }
 
-/* Is l the recorded VF (or its IPoIB child), and not something a pod built
- * to look like it? The kernel's parent device cannot be forged; without it
- * (a virtual VF, or a kernel before 5.16) the recorded ifindex and kind
- * must match. pod: l was found in the pod's netns. */
-bool ibsriov_vf_is_ours(const struct ibsriov_record *r, const struct cni_link *l, bool pod)
-{
-	if (*l->parent_bus) {
-		if (strcmp(l->parent_bus, "pci") || strcmp(l->parent_dev, r->device))
-			return false;
-		/* An IPoIB child (ours, or one the pod made) shares the VF's
-		 * parent: in the pod the recorded index tells them apart. */
-		return !pod || !r->pod_ifindex || l->ifindex == r->pod_ifindex;
-	}
-	if (!((r->pod_ifindex && l->ifindex == r->pod_ifindex) ||
-	      (!pod && r->orig_ifindex && l->ifindex == r->orig_ifindex)))
-		return false;
-	/* A virtual VF (the simulated node's veth) also keeps its peer on the
-	 * host: one made in the pod has its peer beside it, not elsewhere. */
-	if (pod && r->iflink && r->iflink != r->orig_ifindex &&
-	    (l->iflink != r->iflink || !l->iflink_elsewhere))
-		return false;
-	/* 0.x records did not keep the kind. */
-	return r->version < 2 || !strcmp(l->kind, r->link_kind);
-}
-
-int ibsriov_open_pod(struct cni_sys *sys, const struct ibsriov_record *r, int *fd,
-		     struct cni_error *err)
-{
-	struct cni_error scratch = {0};
-
-	*fd = -1;
-	if (!r->netns || !*r->netns)
-		return 0;
-	*fd = cni_netns_open(sys, r->netns, &scratch);
-	if (*fd >= 0)
-		return 0;
-	if (*fd == -ENOENT) {
-		*fd = -1;
-		return 0; /* the pod is gone: the kernel took the VF back */
-	}
-	return cni_error_adopt(err, &scratch, *fd);
-}
-
 /* The RDMA devices that rdmaIsolation moved, back from the pod: by index
  * (a pod may rename them), by name for a record of an older build. */
 static int rdma_release(struct cni_sys *sys, const struct ibsriov_record *r, struct cni_error *err)

@@ -176,3 +176,16 @@ int ibsriov_vf_mac_follow(struct add *a)
 		return fail(a, ret, CNI_ERR_INTERNAL, "cannot set the VF netdev's MAC", a->vf.name);
 	return cni_link_get(a->sys, NULL, a->vf.ifindex, &a->vf);
 }
+
+/* The PF's link (its index, type), read once. */
+int ibsriov_pf_link(struct add *a)
+{
+	if (a->pf.ifindex)
+		return 0;
+	if (cni_link_get(a->sys, a->pci.pf_netdev, 0, &a->pf))
+		return cni_errorf(
+		    &a->ctx->err, -ENODEV, CNI_ERR_DEVICE, "the VF's PF has no netdev",
+		    "PF %s of %s: the PF driver must be loaded", a->pci.pf_addr, a->conf.device);
+	a->rec.pf_ifindex = a->pf.ifindex;
+	return 0;
+}

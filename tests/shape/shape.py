@@ -129,8 +129,11 @@ def check_objects(objdir, problems):
     objdir = os.path.abspath(objdir)
     for d, _, files in os.walk(objdir):
         for f in files:
-            if f.endswith('.o') and f != 'verbs-static.o':
-                objs.append(os.path.join(d, f))
+            o = os.path.join(d, f)
+            src = os.path.join(ROOT, os.path.relpath(o, objdir))[:-2] + '.c'
+            # Objects of sources that no longer exist are a stale build's.
+            if f.endswith('.o') and f != 'verbs-static.o' and os.path.exists(src):
+                objs.append(o)
     defined, used = {}, {}
     for o in objs:
         owner, _, rel = module_of(o)
