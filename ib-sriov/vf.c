@@ -178,15 +178,17 @@ int ibsriov_release_locked(struct cni_sys *sys, struct ibsriov_record *r, struct
 int ibsriov_release(struct cni_sys *sys, struct ibsriov_record *r, struct cni_error *err)
 {
 	const char *what;
-	int ret = ibsriov_netdev_leave(sys, r, err) ?: rdma_release(sys, r, err);
+	int ret = ibsriov_netdev_leave(sys, r, err);
 
+	if (!ret)
+		ret = rdma_release(sys, r, err);
 	if (ret)
 		return ret;
 	ret = ibsriov_vf_restore(sys, r, &what);
 	if (ret)
 		return cni_errorf(err, ret, CNI_ERR_DEVICE,
 				  "cannot restore the VF's settings on its PF",
-				  "PF %s VF %d refused %s: %s %s", r->pf, r->vf, what ?: "?",
+				  "PF %s VF %d refused %s: %s %s", r->pf, r->vf, what ? what : "?",
 				  strerror(-ret), cni_sys_ext_ack(sys));
 	ret = ibsriov_netdev_restore(sys, r, err);
 	if (ret)

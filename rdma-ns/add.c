@@ -55,9 +55,10 @@ static int validate(struct cni_sys *sys, struct cni_ctx *ctx, int *pod,
 		    char name[RDMANS_NAME_MAX + 1], struct rdmans_record *rec)
 {
 	char dev[RDMANS_DEV_MAX];
-	int n, ret = rdmans_args(ctx, true)
-			 ?: rdmans_configured_device(ctx->conf, dev, NULL, &ctx->err);
+	int n, ret = rdmans_args(ctx, true);
 
+	if (!ret)
+		ret = rdmans_configured_device(ctx->conf, dev, NULL, &ctx->err);
 	if (ret)
 		return ret;
 	if (!ctx->conf->prev_result)
@@ -96,8 +97,11 @@ int rdmans_add(struct cni_ctx *ctx)
 	struct cni_error undo = {0};
 	int ret;
 
-	ret = validate(&sys, ctx, &pod, name, &rec) ?: rdmans_require_exclusive(&sys, ctx, false) ?:
-	      resolve_all(&sys, ctx, &rec);
+	ret = validate(&sys, ctx, &pod, name, &rec);
+	if (!ret)
+		ret = rdmans_require_exclusive(&sys, ctx, false);
+	if (!ret)
+		ret = resolve_all(&sys, ctx, &rec);
 	if (ret)
 		return ret;
 	/* The record first: whatever happens next, DEL knows what to undo. */

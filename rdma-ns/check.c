@@ -44,7 +44,9 @@ int rdmans_check(struct cni_ctx *ctx)
 	_cleanup_close_ int pod = -1;
 	int ret;
 
-	ret = rdmans_args(ctx, true) ?: rdmans_ctx_record_name(ctx, fresh);
+	ret = rdmans_args(ctx, true);
+	if (!ret)
+		ret = rdmans_ctx_record_name(ctx, fresh);
 	if (ret)
 		return ret;
 	pod = cni_netns_open(&sys, ctx->env.netns, &ctx->err);

@@ -40,7 +40,10 @@ def sources():
 def strip(text):
     """Comments, strings and character constants blanked (lines kept)."""
     def blank(m):
-        return re.sub(r'[^\n]', ' ', m.group(0))
+        t = m.group(0)
+        if t[0] in '"\'':  # a literal stays a token: `c ? "" : x` is no "?:"
+            return t[0] + '_' * (len(t) - 2) + t[-1]
+        return re.sub(r'[^\n]', ' ', t)
     return re.sub(r'/\*.*?\*/|//[^\n]*|"(\\.|[^"\\\n])*"|\'(\\.|[^\'\\\n])*\'', blank, text,
                   flags=re.S)
 
