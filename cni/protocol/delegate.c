@@ -261,7 +261,7 @@ static _Noreturn void serve_builtin(const struct delegate_req *rq, pid_t parent,
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(127);
 	setpgid(0, 0);
-	status = cni_run_builtin(rq->b->plugin, rq->env, rq->cmd, rq->conf, &o);
+	status = rq->b->serve(rq->b->plugin, rq->env, rq->cmd, rq->conf, &o);
 	if (status < 0)
 		status = 1;
 	if (o) {
@@ -376,7 +376,7 @@ static int run_inline(const struct cni_builtin *b, const struct cni_env *env,
 	int status;
 
 	log_debug("delegating %s to %s (built in)", cni_command_str(cmd), b->type);
-	status = cni_run_builtin(b->plugin, env, cmd, conf, &o);
+	status = b->serve(b->plugin, env, cmd, conf, &o);
 	if (status < 0)
 		return cni_errorf(err, status, CNI_ERR_DELEGATE, "delegated plugin failed",
 				  "%s: %s", b->type, strerror(-status));
