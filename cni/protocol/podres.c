@@ -332,7 +332,9 @@ static int call(struct conn *c, struct call *k, char *path, const uint8_t *req, 
 
 	k->req = req;
 	k->req_len = len;
-	ret = submit(c, k, path) ?: exchange(c, k);
+	ret = submit(c, k, path);
+	if (!ret)
+		ret = exchange(c, k);
 	if (ret == -ETIMEDOUT)
 		return whyf(c, ret, "no answer to %s in time", path);
 	if (ret == -EMSGSIZE)
@@ -369,9 +371,10 @@ static int ask_list(struct conn *c, const char *ns, const char *name,
 	struct call k = {0};
 	const uint8_t *msg;
 	size_t len, mlen;
-	int ret =
-	    cni_podres_list_request(&req, &len) ?: call(c, &k, path_list, req, len, &msg, &mlen);
+	int ret = cni_podres_list_request(&req, &len);
 
+	if (!ret)
+		ret = call(c, &k, path_list, req, len, &msg, &mlen);
 	if (!ret) {
 		ret = cni_podres_decode_list(msg, mlen, ns, name, out);
 		if (ret)
