@@ -125,8 +125,7 @@ int ibsriov_gc(struct cni_ctx *ctx)
 int ibsriov_status(struct cni_ctx *ctx)
 {
 	bool rdma = false;
-	int ret =
-	    cni_json_bool(ctx->conf->root, "rdmaIsolation", "rdmaIsolation", &rdma, &ctx->err);
+	int ret = cni_json_bool(ctx->conf->root, "rdmaIsolation", NULL, &rdma, &ctx->err);
 
 	if (ret && ret != -ENOENT)
 		return ret;
