@@ -135,4 +135,3 @@ int ipam_resolv_conf(const char *path, struct cni_dns *dns, struct cni_error *er
 	}
 	return 0;
 }
-

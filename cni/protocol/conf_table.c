@@ -74,8 +74,8 @@ int cni_conf_load(const struct cni_conf_load *l, const struct cni_conf_key *keys
 	return 0;
 }
 
-int cni_conf_string(struct json_object *obj, const char *prefix, const char *key,
-		    const char **out, struct cni_error *err)
+int cni_conf_string(struct json_object *obj, const char *prefix, const char *key, const char **out,
+		    struct cni_error *err)
 {
 	char buf[128];
 	int ret = cni_json_string(obj, key, where_of(prefix, key, buf, sizeof(buf)), out, err);

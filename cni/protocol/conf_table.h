@@ -14,10 +14,10 @@
 
 enum cni_key_type {
 	CNI_KEY_STRING, /* const char *, borrowed; absent: NULL */
-	CNI_KEY_BOOL,   /* bool; absent: untouched */
-	CNI_KEY_INT,    /* int64_t from min to max; absent: untouched */
+	CNI_KEY_BOOL,	/* bool; absent: untouched */
+	CNI_KEY_INT,	/* int64_t from min to max; absent: untouched */
 	CNI_KEY_OBJECT, /* struct json_object *, borrowed; absent: untouched */
-	CNI_KEY_ARRAY,  /* struct json_object *, borrowed; absent: untouched */
+	CNI_KEY_ARRAY,	/* struct json_object *, borrowed; absent: untouched */
 	CNI_KEY_CUSTOM, /* parse() decides, the value as found (NULL: absent) */
 };
 
@@ -44,16 +44,36 @@ struct cni_conf_key {
 };
 
 /* Table entries, by type: the key and offsetof the field it lands in. */
-#define CNI_CONF_STR(k, at) {.key = (k), .type = CNI_KEY_STRING, .off = (at)}
-#define CNI_CONF_BOOL(k, at) {.key = (k), .type = CNI_KEY_BOOL, .off = (at)}
+#define CNI_CONF_STR(k, at)                                                                        \
+	{                                                                                          \
+		.key = (k), .type = CNI_KEY_STRING, .off = (at)                                    \
+	}
+#define CNI_CONF_BOOL(k, at)                                                                       \
+	{                                                                                          \
+		.key = (k), .type = CNI_KEY_BOOL, .off = (at)                                      \
+	}
 #define CNI_CONF_INT(k, at, lo, hi)                                                                \
-	{.key = (k), .type = CNI_KEY_INT, .off = (at), .min = (lo), .max = (hi)}
-#define CNI_CONF_OBJ(k, at) {.key = (k), .type = CNI_KEY_OBJECT, .off = (at)}
-#define CNI_CONF_ARR(k, at) {.key = (k), .type = CNI_KEY_ARRAY, .off = (at)}
+	{                                                                                          \
+		.key = (k), .type = CNI_KEY_INT, .off = (at), .min = (lo), .max = (hi)             \
+	}
+#define CNI_CONF_OBJ(k, at)                                                                        \
+	{                                                                                          \
+		.key = (k), .type = CNI_KEY_OBJECT, .off = (at)                                    \
+	}
+#define CNI_CONF_ARR(k, at)                                                                        \
+	{                                                                                          \
+		.key = (k), .type = CNI_KEY_ARRAY, .off = (at)                                     \
+	}
 /* A key that needs its own logic: fn(l, f) with f->at the field at. */
-#define CNI_CONF_PARSE(k, at, fn) {.key = (k), .type = CNI_KEY_CUSTOM, .off = (at), .parse = (fn)}
+#define CNI_CONF_PARSE(k, at, fn)                                                                  \
+	{                                                                                          \
+		.key = (k), .type = CNI_KEY_CUSTOM, .off = (at), .parse = (fn)                     \
+	}
 /* A check of what the entries before it filled. */
-#define CNI_CONF_STEP(fn) {.type = CNI_KEY_CUSTOM, .parse = (fn)}
+#define CNI_CONF_STEP(fn)                                                                          \
+	{                                                                                          \
+		.type = CNI_KEY_CUSTOM, .parse = (fn)                                              \
+	}
 
 /* What is loaded: keys looked up in obj (NULL: all absent), named in
  * messages under prefix (NULL at the top), landing in dst; arg is for the
@@ -76,8 +96,8 @@ int cni_conf_load(const struct cni_conf_load *l, const struct cni_conf_key *keys
 
 /* The string key of obj named under prefix: absent is NULL and 0; another
  * type or an escaped NUL is code 7 naming "prefix.key". */
-int cni_conf_string(struct json_object *obj, const char *prefix, const char *key,
-		    const char **out, struct cni_error *err);
+int cni_conf_string(struct json_object *obj, const char *prefix, const char *key, const char **out,
+		    struct cni_error *err);
 
 /* Which of spellings[0..n) s is (exact match): its index, or -EINVAL with code
  * 7 "\"where\" is \"s\"; it must be \"a\", \"b\" or \"c\"". */
