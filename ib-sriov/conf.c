@@ -11,59 +11,42 @@
 #include "guid.h"
 #include "ibsriov.h"
 #include "base/json.h"
+#include "protocol/conf_table.h"
 
 /* Code 7 with details naming the key and the fix (checked as printf). */
 #define bad(ctx, ...)                                                                              \
 	cni_errorf(&(ctx)->err, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid configuration",          \
 		   __VA_ARGS__)
 
-/* A string key that is absent (NULL), or present and a string. */
-static int str(struct cni_ctx *ctx, struct json_object *o, const char *key, const char *where,
-	       const char **out)
-{
-	int ret = cni_json_string(o, key, where, out, &ctx->err);
+/* What the table fills: the configuration, and the raw values of the keys
+ * that are checked together. */
+struct load {
+	struct ibsriov_conf c;
+	struct cni_ctx *ctx;
+	bool lenient;
+	const char *dev, *bus, *proto, *app;
+	int64_t vlan, qos, min, max, mtu;
+};
 
-	if (ret == -ENOENT) {
-		*out = NULL;
-		return 0;
-	}
-	return ret;
+#define AT(field) offsetof(struct load, field)
+
+static struct load *loaded(const struct cni_conf_load *l)
+{
+	return l->dst;
 }
 
-static int on_off(struct cni_ctx *ctx, const char *key, uint32_t *out, uint32_t *mask, uint32_t bit)
+static int device(const struct cni_conf_load *l, const struct cni_conf_field *f)
 {
-	const char *v;
-	int ret = str(ctx, ctx->conf->root, key, key, &v);
+	struct load *ld = loaded(l);
+	struct cni_ctx *ctx = ld->ctx;
+	struct ibsriov_conf *c = &ld->c;
+	const char *dev = ld->dev, *bus = ld->bus;
 
-	if (ret || !v)
-		return ret;
-	/* sriov-cni takes anything but "on" as off: a typo would turn spoof
-	 * checking off. The operators render "on" and "off" only (the SR-IOV
-	 * Network Operator's enum); "" is left as the VF has it. */
-	if (!*v) {
-		log_info("\"%s\" is empty: the VF's setting is left as it is", key);
-		return 0;
-	}
-	if (strcmp(v, "on") && strcmp(v, "off"))
-		return bad(ctx, "\"%s\" is \"%s\"; it must be \"on\" or \"off\"", key, v);
-	*out = !strcmp(v, "on");
-	*mask |= bit;
-	return 0;
-}
-
-static int device(struct cni_ctx *ctx, struct ibsriov_conf *c, bool lenient)
-{
-	const char *dev, *bus;
-	int ret = str(ctx, ctx->conf->root, "deviceID", "deviceID", &dev)
-		      ?: str(ctx, ctx->conf->root, "pciBusID", "pciBusID", &bus);
-
-	if (ret)
-		return ret;
 	if (!dev || !*dev)
 		dev = bus;
-	if (lenient && (!dev || !cni_pci_addr_parse(dev, c->device))) {
+	if (ld->lenient && (!dev || !cni_pci_addr_parse(dev, c->device))) {
 		c->device[0] = '\0';
-		return 0;
+		return CNI_CONF_DONE;
 	}
 	if (!dev || !*dev)
 		return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG,
@@ -81,22 +64,30 @@ static int device(struct cni_ctx *ctx, struct ibsriov_conf *c, bool lenient)
 				   "\"pciBusID\" (%s) and \"deviceID\" (%s) name different devices",
 				   bus, dev);
 	}
+	/* DEL and GC read the device only. */
+	if (ld->lenient)
+		return CNI_CONF_DONE;
 	return 0;
 }
 
 /* runtimeConfig.infinibandGUID, else args.cni.guid, else a top-level guid. */
-static int guid(struct cni_ctx *ctx, struct ibsriov_conf *c)
+static int guid(const struct cni_conf_load *l, const struct cni_conf_field *f)
 {
 	static const char *const from[] = {"runtimeConfig.infinibandGUID", "args.cni.guid", "guid"};
+	static const char *const keys[] = {"infinibandGUID", "guid", "guid"};
+	struct load *ld = loaded(l);
+	struct cni_ctx *ctx = ld->ctx;
+	struct ibsriov_conf *c = &ld->c;
 	struct json_object *obj[] = {ctx->conf->runtime_config, ctx->conf->args_cni,
 				     ctx->conf->root};
-	static const char *const keys[] = {"infinibandGUID", "guid", "guid"};
 	const char *v = NULL;
 	int ret;
 
 	for (size_t i = 0; i < 3 && !v; i++) {
-		ret = str(ctx, obj[i], keys[i], from[i], &v);
-		if (ret)
+		ret = cni_json_string(obj[i], keys[i], from[i], &v, &ctx->err);
+		if (ret == -ENOENT)
+			v = NULL;
+		else if (ret)
 			return ret;
 		if (v && !*v)
 			v = NULL;
@@ -116,139 +107,171 @@ static int guid(struct cni_ctx *ctx, struct ibsriov_conf *c)
 	return 0;
 }
 
-static int link_state(struct cni_ctx *ctx, struct ibsriov_conf *c)
+static int pkey(const struct cni_conf_load *l, const struct cni_conf_field *f)
 {
-	static const struct {
-		const char *name;
-		uint32_t state;
-	} states[] = {{"auto", IFLA_VF_LINK_STATE_AUTO},
-		      {"enable", IFLA_VF_LINK_STATE_ENABLE},
-		      {"disable", IFLA_VF_LINK_STATE_DISABLE}};
+	struct ibsriov_conf *c = &loaded(l)->c;
 	const char *v;
-	int ret = str(ctx, ctx->conf->root, "link_state", "link_state", &v);
+	int ret = cni_conf_string(l->obj, l->prefix, f->k->key, &v, l->err);
 
-	if (ret || !v)
+	if (ret || !v || !*v)
 		return ret;
-	for (size_t i = 0; i < ARRAY_SIZE(states); i++) {
-		if (!strcmp(v, states[i].name)) {
-			c->vf.link_state = states[i].state;
-			c->vf.mask |= CNI_VF_LINK_STATE;
-			return 0;
-		}
-	}
-	return bad(ctx, "\"link_state\" is \"%s\"; it must be \"auto\", \"enable\" or \"disable\"",
-		   v);
-}
-
-static int flags(struct cni_ctx *ctx, struct ibsriov_conf *c)
-{
-	static const struct {
-		const char *key;
-		size_t off;
-	} keys[] = {
-	    {"ibKubernetesEnabled", offsetof(struct ibsriov_conf, ib_kubernetes)},
-	    {"rdmaIsolation", offsetof(struct ibsriov_conf, rdma_isolation)},
-	    {"vfioPciMode", offsetof(struct ibsriov_conf, vfio)},
-	    {"pkeyEnforce", offsetof(struct ibsriov_conf, pkey_enforce)},
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
-		int ret = cni_json_bool(ctx->conf->root, keys[i].key, keys[i].key,
-					(bool *)((char *)c + keys[i].off), &ctx->err);
-
-		if (ret && ret != -ENOENT)
-			return ret;
-	}
+	/* As in ib-sriov-cni, the key is for ib-kubernetes (which programs the
+	 * subnet manager); only pkeyEnforce makes the plugin act on it. A key
+	 * that can never be valid is refused either way: ib-kubernetes would
+	 * fail on it later, far from the NAD that holds it. */
+	if (!ibsriov_pkey_parse(v, &c->pkey))
+		return bad(loaded(l)->ctx,
+			   "\"pkey\" is \"%s\"; it must be a partition key like \"0x8001\" "
+			   "(hex or decimal, 15-bit key plus the membership bit, not 0)",
+			   v);
+	c->has_pkey = true;
 	return 0;
 }
 
-static int ethernet(struct cni_ctx *ctx, struct ibsriov_conf *c)
+static int link_state(const struct cni_conf_load *l, const struct cni_conf_field *f)
 {
-	const char *mac = NULL, *proto = NULL;
-	struct json_object *root = ctx->conf->root;
-	int64_t vlan = -1, qos = -1, min = -1, max = -1, mtu = 0;
+	static const char *const names[] = {"auto", "enable", "disable"};
+	static const uint32_t states[] = {IFLA_VF_LINK_STATE_AUTO, IFLA_VF_LINK_STATE_ENABLE,
+					  IFLA_VF_LINK_STATE_DISABLE};
+	struct ibsriov_conf *c = &loaded(l)->c;
+	const char *v;
+	int ret = cni_conf_string(l->obj, l->prefix, f->k->key, &v, l->err);
+
+	if (ret || !v)
+		return ret;
+	ret = cni_conf_spelling(f->where, v, names, ARRAY_SIZE(names), l->err);
+	if (ret < 0)
+		return ret;
+	c->vf.link_state = states[ret];
+	c->vf.mask |= CNI_VF_LINK_STATE;
+	return 0;
+}
+
+/* MAC: runtimeConfig.mac, else CNI_ARGS MAC=, else "mac". */
+static int mac(const struct cni_conf_load *l, const struct cni_conf_field *f)
+{
+	struct load *ld = loaded(l);
+	struct cni_ctx *ctx = ld->ctx;
+	struct ibsriov_conf *c = &ld->c;
+	const char *v = NULL;
 	int ret;
 
-	/* MAC: runtimeConfig.mac, else CNI_ARGS MAC=, else "mac". */
 	c->mac_from = "runtimeConfig.mac";
-	ret = str(ctx, ctx->conf->runtime_config, "mac", "runtimeConfig.mac", &mac);
-	if (!ret && !mac && (mac = cni_args_get(&ctx->args, "MAC")))
+	ret = cni_conf_string(ctx->conf->runtime_config, "runtimeConfig", "mac", &v, &ctx->err);
+	if (!ret && !v && (v = cni_args_get(&ctx->args, "MAC")))
 		c->mac_from = "CNI_ARGS MAC";
-	if (!ret && !mac) {
+	if (!ret && !v) {
 		c->mac_from = "mac";
-		ret = str(ctx, root, "mac", "mac", &mac);
+		ret = cni_conf_string(ctx->conf->root, NULL, c->mac_from, &v, &ctx->err);
 	}
-	if (ret)
+	if (ret || !v || !*v)
 		return ret;
-	if (mac && *mac) {
-		if (!ibsriov_mac_parse(mac, c->vf.mac))
-			return bad(
-			    ctx,
-			    "\"mac\" is \"%s\"; it must be a unicast MAC like 02:00:00:00:00:01",
-			    mac);
-		c->vf.mask |= CNI_VF_MAC;
-		c->has_mac = true;
+	if (!ibsriov_mac_parse(v, c->vf.mac))
+		return bad(ctx,
+			   "\"mac\" is \"%s\"; it must be a unicast MAC like 02:00:00:00:00:01", v);
+	c->vf.mask |= CNI_VF_MAC;
+	c->has_mac = true;
+	return 0;
+}
+
+static int vlan(const struct cni_conf_load *l, const struct cni_conf_field *f)
+{
+	struct load *ld = loaded(l);
+	struct cni_vf *vf = &ld->c.vf;
+	const char *proto = ld->proto;
+
+	if ((ld->qos >= 0 || proto) && ld->vlan < 0)
+		return bad(ld->ctx, "\"vlanQoS\" and \"vlanProto\" need \"vlan\"");
+	if (ld->vlan < 0)
+		return 0;
+	vf->mask |= CNI_VF_VLAN;
+	vf->vlan = (uint32_t)ld->vlan;
+	vf->qos = 0;
+	if (ld->qos > 0)
+		vf->qos = (uint32_t)ld->qos;
+	vf->vlan_proto = ETH_P_8021Q;
+	if (proto && !strcasecmp(proto, "802.1ad"))
+		vf->vlan_proto = ETH_P_8021AD;
+	else if (proto && strcasecmp(proto, "802.1q"))
+		return bad(ld->ctx, "\"vlanProto\" is \"%s\"; it must be \"802.1q\" or \"802.1ad\"",
+			   proto);
+	if (ld->vlan == 0 && (ld->qos > 0 || vf->vlan_proto != ETH_P_8021Q))
+		return bad(ld->ctx, "\"vlan\" 0 takes no \"vlanQoS\" or \"vlanProto\"");
+	return 0;
+}
+
+static int on_off(const struct cni_conf_load *l, const struct cni_conf_field *f, uint32_t bit)
+{
+	static const char *const names[] = {"on", "off"};
+	struct cni_vf *vf = &loaded(l)->c.vf;
+	const char *v;
+	int ret = cni_conf_string(l->obj, l->prefix, f->k->key, &v, l->err);
+
+	if (ret || !v)
+		return ret;
+	/* sriov-cni takes anything but "on" as off: a typo would turn spoof
+	 * checking off. The operators render "on" and "off" only (the SR-IOV
+	 * Network Operator's enum); "" is left as the VF has it. */
+	if (!*v) {
+		log_info("\"%s\" is empty: the VF's setting is left as it is", f->where);
+		return 0;
 	}
-	ret = cni_json_int(root, "vlan", "vlan", 0, 4094, &vlan, &ctx->err);
-	if (ret && ret != -ENOENT)
+	ret = cni_conf_spelling(f->where, v, names, ARRAY_SIZE(names), l->err);
+	if (ret < 0)
 		return ret;
-	ret = cni_json_int(root, "vlanQoS", "vlanQoS", 0, 7, &qos, &ctx->err);
-	if (ret && ret != -ENOENT)
-		return ret;
-	ret = str(ctx, root, "vlanProto", "vlanProto", &proto);
-	if (ret)
-		return ret;
-	if ((qos >= 0 || proto) && vlan < 0)
-		return bad(ctx, "\"vlanQoS\" and \"vlanProto\" need \"vlan\"");
-	if (vlan >= 0) {
-		c->vf.mask |= CNI_VF_VLAN;
-		c->vf.vlan = (uint32_t)vlan;
-		c->vf.qos = qos > 0 ? (uint32_t)qos : 0;
-		c->vf.vlan_proto = ETH_P_8021Q;
-		if (proto && !strcasecmp(proto, "802.1ad"))
-			c->vf.vlan_proto = ETH_P_8021AD;
-		else if (proto && strcasecmp(proto, "802.1q"))
-			return bad(ctx,
-				   "\"vlanProto\" is \"%s\"; it must be \"802.1q\" or \"802.1ad\"",
-				   proto);
-		if (vlan == 0 && (qos > 0 || c->vf.vlan_proto != ETH_P_8021Q))
-			return bad(ctx, "\"vlan\" 0 takes no \"vlanQoS\" or \"vlanProto\"");
-	}
-	ret = on_off(ctx, "spoofchk", &c->vf.spoofchk, &c->vf.mask, CNI_VF_SPOOFCHK)
-		  ?: on_off(ctx, "trust", &c->vf.trust, &c->vf.mask, CNI_VF_TRUST);
-	if (ret)
-		return ret;
-	ret = cni_json_int(root, "min_tx_rate", "min_tx_rate", 0, UINT32_MAX, &min, &ctx->err);
-	if (ret && ret != -ENOENT)
-		return ret;
-	ret = cni_json_int(root, "max_tx_rate", "max_tx_rate", 0, UINT32_MAX, &max, &ctx->err);
-	if (ret && ret != -ENOENT)
-		return ret;
-	if (min >= 0 || max >= 0) {
-		if (min > 0 && max > 0 && min > max)
-			return bad(ctx, "\"min_tx_rate\" (%s) is above \"max_tx_rate\" (%s)",
-				   json_object_get_string(cni_json_get(root, "min_tx_rate")),
-				   json_object_get_string(cni_json_get(root, "max_tx_rate")));
-		c->vf.mask |= CNI_VF_RATE;
-		c->vf.min_tx_rate = min > 0 ? (uint32_t)min : 0;
-		c->vf.max_tx_rate = max > 0 ? (uint32_t)max : 0;
-	}
-	ret = cni_json_int(root, "mtu", "mtu", 68, 65535, &mtu, &ctx->err);
-	if (ret && ret != -ENOENT)
-		return ret;
-	c->mtu = (unsigned int)mtu;
+	*(uint32_t *)f->at = ret == 0;
+	vf->mask |= bit;
+	return 0;
+}
+
+static int spoofchk(const struct cni_conf_load *l, const struct cni_conf_field *f)
+{
+	return on_off(l, f, CNI_VF_SPOOFCHK);
+}
+
+static int trust(const struct cni_conf_load *l, const struct cni_conf_field *f)
+{
+	return on_off(l, f, CNI_VF_TRUST);
+}
+
+static int rate(const struct cni_conf_load *l, const struct cni_conf_field *f)
+{
+	struct load *ld = loaded(l);
+	struct cni_vf *vf = &ld->c.vf;
+	struct json_object *root = l->obj;
+
+	if (ld->min < 0 && ld->max < 0)
+		return 0;
+	if (ld->min > 0 && ld->max > 0 && ld->min > ld->max)
+		return bad(ld->ctx, "\"min_tx_rate\" (%s) is above \"max_tx_rate\" (%s)",
+			   json_object_get_string(cni_json_get(root, "min_tx_rate")),
+			   json_object_get_string(cni_json_get(root, "max_tx_rate")));
+	vf->mask |= CNI_VF_RATE;
+	vf->min_tx_rate = 0;
+	if (ld->min > 0)
+		vf->min_tx_rate = (uint32_t)ld->min;
+	vf->max_tx_rate = 0;
+	if (ld->max > 0)
+		vf->max_tx_rate = (uint32_t)ld->max;
 	return 0;
 }
 
 /* One wait key: at most the node's maxWaitMs (a NAD never widens it; the
  * default is lowered to it), else code 7 naming the key and the cap. */
-static int wait_key(struct cni_ctx *ctx, const char *key, unsigned int def, unsigned int *out)
+static int wait_key(const struct cni_conf_load *l, const struct cni_conf_field *f, unsigned int def)
 {
-	const struct cni_nodeconf *node = ctx->node ? ctx->node : cni_nodeconf_defaults();
+	struct cni_ctx *ctx = loaded(l)->ctx;
+	const struct cni_nodeconf *node = ctx->node;
+	unsigned int *out = f->at;
 	int64_t v;
-	int ret = cni_json_int(ctx->conf->root, key, key, 0, 600000, &v, &ctx->err);
+	int ret;
 
-	*out = def < node->max_wait_ms ? def : node->max_wait_ms;
+	if (!node)
+		node = cni_nodeconf_defaults();
+	ret = cni_json_int(l->obj, f->k->key, f->where, 0, 600000, &v, l->err);
+	*out = def;
+	if (node->max_wait_ms < def)
+		*out = node->max_wait_ms;
 	if (ret == -ENOENT)
 		return 0;
 	if (ret)
@@ -258,36 +281,101 @@ static int wait_key(struct cni_ctx *ctx, const char *key, unsigned int def, unsi
 				  "invalid configuration",
 				  "\"%s\" is %" PRId64 "; this node allows waits of at most %u ms "
 				  "(\"maxWaitMs\" in %s)",
-				  key, v, node->max_wait_ms, CNI_NODECONF_PATH);
+				  f->where, v, node->max_wait_ms, CNI_NODECONF_PATH);
 	*out = (unsigned int)v;
 	return 0;
 }
 
-static int waits(struct cni_ctx *ctx, struct ibsriov_conf *c)
+static int netdev_wait(const struct cni_conf_load *l, const struct cni_conf_field *f)
 {
-	return wait_key(ctx, "netdevWaitMs", IBSRIOV_NETDEV_WAIT_MS, &c->netdev_wait_ms)
-		   ?: wait_key(ctx, "pkeyWaitMs", IBSRIOV_PKEY_WAIT_MS, &c->pkey_wait_ms);
+	return wait_key(l, f, IBSRIOV_NETDEV_WAIT_MS);
 }
 
-static int pkey(struct cni_ctx *ctx, struct ibsriov_conf *c)
+static int pkey_wait(const struct cni_conf_load *l, const struct cni_conf_field *f)
 {
-	const char *v;
-	int ret = str(ctx, ctx->conf->root, "pkey", "pkey", &v);
+	return wait_key(l, f, IBSRIOV_PKEY_WAIT_MS);
+}
 
-	if (ret || !v || !*v)
-		return ret;
-	/* As in ib-sriov-cni, the key is for ib-kubernetes (which programs the
-	 * subnet manager); only pkeyEnforce makes the plugin act on it. A key
-	 * that can never be valid is refused either way: ib-kubernetes would
-	 * fail on it later, far from the NAD that holds it. */
-	if (!ibsriov_pkey_parse(v, &c->pkey))
+static int dns(const struct cni_conf_load *l, const struct cni_conf_field *f)
+{
+	struct load *ld = loaded(l);
+
+	/* Set here: the keys after the MTU are the waits and checks. */
+	ld->c.mtu = (unsigned int)ld->mtu;
+	return ibsriov_conf_dns(ld->ctx, NULL);
+}
+
+static int ipam_type(const struct cni_conf_load *l, const struct cni_conf_field *f)
+{
+	struct cni_ctx *ctx = loaded(l)->ctx;
+
+	if (ctx->conf->ipam_type && strchr(ctx->conf->ipam_type, '/'))
 		return bad(ctx,
-			   "\"pkey\" is \"%s\"; it must be a partition key like \"0x8001\" "
-			   "(hex or decimal, 15-bit key plus the membership bit, not 0)",
-			   v);
-	c->has_pkey = true;
+			   "\"ipam.type\" is \"%s\"; it must be a plugin name found on CNI_PATH",
+			   ctx->conf->ipam_type);
 	return 0;
 }
+
+static int ib_kubernetes(const struct cni_conf_load *l, const struct cni_conf_field *f)
+{
+	struct load *ld = loaded(l);
+	struct cni_ctx *ctx = ld->ctx;
+	const char *app = NULL;
+	int ret;
+
+	if (!ld->c.ib_kubernetes)
+		return 0;
+	ret = cni_conf_string(ctx->conf->args_cni, "args.cni", "mellanox.infiniband.app", &app,
+			      &ctx->err);
+	if (ret)
+		return ret;
+	if (!app || strcmp(app, "configured"))
+		return cni_errorf(
+		    &ctx->err, -EAGAIN, CNI_ERR_TRY_AGAIN,
+		    "InfiniBand status \"mellanox.infiniband.app\" is not \"configured\"",
+		    "ibKubernetesEnabled is set: ib-kubernetes must add the pod's GUID to "
+		    "the "
+		    "partition first; check that ib-kubernetes is running");
+	if (!ld->c.has_guid)
+		return cni_errorf(
+		    &ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG,
+		    "GUID must be provided by ib-kubernetes",
+		    "ibKubernetesEnabled is set but neither runtimeConfig.infinibandGUID "
+		    "nor args.cni.guid carries a GUID");
+	return 0;
+}
+
+/* ib-sriov's keys, in the order they are checked (the first failure is the
+ * one reported). Unknown keys and CNI_ARGS are ignored, as ib-sriov-cni
+ * ignores them. */
+static const struct cni_conf_key keys[] = {
+    CNI_CONF_STR("deviceID", AT(dev)),
+    CNI_CONF_STR("pciBusID", AT(bus)),
+    CNI_CONF_STEP(device),
+    CNI_CONF_STEP(guid),
+    CNI_CONF_BOOL("ibKubernetesEnabled", AT(c.ib_kubernetes)),
+    CNI_CONF_BOOL("rdmaIsolation", AT(c.rdma_isolation)),
+    CNI_CONF_BOOL("vfioPciMode", AT(c.vfio)),
+    CNI_CONF_BOOL("pkeyEnforce", AT(c.pkey_enforce)),
+    CNI_CONF_PARSE("pkey", AT(c.pkey), pkey),
+    CNI_CONF_PARSE("link_state", AT(c.vf.link_state), link_state),
+    CNI_CONF_STEP(mac),
+    CNI_CONF_INT("vlan", AT(vlan), 0, 4094),
+    CNI_CONF_INT("vlanQoS", AT(qos), 0, 7),
+    CNI_CONF_STR("vlanProto", AT(proto)),
+    CNI_CONF_STEP(vlan),
+    CNI_CONF_PARSE("spoofchk", AT(c.vf.spoofchk), spoofchk),
+    CNI_CONF_PARSE("trust", AT(c.vf.trust), trust),
+    CNI_CONF_INT("min_tx_rate", AT(min), 0, UINT32_MAX),
+    CNI_CONF_INT("max_tx_rate", AT(max), 0, UINT32_MAX),
+    CNI_CONF_STEP(rate),
+    CNI_CONF_INT("mtu", AT(mtu), 68, 65535),
+    CNI_CONF_PARSE("netdevWaitMs", AT(c.netdev_wait_ms), netdev_wait),
+    CNI_CONF_PARSE("pkeyWaitMs", AT(c.pkey_wait_ms), pkey_wait),
+    CNI_CONF_STEP(dns),
+    CNI_CONF_STEP(ipam_type),
+    CNI_CONF_STEP(ib_kubernetes),
+};
 
 int ibsriov_conf_dns(struct cni_ctx *ctx, struct cni_result **out)
 {
@@ -320,40 +408,11 @@ int ibsriov_conf_dns(struct cni_ctx *ctx, struct cni_result **out)
 
 int ibsriov_conf_load(struct cni_ctx *ctx, struct ibsriov_conf *c, bool lenient)
 {
-	const char *app = NULL;
-	int ret;
+	struct load ld = {
+	    .ctx = ctx, .lenient = lenient, .vlan = -1, .qos = -1, .min = -1, .max = -1};
+	struct cni_conf_load l = {.obj = ctx->conf->root, .dst = &ld, .err = &ctx->err};
+	int ret = cni_conf_load(&l, keys, ARRAY_SIZE(keys));
 
-	memset(c, 0, sizeof(*c));
-	ret = device(ctx, c, lenient);
-	if (ret || lenient)
-		return ret;
-	/* Unknown CNI_ARGS are ignored, as ib-sriov-cni ignores them all. */
-	ret = guid(ctx, c) ?: flags(ctx, c) ?: pkey(ctx, c) ?: link_state(ctx, c) ?:
-	      ethernet(ctx, c) ?: waits(ctx, c) ?: ibsriov_conf_dns(ctx, NULL);
-	if (ret)
-		return ret;
-	if (ctx->conf->ipam_type && strchr(ctx->conf->ipam_type, '/'))
-		return bad(ctx,
-			   "\"ipam.type\" is \"%s\"; it must be a plugin name found on CNI_PATH",
-			   ctx->conf->ipam_type);
-	if (c->ib_kubernetes) {
-		ret = str(ctx, ctx->conf->args_cni, "mellanox.infiniband.app",
-			  "args.cni.mellanox.infiniband.app", &app);
-		if (ret)
-			return ret;
-		if (!app || strcmp(app, "configured"))
-			return cni_errorf(
-			    &ctx->err, -EAGAIN, CNI_ERR_TRY_AGAIN,
-			    "InfiniBand status \"mellanox.infiniband.app\" is not \"configured\"",
-			    "ibKubernetesEnabled is set: ib-kubernetes must add the pod's GUID to "
-			    "the "
-			    "partition first; check that ib-kubernetes is running");
-		if (!c->has_guid)
-			return cni_errorf(
-			    &ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG,
-			    "GUID must be provided by ib-kubernetes",
-			    "ibKubernetesEnabled is set but neither runtimeConfig.infinibandGUID "
-			    "nor args.cni.guid carries a GUID");
-	}
-	return 0;
+	*c = ld.c;
+	return ret;
 }

@@ -28,14 +28,11 @@ int ibsriov_del(struct cni_ctx *ctx)
 {
 	_cleanup_sys_ struct cni_sys sys = CNI_SYS_INIT;
 	struct ibsriov_record rec;
-	struct ibsriov_conf conf;
 	int ret, ipam_ret = 0;
 
 	/* DEL must work with whatever it is given: only the attachment's
-	 * tuple is needed to find the record. */
-	ibsriov_conf_load(ctx, &conf, true);
-	cni_error_clear(&ctx->err);
-	/* IPAM DEL always runs, netns or record or not. */
+	 * tuple is needed to find the record, so ib-sriov's own keys are not
+	 * read. IPAM DEL always runs, netns or record or not. */
 	if (ctx->conf->ipam_type && *ctx->conf->ipam_type)
 		ipam_ret = cni_ipam_run(&ctx->env, ctx->conf, CNI_CMD_DEL, &ctx->err);
 	ret = ibsriov_record_find(ctx->env.containerid, ctx->env.ifname, ctx->env.netns, &rec);

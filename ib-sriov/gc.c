@@ -128,8 +128,7 @@ int ibsriov_status(struct cni_ctx *ctx)
 {
 	_cleanup_sys_ struct cni_sys sys = CNI_SYS_INIT;
 	bool rdma = false;
-	int ret =
-	    cni_json_bool(ctx->conf->root, "rdmaIsolation", "rdmaIsolation", &rdma, &ctx->err);
+	int ret = cni_json_bool(ctx->conf->root, "rdmaIsolation", NULL, &rdma, &ctx->err);
 
 	if (ret && ret != -ENOENT)
 		return ret;

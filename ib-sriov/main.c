@@ -49,6 +49,7 @@ static const struct cni_builtin host_local = {
     .type = "ib-host-local",
     .plugin = &ipam_plugin,
     .id = &ipam_build_id,
+    .serve = cni_run_builtin,
     /* Leases reached from /var/lib/cni without crossing a mount are on the
      * filesystem ib-sriov keeps its own records on (IBSRIOV_STATE_DIR) and
      * are served here; anything else in a child under the deadline. */

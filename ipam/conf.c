@@ -14,6 +14,7 @@
 #include "base/json.h"
 #include "state/state.h"
 #include "base/util.h"
+#include "protocol/conf_table.h"
 
 void ipam_conf_free(struct ipam_conf *c)
 {
@@ -88,9 +89,11 @@ static int requested_ips(struct cni_ctx *ctx, struct ipam_conf *c)
 	ip = cni_args_get(&ctx->args, "IP");
 	if (ip && (ret = add_requested(c, ip, "CNI_ARGS IP", &ctx->err)))
 		return ret;
-	return add_requested_list(c, ctx->conf->args_cni, "args.cni.ips", &ctx->err)
-		   ?: add_requested_list(c, ctx->conf->runtime_config, "runtimeConfig.ips",
+	ret = add_requested_list(c, ctx->conf->args_cni, "args.cni.ips", &ctx->err);
+	if (!ret)
+		ret = add_requested_list(c, ctx->conf->runtime_config, "runtimeConfig.ips",
 					 &ctx->err);
+	return ret;
 }
 
 static struct ipam_rangeset *new_set(struct ipam_conf *c)
@@ -169,38 +172,7 @@ static int parse_sets(struct ipam_conf *c, struct json_object *sets, const char 
 	return 0;
 }
 
-static int ranges(struct cni_ctx *ctx, struct json_object *ipam, struct ipam_conf *c)
-{
-	struct json_object *list;
-	const char *subnet = NULL;
-	int ret;
-
-	/* runtimeConfig.ipRanges first, then the legacy range, then "ranges". */
-	list = cni_json_get(ctx->conf->runtime_config, "ipRanges");
-	if (list && (ret = parse_sets(c, list, "runtimeConfig.ipRanges", &ctx->err)))
-		return ret;
-	ret = cni_json_string(ipam, "subnet", "ipam.subnet", &subnet, &ctx->err);
-	if (ret && ret != -ENOENT)
-		return ret;
-	if (subnet && *subnet) {
-		struct ipam_rangeset *set = new_set(c);
-
-		if (!set)
-			return -ENOMEM;
-		ret = parse_range(c, set, ipam, "ipam", &ctx->err);
-		if (ret)
-			return ret;
-	}
-	list = cni_json_get(ipam, "ranges");
-	if (list && (ret = parse_sets(c, list, "ipam.ranges", &ctx->err)))
-		return ret;
-	if (!c->n_sets)
-		return invalid(&ctx->err, "no IP ranges specified",
-			       "set ipam.ranges (or the legacy ipam.subnet)");
-	return 0;
-}
-
-static int check_sets(struct cni_ctx *ctx, struct ipam_conf *c)
+static int check_sets(struct cni_ctx *ctx, struct ipam_conf *c, struct cni_error *err)
 {
 	int v4 = 0, v6 = 0;
 	char msg[128];
@@ -214,156 +186,17 @@ static int check_sets(struct cni_ctx *ctx, struct ipam_conf *c)
 			if (!ipam_rangesets_overlap(&c->sets[j], &c->sets[i]))
 				continue;
 			snprintf(msg, sizeof(msg), "range set %zu overlaps with %zu", j, i);
-			return invalid(&ctx->err, msg, "range sets must not share addresses");
+			return invalid(err, msg, "range sets must not share addresses");
 		}
 	}
 	if (ctx->conf->version < CNI_V030 && (v4 > 1 || v6 > 1)) {
 		snprintf(msg, sizeof(msg),
 			 "CNI version %s does not support more than 1 address per family",
 			 cni_version_str(ctx->conf->version));
-		return invalid(&ctx->err, msg,
+		return invalid(err, msg,
 			       "use cniVersion 0.3.0 or later, or one range set per family");
 	}
 	return 0;
-}
-
-#define RESOLV_MAX (64 << 10)
-
-/* Where ipam.resolvConf may point: the host's own configuration trees. */
-static char resolv_etc[] = "/etc", resolv_run[] = "/run";
-static char *const resolv_roots[] = {resolv_etc, resolv_run};
-
-static int resolv_refused(struct cni_error *err, int ret, const char *path, const char *why)
-{
-	return cni_errorf(err, ret, CNI_ERR_INVALID_CONFIG, "cannot read resolvConf",
-			  "ipam.resolvConf %s is %s; name a regular file under /etc or /run "
-			  "that only root can write",
-			  path, why);
-}
-
-/* The file ipam.resolvConf names, opened: under /etc or /run, reached
- * without following a link anywhere on the path, never blocking. */
-static int resolv_open(const char *path, struct cni_error *err)
-{
-	char norm[PATH_MAX];
-	_cleanup_close_ int dir = -1;
-	char *slash;
-	int fd;
-
-	if (cni_path_normalise(path, norm, sizeof(norm)) ||
-	    !cni_path_under(norm, resolv_roots, ARRAY_SIZE(resolv_roots)) ||
-	    !strcmp(norm, "/etc") || !strcmp(norm, "/run"))
-		return resolv_refused(err, -EPERM, path, "outside /etc and /run");
-	slash = strrchr(norm, '/');
-	*slash = '\0';
-	dir = cni_state_opendir(norm, 0);
-	*slash = '/';
-	fd = dir < 0 ? dir : openat(dir, slash + 1, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-	if (fd == -1)
-		fd = -errno;
-	if (fd < 0)
-		return cni_errorf(err, fd, CNI_ERR_INVALID_CONFIG, "cannot read resolvConf",
-				  "ipam.resolvConf %s: %s", path,
-				  fd == -ELOOP ? "a symbolic link on the path; name the file itself"
-					       : strerror(-fd));
-	return fd;
-}
-
-/* ipam.resolvConf is chosen by whoever writes the config and read as root:
- * only a regular file (never a link, FIFO or device) under /etc or /run,
- * on an ordinary filesystem (not proc, sysfs, ...: reading some of their
- * files has effects), that root owns and nobody else may write. *buf is
- * NUL-terminated, caller frees. */
-static int resolv_read(const char *path, char **buf, struct cni_error *err)
-{
-	_cleanup_close_ int fd = resolv_open(path, err);
-	const char *why = NULL, *fs = NULL;
-	char fsbuf[32];
-	struct stat st;
-	int ret;
-
-	if (fd < 0)
-		return fd;
-	if (fstat(fd, &st) < 0)
-		return cni_errorf(err, -errno, CNI_ERR_INVALID_CONFIG, "cannot read resolvConf",
-				  "ipam.resolvConf %s: %s", path, strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		why = "not a regular file";
-	else if (st.st_uid != 0 && st.st_uid != cni_euid())
-		why = "not owned by root";
-	else if (st.st_mode & (S_IWGRP | S_IWOTH))
-		why = "writable by group or others";
-	else if (cni_fs_ordinary(fd, &fs, fsbuf, sizeof(fsbuf)))
-		why = fs ? fs : "on a filesystem that cannot be checked";
-	if (why && fs)
-		return cni_errorf(err, -EPERM, CNI_ERR_INVALID_CONFIG, "cannot read resolvConf",
-				  "ipam.resolvConf %s is on a %s filesystem; name a regular file "
-				  "under /etc or /run that only root can write",
-				  path, fs);
-	if (why)
-		return resolv_refused(err, -EPERM, path, why);
-	ret = read_fd(fd, RESOLV_MAX, buf, NULL);
-	if (ret)
-		return cni_errorf(err, ret, CNI_ERR_INVALID_CONFIG, "cannot read resolvConf",
-				  "ipam.resolvConf %s: %s", path,
-				  ret == -EFBIG ? "larger than 64 KiB" : strerror(-ret));
-	return 0;
-}
-
-/* resolv.conf into result DNS, with host-local's reading rules. */
-static int resolv_conf(const char *path, struct cni_dns *dns, struct cni_error *err)
-{
-	_cleanup_free_ char *buf = NULL;
-	char *lsave = NULL;
-	int ret = resolv_read(path, &buf, err);
-
-	if (ret)
-		return ret;
-	for (char *line = strtok_r(buf, "\n", &lsave); line; line = strtok_r(NULL, "\n", &lsave)) {
-		char *save = NULL, *key, *word;
-
-		if (line[0] == '#' || line[0] == ';')
-			continue;
-		key = strtok_r(line, " \t\r", &save);
-		word = key ? strtok_r(NULL, " \t\r", &save) : NULL;
-		if (!word)
-			continue;
-		if (!strcmp(key, "nameserver")) {
-			if (cni_strv_add(&dns->nameservers, &dns->n_nameservers, word))
-				return -ENOMEM;
-		} else if (!strcmp(key, "domain")) {
-			free(dns->domain);
-			if (!(dns->domain = strdup(word)))
-				return -ENOMEM;
-		} else if (!strcmp(key, "search") || !strcmp(key, "options")) {
-			bool search = !strcmp(key, "search");
-
-			for (; word; word = strtok_r(NULL, " \t\r", &save))
-				if (cni_strv_add(search ? &dns->search : &dns->options,
-						 search ? &dns->n_search : &dns->n_options, word))
-					return -ENOMEM;
-		}
-	}
-	return 0;
-}
-
-static int result_template(struct cni_ctx *ctx, struct json_object *ipam, struct ipam_conf *c)
-{
-	const char *resolv = NULL;
-	int ret;
-
-	c->tmpl = cni_result_new();
-	if (!c->tmpl)
-		return -ENOMEM;
-	ret = cni_result_add_routes_json(c->tmpl, cni_json_get(ipam, "routes"), &ctx->err);
-	if (ret) {
-		cni_error_recode(&ctx->err, CNI_ERR_INVALID_CONFIG); /* the config, not a result */
-		return ret;
-	}
-	ret = cni_json_string(ipam, "resolvConf", "ipam.resolvConf", &resolv, &ctx->err);
-	if (ret && ret != -ENOENT)
-		return ret;
-	return resolv && *resolv ? resolv_conf(resolv, &c->tmpl->dns, &ctx->err) : 0;
 }
 
 /* ipam.dataDir, normalised, and the allowed data directory of the node it
@@ -404,42 +237,165 @@ static int data_dir(struct cni_ctx *ctx, const char *dir, bool lenient, struct i
 			  c->data_dir, allowed, CNI_NODECONF_PATH);
 }
 
+/* What the table fills: the configuration, and the raw values of the keys
+ * checked after it. */
+struct load {
+	struct ipam_conf *c;
+	struct cni_ctx *ctx;
+	bool lenient; /* DEL and GC: ranges that do not parse are ignored */
+	const char *dir, *subnet, *resolv;
+};
+
+#define AT(field) offsetof(struct load, field)
+
+static struct load *loaded(const struct cni_conf_load *l)
+{
+	return l->dst;
+}
+
+/* runtimeConfig.ipRanges first, then the legacy range, then "ranges". */
+static int ip_ranges(const struct cni_conf_load *l, const struct cni_conf_field *f)
+{
+	struct load *ld = loaded(l);
+	struct json_object *list = cni_json_get(ld->ctx->conf->runtime_config, "ipRanges");
+
+	if (!list)
+		return 0;
+	return parse_sets(ld->c, list, "runtimeConfig.ipRanges", l->err);
+}
+
+static int legacy_range(const struct cni_conf_load *l, const struct cni_conf_field *f)
+{
+	struct load *ld = loaded(l);
+	struct ipam_rangeset *set;
+
+	if (!ld->subnet || !*ld->subnet)
+		return 0;
+	set = new_set(ld->c);
+	if (!set)
+		return -ENOMEM;
+	return parse_range(ld->c, set, l->obj, l->prefix, l->err);
+}
+
+static int range_sets(const struct cni_conf_load *l, const struct cni_conf_field *f)
+{
+	if (!f->v)
+		return 0;
+	return parse_sets(loaded(l)->c, f->v, f->where, l->err);
+}
+
+static int some_range(const struct cni_conf_load *l, const struct cni_conf_field *f)
+{
+	if (loaded(l)->c->n_sets)
+		return 0;
+	return invalid(l->err, "no IP ranges specified",
+		       "set ipam.ranges (or the legacy ipam.subnet)");
+}
+
+static int sets_apart(const struct cni_conf_load *l, const struct cni_conf_field *f)
+{
+	return check_sets(loaded(l)->ctx, loaded(l)->c, l->err);
+}
+
+/* The range keys of "ipam", in the order they are checked. */
+static const struct cni_conf_key range_keys[] = {
+    CNI_CONF_STEP(ip_ranges),	 CNI_CONF_STR("subnet", AT(subnet)),
+    CNI_CONF_STEP(legacy_range), CNI_CONF_PARSE("ranges", 0, range_sets),
+    CNI_CONF_STEP(some_range),	 CNI_CONF_STEP(sets_apart),
+};
+
+/* DEL and GC go by owner: ranges that do not parse are logged and dropped,
+ * their error filled in a scratch one, not the request's. */
+static int lenient_ranges(const struct cni_conf_load *l)
+{
+	struct load *ld = loaded(l);
+	struct ipam_conf *c = ld->c;
+	struct cni_error ignored = {0};
+	struct cni_conf_load scratch = *l;
+
+	scratch.err = &ignored;
+	if (!cni_conf_load(&scratch, range_keys, ARRAY_SIZE(range_keys)))
+		return CNI_CONF_DONE;
+	log_warn("ignoring an invalid range configuration for DEL: %s (%s)", ignored.msg,
+		 ignored.details);
+	for (size_t i = 0; i < c->n_sets; i++)
+		free(c->sets[i].r);
+	free(c->sets);
+	c->sets = NULL;
+	c->n_sets = 0;
+	return CNI_CONF_DONE;
+}
+
+static int data_root(const struct cni_conf_load *l, const struct cni_conf_field *f)
+{
+	struct load *ld = loaded(l);
+	const char *dir = ld->dir;
+	int ret;
+
+	if (!dir || !*dir)
+		dir = IPAM_DEFAULT_DATA_DIR;
+	ret = data_dir(ld->ctx, dir, ld->lenient, ld->c);
+	if (ret)
+		return ret;
+	if (ld->lenient)
+		return lenient_ranges(l);
+	return 0;
+}
+
+static int requested(const struct cni_conf_load *l, const struct cni_conf_field *f)
+{
+	return requested_ips(loaded(l)->ctx, loaded(l)->c);
+}
+
+static int ranges(const struct cni_conf_load *l, const struct cni_conf_field *f)
+{
+	return cni_conf_load(l, range_keys, ARRAY_SIZE(range_keys));
+}
+
+static int routes(const struct cni_conf_load *l, const struct cni_conf_field *f)
+{
+	struct ipam_conf *c = loaded(l)->c;
+	int ret;
+
+	c->tmpl = cni_result_new();
+	if (!c->tmpl)
+		return -ENOMEM;
+	ret = cni_result_add_routes_json(c->tmpl, f->v, l->err);
+	if (ret)
+		cni_error_recode(l->err, CNI_ERR_INVALID_CONFIG); /* the config, not a result */
+	return ret;
+}
+
+static int resolv(const struct cni_conf_load *l, const struct cni_conf_field *f)
+{
+	struct load *ld = loaded(l);
+
+	if (!ld->resolv || !*ld->resolv)
+		return 0;
+	return ipam_resolv_conf(ld->resolv, &ld->c->tmpl->dns, l->err);
+}
+
+/* ib-host-local's keys of "ipam", in the order they are checked. */
+static const struct cni_conf_key keys[] = {
+    CNI_CONF_STR("dataDir", AT(dir)),
+    CNI_CONF_STEP(data_root),
+    CNI_CONF_STEP(requested),
+    CNI_CONF_STEP(ranges),
+    CNI_CONF_PARSE("routes", 0, routes),
+    CNI_CONF_STR("resolvConf", AT(resolv)),
+    CNI_CONF_STEP(resolv),
+};
+
 int ipam_conf_load(struct cni_ctx *ctx, bool ranges_optional, struct ipam_conf *c)
 {
-	struct json_object *ipam = ctx->conf->ipam;
-	const char *dir = NULL;
-	int ret;
+	struct load ld = {.c = c, .ctx = ctx, .lenient = ranges_optional};
+	struct cni_conf_load l = {
+	    .obj = ctx->conf->ipam, .prefix = "ipam", .dst = &ld, .err = &ctx->err};
 
 	memset(c, 0, sizeof(*c));
 	c->name = ctx->conf->name;
-	if (!ipam)
+	if (!l.obj)
 		return invalid(&ctx->err, "IPAM config missing 'ipam' key",
 			       "add \"ipam\": {\"type\": \"ib-host-local\", \"ranges\": [...]}");
-	ret = cni_json_string(ipam, "dataDir", "ipam.dataDir", &dir, &ctx->err);
-	if (ret && ret != -ENOENT)
-		return ret;
-	if (!dir || !*dir)
-		dir = IPAM_DEFAULT_DATA_DIR;
-	ret = data_dir(ctx, dir, ranges_optional, c);
-	if (ret)
-		return ret;
-	if (ranges_optional) {
-		struct cni_error ignored = {0};
-
-		if (ranges(ctx, ipam, c) || check_sets(ctx, c)) {
-			/* Nothing to report to the caller: DEL goes by owner. */
-			cni_error_adopt(&ignored, &ctx->err, 0);
-			cni_error_clear(&ctx->err);
-			log_warn("ignoring an invalid range configuration for DEL: %s (%s)",
-				 ignored.msg, ignored.details);
-			for (size_t i = 0; i < c->n_sets; i++)
-				free(c->sets[i].r);
-			free(c->sets);
-			c->sets = NULL;
-			c->n_sets = 0;
-		}
-		return 0;
-	}
-	return requested_ips(ctx, c) ?: ranges(ctx, ipam, c) ?: check_sets(ctx, c) ?:
-	       result_template(ctx, ipam, c);
+	return cni_conf_load(&l, keys, ARRAY_SIZE(keys));
 }

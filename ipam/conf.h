@@ -29,6 +29,10 @@ struct ipam_conf {
  * n_sets at 0: DEL must release by owner whatever the ranges say. */
 int ipam_conf_load(struct cni_ctx *ctx, bool ranges_optional, struct ipam_conf *c);
 
+/* The nameservers, search and options of the resolv.conf at path (under
+ * /etc or /run, a regular file, bounded) into dns: 0, or code 7 naming it. */
+int ipam_resolv_conf(const char *path, struct cni_dns *dns, struct cni_error *err);
+
 /* Free what ipam_conf_load() allocated; c is left zeroed. */
 void ipam_conf_free(struct ipam_conf *c);
 

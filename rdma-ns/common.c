@@ -8,6 +8,7 @@
 #include "base/cleanup.h"
 #include "base/json.h"
 #include "kernel/netns.h"
+#include "protocol/conf_table.h"
 #include "rdmans.h"
 #include "state/state.h"
 #include "base/util.h"
@@ -18,14 +19,19 @@ int rdmans_require_exclusive(struct cni_sys *sys, struct cni_ctx *ctx, bool for_
 					  for_status ? CNI_ERR_NOT_AVAILABLE : CNI_ERR_RDMA_MODE);
 }
 
+/* rdma-cni's args.cni.debug: debug logging, wherever the log goes. */
+static const struct cni_conf_key args_keys[] = {
+    CNI_CONF_BOOL("debug", 0),
+};
+
 int rdmans_args(struct cni_ctx *ctx, bool strict)
 {
 	struct cni_error bad = {0};
 	bool debug = false;
-	int ret;
+	struct cni_conf_load l = {
+	    .obj = ctx->conf->args_cni, .prefix = "args.cni", .dst = &debug, .err = &bad};
+	int ret = cni_conf_load(&l, args_keys, ARRAY_SIZE(args_keys));
 
-	/* rdma-cni's args.cni.debug: debug logging, wherever the log goes. */
-	ret = cni_json_bool(ctx->conf->args_cni, "debug", "args.cni.debug", &debug, &bad);
 	if (!ret && debug)
 		cni_log_setup("debug", ctx->conf->log_file);
 	if (ret != -EINVAL)

@@ -12,6 +12,7 @@
 #include "kernel/ethtool.h"
 #include "kernel/link.h"
 #include "kernel/netns.h"
+#include "protocol/conf_table.h"
 #include "rdmans.h"
 #include "base/util.h"
 
@@ -26,39 +27,56 @@ static bool device_parse(const char *v, char dev[RDMANS_DEV_MAX])
 	return cni_valid_id(v) && !copy_str(dev, RDMANS_DEV_MAX, v);
 }
 
+/* What the device keys fill: the first device named, and the key that named
+ * it. */
+struct device_load {
+	char *dev;
+	const char **key;
+};
+
+/* Both keys are checked, whichever is used: a pciBusID of the wrong type is
+ * a config error before anything is probed. */
+static int device_key(const struct cni_conf_load *l, const struct cni_conf_field *f)
+{
+	struct device_load *d = l->dst;
+	char other[RDMANS_DEV_MAX];
+	char *out = other;
+	const char *v = NULL;
+
+	if (!*d->dev)
+		out = d->dev;
+	if (cni_conf_string(l->obj, l->prefix, f->k->key, &v, l->err) == -EINVAL)
+		return -EINVAL;
+	if (!v || !*v)
+		return 0;
+	if (!device_parse(v, out))
+		return cni_errorf(l->err, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid configuration",
+				  "\"%s\" is \"%s\"; it must be a PCI address (0000:3b:00.2) or "
+				  "an auxiliary device name (mlx5_core.sf.4)",
+				  f->where, v);
+	if (out == other && strcmp(other, d->dev))
+		return cni_errorf(l->err, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid configuration",
+				  "\"pciBusID\" (%s) and \"deviceID\" (%s) name different "
+				  "devices",
+				  other, d->dev);
+	if (out == d->dev && d->key)
+		*d->key = f->k->key;
+	return 0;
+}
+
+static const struct cni_conf_key device_keys[] = {
+    CNI_CONF_PARSE("deviceID", 0, device_key),
+    CNI_CONF_PARSE("pciBusID", 0, device_key),
+};
+
 int rdmans_configured_device(const struct cni_conf *conf, char dev[RDMANS_DEV_MAX],
 			     const char **key, struct cni_error *err)
 {
-	static const char *const keys[] = {"deviceID", "pciBusID"};
-	char other[RDMANS_DEV_MAX];
+	struct device_load d = {.dev = dev, .key = key};
+	struct cni_conf_load l = {.obj = conf->root, .dst = &d, .err = err};
 
 	dev[0] = '\0';
-	/* Both keys are checked, whichever is used: a pciBusID of the wrong
-	 * type is a config error before anything is probed. */
-	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
-		char *out = *dev ? other : dev;
-		const char *v = NULL;
-
-		if (cni_json_string(conf->root, keys[i], keys[i], &v, err) == -EINVAL)
-			return -EINVAL;
-		if (!v || !*v)
-			continue;
-		if (!device_parse(v, out))
-			return cni_errorf(
-			    err, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid configuration",
-			    "\"%s\" is \"%s\"; it must be a PCI address (0000:3b:00.2) or "
-			    "an auxiliary device name (mlx5_core.sf.4)",
-			    keys[i], v);
-		if (out == other && strcmp(other, dev))
-			return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG,
-					  "invalid configuration",
-					  "\"pciBusID\" (%s) and \"deviceID\" (%s) name different "
-					  "devices",
-					  other, dev);
-		if (out == dev && key)
-			*key = keys[i];
-	}
-	return 0;
+	return cni_conf_load(&l, device_keys, ARRAY_SIZE(device_keys));
 }
 
 /* The prevResult interface in this pod: its sandbox is CNI_NETNS, or

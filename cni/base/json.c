@@ -66,6 +66,8 @@ int cni_json_string(struct json_object *obj, const char *key, const char *where,
 {
 	struct json_object *v = lookup(obj, key, json_type_string);
 
+	if (!where)
+		where = key;
 	if (!v)
 		return errno == ENOENT ? -ENOENT : wrong_type(err, where, "a string");
 	return cni_json_str(v, where, out, err);
@@ -167,6 +169,8 @@ int cni_json_bool(struct json_object *obj, const char *key, const char *where, b
 {
 	struct json_object *v = lookup(obj, key, json_type_boolean);
 
+	if (!where)
+		where = key;
 	if (!v)
 		return errno == ENOENT ? -ENOENT : wrong_type(err, where, "true or false");
 	*out = json_object_get_boolean(v);
@@ -179,6 +183,8 @@ int cni_json_int(struct json_object *obj, const char *key, const char *where, in
 	struct json_object *v = lookup(obj, key, json_type_int);
 	int64_t n;
 
+	if (!where)
+		where = key;
 	if (!v) {
 		if (errno == ENOENT)
 			return -ENOENT;
@@ -201,6 +207,8 @@ int cni_json_object(struct json_object *obj, const char *key, const char *where,
 {
 	struct json_object *v = lookup(obj, key, json_type_object);
 
+	if (!where)
+		where = key;
 	if (!v)
 		return errno == ENOENT ? -ENOENT : wrong_type(err, where, "an object");
 	*out = v;
@@ -212,6 +220,8 @@ int cni_json_array(struct json_object *obj, const char *key, const char *where,
 {
 	struct json_object *v = lookup(obj, key, json_type_array);
 
+	if (!where)
+		where = key;
 	if (!v)
 		return errno == ENOENT ? -ENOENT : wrong_type(err, where, "a list");
 	*out = v;

@@ -25,7 +25,8 @@ int cni_json_check_input(struct json_object *root, const char *raw, size_t len,
 
 /* Typed lookups. 0 when present with the right type, -ENOENT when absent
  * (out untouched), -EINVAL when of another type: err gets code 7 naming
- * `where` (the key's path, e.g. "ipam.subnet") and the expected type. */
+ * `where` (the key's path, e.g. "ipam.subnet"; NULL: the key itself) and the
+ * expected type. */
 int cni_json_string(struct json_object *obj, const char *key, const char *where, const char **out,
 		    struct cni_error *err);
 int cni_json_bool(struct json_object *obj, const char *key, const char *where, bool *out,

@@ -27,6 +27,8 @@ static size_t n_builtins;
 
 int cni_delegate_builtin(const struct cni_builtin *b)
 {
+	if (!b->serve)
+		return -EINVAL;
 	if (n_builtins == BUILTINS_MAX)
 		return -ENOSPC;
 	builtins[n_builtins++] = b;

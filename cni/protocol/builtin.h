@@ -5,6 +5,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <json-c/json.h>
+
+#include "protocol/env.h"
 
 struct cni_conf;
 struct cni_plugin;
@@ -18,12 +21,21 @@ struct cni_build_id {
 	unsigned char bytes[CNI_BUILD_ID_MAX];
 };
 
-/* A delegate linked into this binary: its type, its plugin table and the
- * build ID of the executable built from the same code. */
+/* Serves one request for plugin p in this process as its executable would
+ * (the dispatcher's cni_run_builtin): the exit status, *out what it printed. */
+typedef int cni_builtin_serve_fn(const struct cni_plugin *p, const struct cni_env *env,
+				 enum cni_command cmd, const struct cni_conf *conf,
+				 struct json_object **out);
+
+/* A delegate linked into this binary: its type, its plugin table, the
+ * build ID of the executable built from the same code, and how a request is
+ * served (set by the plugin that registers it, so that delegation never
+ * calls up into the dispatcher). */
 struct cni_builtin {
 	const char *type;
 	const struct cni_plugin *plugin;
 	const struct cni_build_id *id;
+	cni_builtin_serve_fn *serve;
 	/* Optional, for requests served without a child: the directory the
 	 * request would touch for conf (normalised, into buf[len]; nonzero when
 	 * it cannot say), and the root whose filesystem the caller already uses
@@ -35,7 +47,8 @@ struct cni_builtin {
 };
 
 /* Serve delegations to b->type in this process whenever the file CNI_PATH
- * resolves it to carries b's build ID. Up to 4; -ENOSPC beyond. */
+ * resolves it to carries b's build ID. Up to 4; -ENOSPC beyond, -EINVAL
+ * without b->serve. */
 int cni_delegate_builtin(const struct cni_builtin *b);
 
 /* The builtin that path (found on CNI_PATH for type) is the executable of,

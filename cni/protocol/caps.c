@@ -9,14 +9,13 @@
 
 int cni_caps_require(uint64_t mask, struct cni_error *err)
 {
-	/* Capabilities found held: a built-in delegate asks again. Nothing
-	 * here drops any, so a yes stays true for the process. */
-	static __thread uint64_t held;
 	char missing[256] = "";
 	size_t used = 0;
 	cap_t caps;
 
-	if (!(mask & ~held))
+	/* Asked each time (one capget): a cache would be state a fork or a
+	 * built-in delegate has to know about. */
+	if (!mask)
 		return 0;
 	caps = cap_get_proc();
 	if (!caps)
@@ -37,10 +36,8 @@ int cni_caps_require(uint64_t mask, struct cni_error *err)
 		cap_free(name);
 	}
 	cap_free(caps);
-	if (!used) {
-		held |= mask;
+	if (!used)
 		return 0;
-	}
 	for (char *p = missing; *p; p++)
 		if (*p >= 'a' && *p <= 'z')
 			*p = (char)(*p - 'a' + 'A');

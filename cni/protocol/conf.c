@@ -8,6 +8,7 @@
 #include "protocol/conf.h"
 #include "base/json.h"
 #include "base/util.h"
+#include "protocol/conf_table.h"
 
 int cni_conf_read(int fd, char **out, size_t *len, struct cni_error *err)
 {
@@ -94,61 +95,93 @@ bool cni_conf_attachment_valid(const struct cni_conf *conf, const char *containe
 }
 
 /* A core key of the wrong JSON type is a decode failure, as in Go's skel. */
-static int core_string(struct json_object *root, const char *key, const char *where,
-		       const char **out, struct cni_error *err)
+static int core_string(const struct cni_conf_load *l, const struct cni_conf_field *f)
 {
-	struct json_object *v = cni_json_get(root, key);
+	const char **out = f->at;
 	char why[128];
 
 	*out = NULL;
-	if (!v)
+	if (!f->v)
 		return 0;
-	if (!json_object_is_type(v, json_type_string)) {
-		snprintf(why, sizeof(why), "\"%s\" must be a string", key);
-		return decode_error(err, why);
+	if (!json_object_is_type(f->v, json_type_string)) {
+		snprintf(why, sizeof(why), "\"%s\" must be a string", f->k->key);
+		return decode_error(l->err, why);
 	}
-	return cni_json_str(v, where, out, err);
+	return cni_json_str(f->v, f->where, out, l->err);
 }
 
-static int core_object(struct json_object *root, const char *key, struct json_object **out,
-		       struct cni_error *err)
+static int core_object(const struct cni_conf_load *l, const struct cni_conf_field *f)
 {
-	struct json_object *v = cni_json_get(root, key);
+	struct json_object **out = f->at;
 	char why[128];
 
 	*out = NULL;
-	if (!v)
+	if (!f->v)
 		return 0;
-	if (!json_object_is_type(v, json_type_object)) {
-		snprintf(why, sizeof(why), "\"%s\" must be an object", key);
-		return decode_error(err, why);
+	if (!json_object_is_type(f->v, json_type_object)) {
+		snprintf(why, sizeof(why), "\"%s\" must be an object", f->k->key);
+		return decode_error(l->err, why);
 	}
-	*out = v;
+	*out = f->v;
 	return 0;
 }
 
-static int parse_fields(struct cni_conf *c, struct json_object **prev, struct cni_error *err)
+/* Errors are printed in the request's version wherever it is known. */
+static int error_version(const struct cni_conf_load *l, const struct cni_conf_field *f)
 {
+	const struct cni_conf *c = l->dst;
 	enum cni_version v;
-	int ret;
 
-	/* Errors are printed in the request's version wherever it is known. */
-	ret = core_string(c->root, "cniVersion", "cniVersion", &c->version_str, err);
-	if (!ret && cni_version_parse(c->version_str, &v))
-		copy_str(err->version, sizeof(err->version), cni_version_str(v));
-	ret = ret ?: core_string(c->root, "name", "name", &c->name, err) ?:
-	      core_string(c->root, "type", "type", &c->type, err) ?:
-	      core_object(c->root, "args", &c->args, err) ?:
-	      core_object(c->root, "runtimeConfig", &c->runtime_config, err) ?:
-	      core_object(c->root, "ipam", &c->ipam, err) ?:
-	      core_object(c->root, "prevResult", prev, err) ?:
-	      core_string(c->root, "logLevel", "logLevel", &c->log_level, err) ?:
-	      core_string(c->root, "logFile", "logFile", &c->log_file, err);
+	if (cni_version_parse(c->version_str, &v))
+		copy_str(l->err->version, sizeof(l->err->version), cni_version_str(v));
+	return 0;
+}
+
+#define AT(field) offsetof(struct cni_conf, field)
+
+/* "args": its "cni" object. */
+static const struct cni_conf_key args_keys[] = {
+    CNI_CONF_PARSE("cni", AT(args_cni), core_object),
+};
+
+/* "ipam": its "type". */
+static const struct cni_conf_key ipam_keys[] = {
+    CNI_CONF_PARSE("type", AT(ipam_type), core_string),
+};
+
+static int sub_objects(const struct cni_conf_load *l, const struct cni_conf_field *f)
+{
+	struct cni_conf *c = l->dst;
+	struct cni_conf_load args = {.obj = c->args, .prefix = "args", .dst = c, .err = l->err};
+	struct cni_conf_load ipam = {.obj = c->ipam, .prefix = "ipam", .dst = c, .err = l->err};
+	int ret = cni_conf_load(&args, args_keys, ARRAY_SIZE(args_keys));
+
+	if (!ret)
+		ret = cni_conf_load(&ipam, ipam_keys, ARRAY_SIZE(ipam_keys));
+	return ret;
+}
+
+/* The keys every request has, in the order they are checked. */
+static const struct cni_conf_key core_keys[] = {
+    CNI_CONF_PARSE("cniVersion", AT(version_str), core_string),
+    CNI_CONF_STEP(error_version),
+    CNI_CONF_PARSE("name", AT(name), core_string),
+    CNI_CONF_PARSE("type", AT(type), core_string),
+    CNI_CONF_PARSE("args", AT(args), core_object),
+    CNI_CONF_PARSE("runtimeConfig", AT(runtime_config), core_object),
+    CNI_CONF_PARSE("ipam", AT(ipam), core_object),
+    CNI_CONF_PARSE("prevResult", AT(prev_json), core_object),
+    CNI_CONF_PARSE("logLevel", AT(log_level), core_string),
+    CNI_CONF_PARSE("logFile", AT(log_file), core_string),
+    CNI_CONF_STEP(sub_objects),
+};
+
+static int parse_fields(struct cni_conf *c, struct cni_error *err)
+{
+	struct cni_conf_load l = {.obj = c->root, .dst = c, .err = err};
+	int ret = cni_conf_load(&l, core_keys, ARRAY_SIZE(core_keys));
+
 	if (ret)
-		return ret;
-	if (c->args && (ret = core_object(c->args, "cni", &c->args_cni, err)))
-		return ret;
-	if (c->ipam && (ret = core_string(c->ipam, "type", "ipam.type", &c->ipam_type, err)))
 		return ret;
 	/* The Go plugins skip IPAM for an empty type; so do we. */
 	if (c->ipam_type && !*c->ipam_type)
@@ -167,13 +200,12 @@ static int parse_fields(struct cni_conf *c, struct json_object **prev, struct cn
 	return 0;
 }
 
-static int parse_rest(struct cni_conf *c, enum cni_command cmd, struct json_object *prev,
-		      struct cni_error *err)
+static int parse_rest(struct cni_conf *c, enum cni_command cmd, struct cni_error *err)
 {
 	int ret;
 
-	if (prev && cmd != CNI_CMD_GC && cmd != CNI_CMD_STATUS) {
-		ret = cni_result_from_json(prev, c->version, &c->prev_result, err);
+	if (c->prev_json && cmd != CNI_CMD_GC && cmd != CNI_CMD_STATUS) {
+		ret = cni_result_from_json(c->prev_json, c->version, &c->prev_result, err);
 		if (ret)
 			return ret;
 	}
@@ -185,7 +217,6 @@ static int parse_rest(struct cni_conf *c, enum cni_command cmd, struct json_obje
 int cni_conf_parse(char *raw, size_t len, enum cni_command cmd, struct cni_conf **out,
 		   struct cni_error *err)
 {
-	struct json_object *prev = NULL;
 	struct cni_conf *c;
 	const char *why;
 	int ret;
@@ -207,9 +238,11 @@ int cni_conf_parse(char *raw, size_t len, enum cni_command cmd, struct cni_conf 
 	else
 		/* Fields first: errors then carry the request's cniVersion, and
 		 * an invalid name is code 7 as Go's skel answers. */
-		ret = parse_fields(c, &prev, err) ?:
-		      cni_json_check_input(c->root, raw, len, err) ?:
-		      parse_rest(c, cmd, prev, err);
+		ret = parse_fields(c, err);
+	if (!ret)
+		ret = cni_json_check_input(c->root, raw, len, err);
+	if (!ret)
+		ret = parse_rest(c, cmd, err);
 	if (ret) {
 		cni_conf_free(c);
 		return ret;

@@ -36,6 +36,7 @@ struct cni_conf {
 	const char *ipam_type;
 	const char *log_level;
 	const char *log_file;
+	struct json_object *prev_json;	/* "prevResult" */
 	struct cni_result *prev_result; /* parsed in its own version */
 	bool has_attachments;		/* GC: a valid-attachments list was sent */
 	struct cni_attachment *attachments;

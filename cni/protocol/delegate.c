@@ -220,9 +220,9 @@ static int delegate_error(const char *type, struct json_object *o, int status,
 	int64_t code = 0;
 
 	if (o && json_object_is_type(o, json_type_object) &&
-	    !cni_json_int(o, "code", "code", 1, INT32_MAX, &code, &ignored)) {
-		cni_json_string(o, "msg", "msg", &msg, &ignored);
-		cni_json_string(o, "details", "details", &details, &ignored);
+	    !cni_json_int(o, "code", NULL, 1, INT32_MAX, &code, &ignored)) {
+		cni_json_string(o, "msg", NULL, &msg, &ignored);
+		cni_json_string(o, "details", NULL, &details, &ignored);
 		if (!*msg) {
 			snprintf(fallback, sizeof(fallback),
 				 "%.64s failed with code %d and no message", type, (int)code);
@@ -261,7 +261,7 @@ static _Noreturn void serve_builtin(const struct delegate_req *rq, pid_t parent,
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(127);
 	setpgid(0, 0);
-	status = cni_run_builtin(rq->b->plugin, rq->env, rq->cmd, rq->conf, &o);
+	status = rq->b->serve(rq->b->plugin, rq->env, rq->cmd, rq->conf, &o);
 	if (status < 0)
 		status = 1;
 	if (o) {
@@ -376,7 +376,7 @@ static int run_inline(const struct cni_builtin *b, const struct cni_env *env,
 	int status;
 
 	log_debug("delegating %s to %s (built in)", cni_command_str(cmd), b->type);
-	status = cni_run_builtin(b->plugin, env, cmd, conf, &o);
+	status = b->serve(b->plugin, env, cmd, conf, &o);
 	if (status < 0)
 		return cni_errorf(err, status, CNI_ERR_DELEGATE, "delegated plugin failed",
 				  "%s: %s", b->type, strerror(-status));

@@ -323,16 +323,15 @@ static void conn_close(struct conn *c)
 	free(c->rbuf);
 }
 
-/* One unary call on the connection: 0 with the response's message in
- * *msg (pointing into k->body), else -errno with c->why saying what. */
-static int call(struct conn *c, struct call *k, char *path, const uint8_t *req, size_t len,
-		const uint8_t **msg, size_t *msg_len)
+/* One unary call on the connection, of the request in k->req: 0 with the
+ * response's message in *msg (pointing into k->body), else -errno with
+ * c->why saying what. */
+static int call(struct conn *c, struct call *k, char *path, const uint8_t **msg, size_t *msg_len)
 {
-	int ret;
+	int ret = submit(c, k, path);
 
-	k->req = req;
-	k->req_len = len;
-	ret = submit(c, k, path) ?: exchange(c, k);
+	if (!ret)
+		ret = exchange(c, k);
 	if (ret == -ETIMEDOUT)
 		return whyf(c, ret, "no answer to %s in time", path);
 	if (ret == -EMSGSIZE)
@@ -369,9 +368,13 @@ static int ask_list(struct conn *c, const char *ns, const char *name,
 	struct call k = {0};
 	const uint8_t *msg;
 	size_t len, mlen;
-	int ret =
-	    cni_podres_list_request(&req, &len) ?: call(c, &k, path_list, req, len, &msg, &mlen);
+	int ret = cni_podres_list_request(&req, &len);
 
+	if (!ret) {
+		k.req = req;
+		k.req_len = len;
+		ret = call(c, &k, path_list, &msg, &mlen);
+	}
 	if (!ret) {
 		ret = cni_podres_decode_list(msg, mlen, ns, name, out);
 		if (ret)
@@ -393,7 +396,9 @@ static int ask(struct conn *c, const char *ns, const char *name, struct cni_podr
 
 	if (ret)
 		return ret;
-	ret = call(c, &k, path_get, req, len, &msg, &mlen);
+	k.req = req;
+	k.req_len = len;
+	ret = call(c, &k, path_get, &msg, &mlen);
 	if (!ret) {
 		ret = cni_podres_decode_get(msg, mlen, ns, name, out);
 		if (ret)

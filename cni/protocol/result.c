@@ -107,6 +107,34 @@ static int dup_strv(char ***dst, size_t *dn, char *const *src, size_t n)
 	return 0;
 }
 
+static int dup_iface_strs(struct cni_iface *d, const struct cni_iface *s)
+{
+	int ret = dup_str(&d->name, s->name);
+
+	if (!ret)
+		ret = dup_str(&d->mac, s->mac);
+	if (!ret)
+		ret = dup_str(&d->sandbox, s->sandbox);
+	if (!ret)
+		ret = dup_str(&d->socket_path, s->socket_path);
+	if (!ret)
+		ret = dup_str(&d->pci_id, s->pci_id);
+	return ret;
+}
+
+static int dup_dns(struct cni_dns *d, const struct cni_dns *s)
+{
+	int ret = dup_strv(&d->nameservers, &d->n_nameservers, s->nameservers, s->n_nameservers);
+
+	if (!ret)
+		ret = dup_strv(&d->search, &d->n_search, s->search, s->n_search);
+	if (!ret)
+		ret = dup_strv(&d->options, &d->n_options, s->options, s->n_options);
+	if (!ret)
+		ret = dup_str(&d->domain, s->domain);
+	return ret;
+}
+
 struct cni_result *cni_result_dup(const struct cni_result *src)
 {
 	struct cni_result *r = cni_result_new();
@@ -123,10 +151,7 @@ struct cni_result *cni_result_dup(const struct cni_result *src)
 			break;
 		}
 		d->mtu = s->mtu;
-		ret = dup_str(&d->name, s->name) ?: dup_str(&d->mac, s->mac) ?:
-		      dup_str(&d->sandbox, s->sandbox) ?:
-		      dup_str(&d->socket_path, s->socket_path) ?:
-		      dup_str(&d->pci_id, s->pci_id);
+		ret = dup_iface_strs(d, s);
 	}
 	if (!ret && src->n_ips) {
 		r->ips = malloc(src->n_ips * sizeof(*r->ips));
@@ -145,13 +170,7 @@ struct cni_result *cni_result_dup(const struct cni_result *src)
 		}
 	}
 	if (!ret)
-		ret = dup_strv(&r->dns.nameservers, &r->dns.n_nameservers,
-			       src->dns.nameservers, src->dns.n_nameservers) ?:
-		      dup_strv(&r->dns.search, &r->dns.n_search, src->dns.search,
-			       src->dns.n_search) ?:
-		      dup_strv(&r->dns.options, &r->dns.n_options,
-			       src->dns.options, src->dns.n_options) ?:
-		      dup_str(&r->dns.domain, src->dns.domain);
+		ret = dup_dns(&r->dns, &src->dns);
 	if (ret) {
 		cni_result_free(r);
 		errno = ENOMEM;

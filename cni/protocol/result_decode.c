@@ -84,20 +84,27 @@ static int parse_addr_field(struct json_object *o, const char *key, const char *
 /* A route integer in the range of the kernel field it lands in: outside
  * it, it would be applied truncated (scope 256 as 0, table -1 as 4294967295).
  * table and priority are u32 in the kernel but int in our model. */
-static int route_int(struct json_object *o, const char *key, size_t idx, int max, bool *has,
-		     int *out, struct cni_error *err)
+struct route_int {
+	const char *key;
+	int max;
+	bool *has; /* NULL: absent reads as 0 */
+	int *out;
+};
+
+static int route_int(struct json_object *o, size_t idx, const struct route_int *f,
+		     struct cni_error *err)
 {
-	int ret = get_int(o, key, has, out);
+	int ret = get_int(o, f->key, f->has, f->out);
 	char what[64];
 
-	if (!ret && *out >= 0 && *out <= max)
+	if (!ret && *f->out >= 0 && *f->out <= f->max)
 		return 0;
-	snprintf(what, sizeof(what), "routes[%zu].%s", idx, key);
+	snprintf(what, sizeof(what), "routes[%zu].%s", idx, f->key);
 	if (ret == -EINVAL)
 		return bad(err, what, "not an integer");
 	return cni_errorf(err, -ERANGE, CNI_ERR_INVALID_CONFIG, "invalid configuration",
 			  "\"%s\" is %s; it must be from 0 to %d", what,
-			  json_object_to_json_string(cni_json_get(o, key)), max);
+			  json_object_to_json_string(cni_json_get(o, f->key)), f->max);
 }
 
 static int parse_route(struct cni_result *r, struct json_object *o, size_t idx,
@@ -113,11 +120,19 @@ static int parse_route(struct cni_result *r, struct json_object *o, size_t idx,
 	if (parse_prefix_field(o, "dst", "routes[]", &rt->dst, err) ||
 	    parse_addr_field(o, "gw", "routes[]", &rt->gw, err))
 		return -EINVAL;
-	return route_int(o, "mtu", idx, 65535, NULL, &rt->mtu, err) ?:
-	       route_int(o, "advmss", idx, 65535, NULL, &rt->advmss, err) ?:
-	       route_int(o, "priority", idx, INT32_MAX, NULL, &rt->priority, err) ?:
-	       route_int(o, "table", idx, INT32_MAX, &rt->has_table, &rt->table, err) ?:
-	       route_int(o, "scope", idx, 255, &rt->has_scope, &rt->scope, err);
+	const struct route_int f[] = {
+	    {"mtu", 65535, NULL, &rt->mtu},
+	    {"advmss", 65535, NULL, &rt->advmss},
+	    {"priority", INT32_MAX, NULL, &rt->priority},
+	    {"table", INT32_MAX, &rt->has_table, &rt->table},
+	    {"scope", 255, &rt->has_scope, &rt->scope},
+	};
+
+	int ret = 0;
+
+	for (size_t k = 0; !ret && k < ARRAY_SIZE(f); k++)
+		ret = route_int(o, idx, &f[k], err);
+	return ret;
 }
 
 int cni_result_add_routes_json(struct cni_result *r, struct json_object *arr, struct cni_error *err)
@@ -170,6 +185,7 @@ static int parse_strv(struct json_object *o, const char *key, char ***v, size_t 
 static int parse_dns(struct cni_dns *d, struct json_object *o, struct cni_error *err)
 {
 	const char *domain;
+	int ret;
 
 	if (!o)
 		return 0;
@@ -179,15 +195,20 @@ static int parse_dns(struct cni_dns *d, struct json_object *o, struct cni_error 
 		return bad(err, "dns.domain", NULL);
 	if (domain && !(d->domain = strdup(domain)))
 		return -ENOMEM;
-	return parse_strv(o, "nameservers", &d->nameservers, &d->n_nameservers, err) ?:
-	       parse_strv(o, "search", &d->search, &d->n_search, err) ?:
-	       parse_strv(o, "options", &d->options, &d->n_options, err);
+	ret = parse_strv(o, "nameservers", &d->nameservers, &d->n_nameservers, err);
+	if (!ret)
+		ret = parse_strv(o, "search", &d->search, &d->n_search, err);
+	if (!ret)
+		ret = parse_strv(o, "options", &d->options, &d->n_options, err);
+	return ret;
 }
 
 static int parse_iface(struct cni_result *r, struct json_object *o, struct cni_error *err)
 {
 	struct cni_iface *i;
 	const char *s[5];
+	char **dst[5];
+	int ret = 0;
 
 	if (!json_object_is_type(o, json_type_object))
 		return bad(err, "interfaces", "an entry is not an object");
@@ -198,9 +219,14 @@ static int parse_iface(struct cni_result *r, struct json_object *o, struct cni_e
 	    get_str(o, "sandbox", &s[2], err) || get_str(o, "socketPath", &s[3], err) ||
 	    get_str(o, "pciID", &s[4], err) || get_int(o, "mtu", NULL, &i->mtu))
 		return bad(err, "interfaces[]", "a field has the wrong type");
-	return dup_str(&i->name, s[0]) ?: dup_str(&i->mac, s[1]) ?:
-	       dup_str(&i->sandbox, s[2]) ?: dup_str(&i->socket_path, s[3]) ?:
-	       dup_str(&i->pci_id, s[4]);
+	dst[0] = &i->name;
+	dst[1] = &i->mac;
+	dst[2] = &i->sandbox;
+	dst[3] = &i->socket_path;
+	dst[4] = &i->pci_id;
+	for (size_t k = 0; !ret && k < ARRAY_SIZE(dst); k++)
+		ret = dup_str(dst[k], s[k]);
+	return ret;
 }
 
 static int parse_ip(struct cni_result *r, struct json_object *o, bool versioned,
@@ -234,6 +260,7 @@ static int parse_current(struct cni_result *r, struct json_object *o, enum cni_v
 			 struct cni_error *err)
 {
 	struct json_object *arr;
+	int ret;
 
 	if ((arr = cni_json_get(o, "interfaces"))) {
 		if (!json_object_is_type(arr, json_type_array))
@@ -249,7 +276,10 @@ static int parse_current(struct cni_result *r, struct json_object *o, enum cni_v
 			if (parse_ip(r, json_object_array_get_idx(arr, i), v < CNI_V100, err))
 				return -EINVAL;
 	}
-	return parse_routes(r, o, err) ?: parse_dns(&r->dns, cni_json_get(o, "dns"), err);
+	ret = parse_routes(r, o, err);
+	if (!ret)
+		ret = parse_dns(&r->dns, cni_json_get(o, "dns"), err);
+	return ret;
 }
 
 static int parse_legacy_ip(struct cni_result *r, struct json_object *o, const char *key, int family,
@@ -291,12 +321,15 @@ int cni_result_from_json(struct json_object *o, enum cni_version dflt, struct cn
 	r = cni_result_new();
 	if (!r)
 		return -ENOMEM;
-	if (v <= CNI_V020)
-		ret = parse_legacy_ip(r, o, "ip4", AF_INET, err) ?:
-		      parse_legacy_ip(r, o, "ip6", AF_INET6, err) ?:
-		      parse_dns(&r->dns, cni_json_get(o, "dns"), err);
-	else
+	if (v <= CNI_V020) {
+		ret = parse_legacy_ip(r, o, "ip4", AF_INET, err);
+		if (!ret)
+			ret = parse_legacy_ip(r, o, "ip6", AF_INET6, err);
+		if (!ret)
+			ret = parse_dns(&r->dns, cni_json_get(o, "dns"), err);
+	} else {
 		ret = parse_current(r, o, v, err);
+	}
 	if (ret) {
 		cni_result_free(r);
 		return ret;

@@ -221,7 +221,10 @@ static void note_request_version(struct cni_error *err)
  * an ADD's result encoded in *out. */
 static int serve(const struct cni_plugin *p, struct cni_ctx *ctx, struct json_object **out)
 {
-	int ret = gate_version(ctx) ?: cni_args_parse(ctx->env.args, &ctx->args, &ctx->err);
+	int ret = gate_version(ctx);
+
+	if (!ret)
+		ret = cni_args_parse(ctx->env.args, &ctx->args, &ctx->err);
 
 	/* DEL must never fail on CNI_ARGS (ib-sriov-cni never parses them). */
 	if (ret == -EINVAL && ctx->env.command == CNI_CMD_DEL) {
@@ -360,7 +363,9 @@ int cni_run_builtin(const struct cni_plugin *p, const struct cni_env *env, enum 
 							  ctx.env.containerid, ctx.env.ifname});
 	current = &ctx;
 	/* The log is already set up: the request is the caller's own. */
-	ret = builtin_conf(&ctx, conf, cmd) ?: serve(p, &ctx, out);
+	ret = builtin_conf(&ctx, conf, cmd);
+	if (!ret)
+		ret = serve(p, &ctx, out);
 	if (ret) {
 		fail(&ctx, ret);
 		json_object_put(*out);

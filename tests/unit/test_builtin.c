@@ -159,7 +159,8 @@ static int fake_del(struct cni_ctx *ctx)
 static const struct cni_plugin fake_plugin = {
     .name = "fake-ipam", .about = "test", .add = fake_add, .del = fake_del, .check = fake_del};
 
-static const struct cni_builtin fake = {.type = "fake-ipam", .plugin = &fake_plugin, .id = &our};
+static const struct cni_builtin fake = {
+    .type = "fake-ipam", .plugin = &fake_plugin, .id = &our, .serve = cni_run_builtin};
 
 /* A builtin whose data directory never answers (a FUSE or NFS mount). */
 static int hang_add(struct cni_ctx *ctx)
@@ -172,7 +173,8 @@ static int hang_add(struct cni_ctx *ctx)
 static const struct cni_plugin hang_plugin = {
     .name = "hang-ipam", .about = "test", .add = hang_add, .del = hang_add, .check = hang_add};
 
-static const struct cni_builtin hang = {.type = "hang-ipam", .plugin = &hang_plugin, .id = &our};
+static const struct cni_builtin hang = {
+    .type = "hang-ipam", .plugin = &hang_plugin, .id = &our, .serve = cni_run_builtin};
 
 /* An ADD of ctr1/net1 with CNI_PATH = dir. */
 static struct cni_env env_in(const char *dir)
@@ -343,6 +345,7 @@ Test(builtin, served_in_process_only_on_the_callers_filesystem)
 	struct cni_builtin here = {.type = "here-ipam",
 				   .plugin = &here_plugin,
 				   .id = &our,
+				   .serve = cni_run_builtin,
 				   .touches = touches,
 				   .inline_root = root};
 	struct cni_error err = {0};

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "protocol/conf_table.h"
+#include "base/json.h"
+
+/* "prefix.key", or key at the top. */
+static const char *where_of(const char *prefix, const char *key, char *buf, size_t len)
+{
+	int n;
+
+	if (!prefix || !key)
+		return key;
+	n = snprintf(buf, len, "%s.%s", prefix, key);
+	if (n < 0 || (size_t)n >= len)
+		return key;
+	return buf;
+}
+
+/* A typed key: -ENOENT (absent) is no failure. */
+static int typed(const struct cni_conf_load *l, const struct cni_conf_field *f)
+{
+	const struct cni_conf_key *k = f->k;
+	int ret = -EINVAL;
+
+	switch (k->type) {
+	case CNI_KEY_STRING:
+		return cni_conf_string(l->obj, l->prefix, k->key, f->at, l->err);
+	case CNI_KEY_BOOL:
+		ret = cni_json_bool(l->obj, k->key, f->where, f->at, l->err);
+		break;
+	case CNI_KEY_INT:
+		ret = cni_json_int(l->obj, k->key, f->where, k->min, k->max, f->at, l->err);
+		break;
+	case CNI_KEY_OBJECT:
+		ret = cni_json_object(l->obj, k->key, f->where, f->at, l->err);
+		break;
+	case CNI_KEY_ARRAY:
+		ret = cni_json_array(l->obj, k->key, f->where, f->at, l->err);
+		break;
+	case CNI_KEY_CUSTOM:
+		return k->parse(l, f);
+	}
+	if (ret == -ENOENT)
+		return 0;
+	return ret;
+}
+
+int cni_conf_load(const struct cni_conf_load *l, const struct cni_conf_key *keys, size_t n)
+{
+	char buf[128];
+
+	for (size_t i = 0; i < n; i++) {
+		const struct cni_conf_key *k = &keys[i];
+		struct cni_conf_field f = {.k = k, .at = (char *)l->dst + k->off};
+		int ret;
+
+		if (k->key) {
+			f.v = cni_json_get(l->obj, k->key);
+			f.where = where_of(l->prefix, k->key, buf, sizeof(buf));
+		}
+		if (!k->key)
+			ret = k->parse(l, &f);
+		else
+			ret = typed(l, &f);
+		if (ret == CNI_CONF_DONE)
+			return 0;
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int cni_conf_string(struct json_object *obj, const char *prefix, const char *key, const char **out,
+		    struct cni_error *err)
+{
+	char buf[128];
+	int ret = cni_json_string(obj, key, where_of(prefix, key, buf, sizeof(buf)), out, err);
+
+	if (ret == -ENOENT) {
+		*out = NULL;
+		return 0;
+	}
+	return ret;
+}
+
+int cni_conf_spelling(const char *where, const char *s, const char *const *spellings, size_t n,
+		      struct cni_error *err)
+{
+	char list[256] = "";
+	size_t used = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(s, spellings[i]))
+			return (int)i;
+	for (size_t i = 0; i < n && used < sizeof(list); i++) {
+		const char *sep = "";
+
+		if (i && i + 1 == n)
+			sep = " or ";
+		else if (i)
+			sep = ", ";
+		snprintf(list + used, sizeof(list) - used, "%s\"%s\"", sep, spellings[i]);
+		used = strlen(list);
+	}
+	return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid configuration",
+			  "\"%s\" is \"%s\"; it must be %s", where, s, list);
+}
