@@ -2,7 +2,7 @@
 /* host-local's on-disk store, byte for byte: <dataDir>/<network>/<ip> holds
  * "id\r\nifname", last_reserved_ip.<set> the set's round-robin pointer,
  * <dir>/lock the flock both implementations take. Beside it, in
- * <dataDir>/.ib-host-local/<network>/, an owner index (index.c) that makes
+ * <dataDir>/.ib-host-local/<network>/, an owner index (store_index.c) that makes
  * ADD and DEL independent of the number of leases; the per-IP files stay
  * the truth. Everything under dataDir is reached from directory fds, never
  * through a link, and every file is opened non-blocking and read bounded. */
