@@ -155,7 +155,11 @@ static int open_index(struct ipam_store *s, int data, const char *data_dir, cons
 		s->owners_fd = cni_state_opendirat(s->idx_fd, "owners", f, NULL);
 	if (s->owners_fd >= 0)
 		return 0;
-	ret = root < 0 ? root : s->idx_fd < 0 ? s->idx_fd : s->owners_fd;
+	ret = s->owners_fd;
+	if (s->idx_fd < 0)
+		ret = s->idx_fd;
+	if (root < 0)
+		ret = root;
 	if (ret == -ENOENT && !create) {
 		if (s->idx_fd >= 0)
 			close(s->idx_fd);
@@ -201,66 +205,82 @@ void ipam_store_init(struct ipam_store *s)
 	s->changed = s->rebuilt = s->tmp_ready = false;
 }
 
-int ipam_store_open(struct ipam_store *s, const char *root, const char *data_dir,
-		    const char *network, bool create, struct cni_error *err)
+/* <dataDir>/<network> in s->dir and the path of its lock in *lock, both
+ * allocated: deep in a delegated ADD, two PATH_MAX buffers on the stack
+ * were two more pages to fault in. */
+static int store_paths(struct ipam_store *s, const char *data_dir, const char *network, char **lock,
+		       struct cni_error *err)
 {
-	const unsigned int mk = create ? CNI_DIR_CREATE : 0;
-	_cleanup_close_ int data = -1;
-	_cleanup_free_ char *lock = NULL;
 	size_t n = strlen(data_dir) + 1 + strlen(network) + 1;
-	bool created;
-	int ret;
 
-	ipam_store_init(s);
-	/* Allocated, as the lock's path below: deep in a delegated ADD, two
-	 * PATH_MAX buffers on the stack were two more pages to fault in. */
 	if (n > PATH_MAX)
 		return cni_errorf(err, -ENAMETOOLONG, CNI_ERR_INVALID_CONFIG,
 				  "invalid configuration", "ipam.dataDir is too long");
 	s->dir = malloc(n);
-	lock = malloc(n + strlen("/lock"));
-	if (!s->dir || !lock) {
-		ipam_store_close(s);
+	*lock = malloc(n + strlen("/lock"));
+	if (!s->dir || !*lock)
 		return -ENOMEM;
-	}
 	snprintf(s->dir, n, "%s/%s", data_dir, network);
-	snprintf(lock, n + strlen("/lock"), "%s/lock", s->dir);
-	if (!root)
-		return 0; /* not allowed here: nothing is touched (see store.h) */
+	snprintf(*lock, n + strlen("/lock"), "%s/lock", s->dir);
+	return 0;
+}
+
+/* One unwind path: on failure s is closed (as ipam_store_init() leaves it),
+ * so a caller's ipam_store_close() does nothing more. ret 1 (from
+ * lease_dir_usable()) closes it too, and opens an empty store. */
+int ipam_store_open(struct ipam_store *s, const char *root, const char *data_dir,
+		    const char *network, bool create, struct cni_error *err)
+{
+	const unsigned int mk = create ? CNI_DIR_CREATE : 0;
+	char *lock = NULL;
+	int data = -1;
+	bool created;
+	int ret;
+
+	ipam_store_init(s);
+	ret = store_paths(s, data_dir, network, &lock, err);
+	if (ret || !root)
+		goto out; /* root NULL: not allowed here, nothing is touched (see store.h) */
 	data = open_data_dir(root, data_dir, create, err);
 	if (data == -ENOENT && !create)
-		return 0; /* nothing was ever leased: an empty store */
-	if (data < 0)
-		return data;
+		goto out; /* nothing was ever leased: an empty store */
+	if (data < 0) {
+		ret = data;
+		goto out;
+	}
 	s->dir_fd = cni_state_opendirat(data, network, mk | CNI_DIR_PRIVATE, &created);
 	if (s->dir_fd == -ENOENT && !create)
-		return 0;
-	if (s->dir_fd < 0)
-		return dir_error(err, s->dir_fd, s->dir, data_dir);
-	ret = lease_dir_usable(s, created, create, data_dir, err);
-	if (ret) {
-		ipam_store_close(s);
-		return ret > 0 ? 0 : ret;
+		goto out;
+	if (s->dir_fd < 0) {
+		ret = dir_error(err, s->dir_fd, s->dir, data_dir);
+		goto out;
 	}
-	s->lock_fd = cni_lock_acquireat(s->dir_fd, "lock", lock, lock_timeout(), err);
-	ret = s->lock_fd < 0 ? s->lock_fd : open_index(s, data, data_dir, network, create, err);
+	ret = lease_dir_usable(s, created, create, data_dir, err);
 	if (ret)
-		goto fail;
+		goto out;
+	s->lock_fd = cni_lock_acquireat(s->dir_fd, "lock", lock, lock_timeout(), err);
+	ret = s->lock_fd;
+	if (ret >= 0)
+		ret = open_index(s, data, data_dir, network, create, err);
 	/* Any doubt about the token (absent, unreadable, spoilt by a killed
 	 * run) costs a rebuild from the truth, never a wrong answer; only a
 	 * killed run leaves temp files, and it leaves the token spoilt. */
-	if (s->idx_fd >= 0 && !ipam_index_current(s)) {
+	if (!ret && s->idx_fd >= 0 && !ipam_index_current(s)) {
 		sweep(s);
 		ret = ipam_index_rebuild(s);
+		if (ret)
+			cni_errorf(err, ret, CNI_ERR_IO, "cannot index the lease directory",
+				   "%s: %s", s->dir,
+				   ret == -E2BIG ? "too many entries" : strerror(-ret));
 	}
-	if (ret) {
-		cni_errorf(err, ret, CNI_ERR_IO, "cannot index the lease directory", "%s: %s",
-			   s->dir, ret == -E2BIG ? "too many entries" : strerror(-ret));
-		goto fail;
-	}
-	return 0;
-fail:
-	ipam_store_close(s);
+out:
+	if (ret)
+		ipam_store_close(s);
+	free(lock);
+	if (data >= 0)
+		close(data);
+	if (ret > 0)
+		ret = 0;
 	return ret;
 }
 

@@ -207,7 +207,9 @@ int ipam_index_rebuild(struct ipam_store *s)
 	if (s->owners_fd < 0)
 		return 0;
 	ipam_index_invalidate(s);
-	ret = owners_clear(s) ?: ipam_store_each(s, rebuild_one, &r);
+	ret = owners_clear(s);
+	if (!ret)
+		ret = ipam_store_each(s, rebuild_one, &r);
 	if (ret)
 		return ret;
 	s->rebuilt = true;
@@ -291,10 +293,10 @@ void ipam_index_forget(struct ipam_store *s, const char *id, const char *ifname)
 	/* A cache verified on every lookup: one left behind is only stale. */
 	if (owner_key(id, ifname, key, sizeof(key)) && unlinkat(s->owners_fd, key, 0) < 0 &&
 	    errno != ENOENT)
-/* Append to *ips the addresses the index gives (id, ifname) (ifname NULL:
- * legacy) that their lease files confirm. -ESTALE when a lease file names
- * another owner (the file wins: rebuild and ask again), -ENAMETOOLONG when
- * the owner is not indexed (scan instead). */
+		/* Append to *ips the addresses the index gives (id, ifname) (ifname NULL:
+		 * legacy) that their lease files confirm. -ESTALE when a lease file names
+		 * another owner (the file wins: rebuild and ask again), -ENAMETOOLONG when
+		 * the owner is not indexed (scan instead). */
 		log_warn("cannot update the owner index of %s: %s", s->dir, strerror(errno));
 }
 
@@ -383,7 +385,9 @@ static int owned_exact(struct ipam_store *s, const char *id, const char *ifname,
 		log_info("the owner index of %s disagrees with a lease file; rebuilding it",
 			 s->dir);
 		forget(ips, n);
-		ret = ipam_index_rebuild(s) ?: index_lookup(s, id, ifname, ips, n);
+		ret = ipam_index_rebuild(s);
+		if (!ret)
+			ret = index_lookup(s, id, ifname, ips, n);
 	}
 	if (ret == -ESTALE || ret == -ENAMETOOLONG) {
 		forget(ips, n);

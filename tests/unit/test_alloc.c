@@ -53,8 +53,10 @@ static struct ipam_rangeset set_of(const char *subnets)
 
 	snprintf(buf, sizeof(buf), "%s", subnets);
 	for (char *s = strtok_r(buf, ",", &save); s; s = strtok_r(NULL, ",", &save))
-		cr_assert_eq(ipam_range_parse(&r[n++], s, NULL, NULL, NULL, why, sizeof(why)), 0,
-			     "%s", why);
+		cr_assert_eq(ipam_range_parse(&r[n++],
+					      &(struct ipam_range_spec){s, NULL, NULL, NULL}, why,
+					      sizeof(why)),
+			     0, "%s", why);
 	return (struct ipam_rangeset){r, n};
 }
 
@@ -80,7 +82,7 @@ static char *alloc_str(const struct ipam_rangeset *s, const char *id, const char
 	if (want)
 		w = ip(want);
 	memset(err, 0, sizeof(*err));
-	if (ipam_alloc(&st, s, 0, id, "eth0", want ? &w : NULL, &got, err))
+	if (ipam_alloc(&st, &(struct ipam_request){s, 0, id, "eth0", want ? &w : NULL}, &got, err))
 		return NULL;
 	cni_prefix_str(&got.address, out, sizeof(out));
 	return out;
@@ -185,11 +187,15 @@ Test(alloc, explicit_bounds_never_lease_network_or_broadcast)
 	struct cni_error err;
 	char why[256];
 
-	cr_assert_eq(ipam_range_parse(&r[0], "192.168.1.0/24", "192.168.1.0", "192.168.1.255", NULL,
+	cr_assert_eq(ipam_range_parse(&r[0],
+				      &(struct ipam_range_spec){"192.168.1.0/24", "192.168.1.0",
+								"192.168.1.255", NULL},
 				      why, sizeof(why)),
 		     0);
 	cr_assert_eq(
-	    ipam_range_parse(&r[1], "192.168.2.0/24", "192.168.2.0", NULL, NULL, why, sizeof(why)),
+	    ipam_range_parse(&r[1],
+			     &(struct ipam_range_spec){"192.168.2.0/24", "192.168.2.0", NULL, NULL},
+			     why, sizeof(why)),
 	    0);
 	write_file("last_reserved_ip.0", "192.168.1.254");
 	/* host-local would hand out .255, then 192.168.2.0. */
