@@ -71,7 +71,7 @@ static inline void write_file(const char *name, const char *content)
 }
 
 static inline char *alloc_str(const struct ipam_rangeset *s, const char *id, const char *want,
-		       struct cni_error *err)
+			      struct cni_error *err)
 {
 	static char out[64];
 	struct cni_ip got;

@@ -7,7 +7,6 @@
 #include <sys/ioctl.h>
 
 #include "base/cleanup.h"
-
 #include "ipam_fixture.h"
 
 TestSuite(index, .init = setup, .fini = teardown);

@@ -3,11 +3,8 @@
  * host-local reads, crash leftovers, the dataDir checks, and a store under
  * attack: links, planted files, foreign directories, faults. */
 #include <criterion/criterion.h>
-#include <linux/fs.h>
-#include <sys/ioctl.h>
 
 #include "base/cleanup.h"
-
 #include "ipam_fixture.h"
 
 TestSuite(store, .init = setup, .fini = teardown);
