@@ -60,7 +60,7 @@ struct ipam_lease {
  * root NULL (dataDir not allowed on this node) opens an empty store and
  * touches nothing. Refusals (links, foreign or shared directories, a
  * filesystem that is not a disk one or tmpfs) are code 7 naming
- * ipam.dataDir. */
+ * ipam.dataDir. On failure s is left closed. */
 int ipam_store_open(struct ipam_store *s, const char *root, const char *data_dir,
 		    const char *network, bool create, struct cni_error *err);
 
