@@ -87,14 +87,21 @@ int ipam_add(struct cni_ctx *ctx)
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = match_requested(ctx, &c, want) ?:
-	      ipam_store_open(&st, c.data_root, c.data_dir, c.name, true, &ctx->err) ?:
-	      check_duplicate(ctx, &st, &c);
+	ret = match_requested(ctx, &c, want);
+	if (!ret)
+		ret = ipam_store_open(&st, c.data_root, c.data_dir, c.name, true, &ctx->err);
+	if (!ret)
+		ret = check_duplicate(ctx, &st, &c);
 	if (ret)
 		goto out;
 	for (; leased < c.n_sets; leased++) {
-		ret = ipam_alloc(&st, &c.sets[leased], leased, ctx->env.containerid,
-				 ctx->env.ifname, want[leased], &got[leased], &ctx->err);
+		const struct ipam_request req = {.set = &c.sets[leased],
+						 .idx = leased,
+						 .id = ctx->env.containerid,
+						 .ifname = ctx->env.ifname,
+						 .want = want[leased]};
+
+		ret = ipam_alloc(&st, &req, &got[leased], &ctx->err);
 		if (ret) {
 			/* host-local's prefix, on the message the allocator wrote. */
 			char prefix[64];

@@ -56,10 +56,11 @@ static void fill(struct cni_ip *out, const struct ipam_range *r, const struct cn
 	out->iface = -1;
 }
 
-static int alloc_requested(struct ipam_store *s, const struct ipam_rangeset *set, size_t idx,
-			   const char *id, const char *ifname, const struct cni_addr *want,
-			   struct cni_ip *out, struct cni_error *err)
+static int alloc_requested(struct ipam_store *s, const struct ipam_request *req, struct cni_ip *out,
+			   struct cni_error *err)
 {
+	const struct ipam_rangeset *set = req->set;
+	const struct cni_addr *want = req->want;
 	char ip[INET6_ADDRSTRLEN], desc[1024], msg[sizeof(err->msg)];
 	int ri = ipam_rangeset_find(set, want);
 	const struct ipam_range *r;
@@ -82,7 +83,7 @@ static int alloc_requested(struct ipam_store *s, const struct ipam_rangeset *set
 		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG, msg,
 				  "IPv4 network and broadcast addresses are never leased");
 	}
-	ret = ipam_store_reserve(s, want, id, ifname, idx);
+	ret = ipam_store_reserve(s, want, req->id, req->ifname, req->idx);
 	if (ret == -EEXIST) {
 		snprintf(msg, sizeof(msg),
 			 "requested IP address %s is not available in range set %.160s", ip, desc);
@@ -95,18 +96,19 @@ static int alloc_requested(struct ipam_store *s, const struct ipam_rangeset *set
 	return 0;
 }
 
-int ipam_alloc(struct ipam_store *s, const struct ipam_rangeset *set, size_t idx, const char *id,
-	       const char *ifname, const struct cni_addr *want, struct cni_ip *out,
+int ipam_alloc(struct ipam_store *s, const struct ipam_request *req, struct cni_ip *out,
 	       struct cni_error *err)
 {
+	const struct ipam_rangeset *set = req->set;
+	const size_t idx = req->idx;
 	struct iter it = {.set = set};
 	struct cni_addr last;
 	char desc[1024], msg[sizeof(err->msg)];
 	size_t ri;
 	int ret;
 
-	if (want)
-		return alloc_requested(s, set, idx, id, ifname, want, out, err);
+	if (req->want)
+		return alloc_requested(s, req, out, err);
 	/* Round robin: start after the last address this set handed out. */
 	ret = ipam_store_last_reserved(s, idx, &last);
 	if (ret && ret != -ENOENT)
@@ -122,7 +124,7 @@ int ipam_alloc(struct ipam_store *s, const struct ipam_rangeset *set, size_t idx
 		}
 	}
 	while (iter_next(&it, &ri)) {
-		ret = ipam_store_reserve(s, &it.cur, id, ifname, idx);
+		ret = ipam_store_reserve(s, &it.cur, req->id, req->ifname, idx);
 		if (ret == -EEXIST)
 			continue;
 		if (ret)

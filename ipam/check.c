@@ -45,8 +45,9 @@ int ipam_check(struct cni_ctx *ctx)
 	int ret;
 
 	ipam_store_init(&st);
-	ret = ipam_conf_load(ctx, false, &c)
-		  ?: ipam_store_open(&st, c.data_root, c.data_dir, c.name, false, &ctx->err);
+	ret = ipam_conf_load(ctx, false, &c);
+	if (!ret)
+		ret = ipam_store_open(&st, c.data_root, c.data_dir, c.name, false, &ctx->err);
 	for (size_t i = 0; !ret && prev && i < prev->n_ips; i++) {
 		struct cni_addr ip = {.family = prev->ips[i].address.family};
 		bool ours = false;

@@ -129,7 +129,8 @@ static int parse_range(struct ipam_conf *c, struct ipam_rangeset *set, struct js
 	if (!r)
 		return -ENOMEM;
 	set->r = r;
-	ret = ipam_range_parse(&set->r[set->n], f[0], f[1], f[2], f[3], why, sizeof(why));
+	ret = ipam_range_parse(&set->r[set->n], &(struct ipam_range_spec){f[0], f[1], f[2], f[3]},
+			       why, sizeof(why));
 	if (ret) {
 		snprintf(msg, sizeof(msg), "invalid range set %zu: %s", c->n_sets - 1, why);
 		return invalid(err, msg, where);

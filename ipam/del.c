@@ -19,13 +19,15 @@ int ipam_del(struct cni_ctx *ctx)
 
 	ipam_store_init(&st);
 	/* Only name and dataDir matter: ranges may have changed since ADD. */
-	ret = ipam_conf_load(ctx, true, &c)
-		  ?: ipam_store_open(&st, c.data_root, c.data_dir, c.name, false, &ctx->err);
+	ret = ipam_conf_load(ctx, true, &c);
+	if (!ret)
+		ret = ipam_store_open(&st, c.data_root, c.data_dir, c.name, false, &ctx->err);
 	if (ret)
 		goto out;
-	ret = ipam_store_owned(&st, ctx->env.containerid, ctx->env.ifname, &ips, &n, &legacy)
-		  ?: ipam_store_release_owned(&st, ctx->env.containerid,
-					      legacy ? NULL : ctx->env.ifname, ips, n);
+	ret = ipam_store_owned(&st, ctx->env.containerid, ctx->env.ifname, &ips, &n, &legacy);
+	if (!ret)
+		ret = ipam_store_release_owned(&st, ctx->env.containerid,
+					       legacy ? NULL : ctx->env.ifname, ips, n);
 	for (size_t i = 0; !ret && i < n; i++)
 		log_info("released %s%s", cni_addr_str(&ips[i], ip, sizeof(ip)),
 			 legacy ? " (legacy lease without ifname)" : "");

@@ -36,8 +36,9 @@ int ipam_gc(struct cni_ctx *ctx)
 		log_info("no cni.dev/valid-attachments list: nothing to release");
 		goto out;
 	}
-	ret = ipam_store_open(&st, c.data_root, c.data_dir, c.name, false, &ctx->err)
-		  ?: ipam_store_list(&st, &leases, &n);
+	ret = ipam_store_open(&st, c.data_root, c.data_dir, c.name, false, &ctx->err);
+	if (!ret)
+		ret = ipam_store_list(&st, &leases, &n);
 	for (size_t i = 0; !ret && i < n; i++) {
 		if (!leases[i].id) {
 			log_warn("lease file %s/%s is empty or unreadable; left in place", st.dir,
@@ -74,9 +75,11 @@ int ipam_status(struct cni_ctx *ctx)
 	int ret;
 
 	ipam_store_init(&st);
-	ret = ipam_conf_load(ctx, false, &c) ?:
-	      ipam_store_open(&st, c.data_root, c.data_dir, c.name, false, &ctx->err) ?:
-	      ipam_store_list(&st, &leases, &n);
+	ret = ipam_conf_load(ctx, false, &c);
+	if (!ret)
+		ret = ipam_store_open(&st, c.data_root, c.data_dir, c.name, false, &ctx->err);
+	if (!ret)
+		ret = ipam_store_list(&st, &leases, &n);
 	if (ret)
 		goto out;
 	for (size_t s = 0; s < c.n_sets; s++) {

@@ -129,20 +129,25 @@ __attribute__((format(printf, 3, 4))) static int bad(char *why, size_t len, cons
 }
 
 static int parse_in_subnet(const struct ipam_range *r, const char *s, const char *what,
-			   const char *net, struct cni_addr *out, char *why, size_t len)
+			   struct cni_addr *out, char *why, size_t len)
 {
+	char net[INET6_ADDRSTRLEN + 8];
+
 	if (!cni_addr_parse(s, out))
 		return bad(why, len, "%s: invalid IP address %s", what, s);
 	if (!ipam_prefix_contains(&r->subnet, out)) {
-		snprintf(why, len, "%s %s not in network %s", what, s, net);
+		snprintf(why, len, "%s %s not in network %s", what, s,
+			 cni_prefix_str(&r->subnet, net, sizeof(net)));
 		return -EINVAL;
 	}
 	return 0;
 }
 
-int ipam_range_parse(struct ipam_range *r, const char *subnet, const char *start, const char *end,
-		     const char *gateway, char *why, size_t len)
+int ipam_range_parse(struct ipam_range *r, const struct ipam_range_spec *spec, char *why,
+		     size_t len)
 {
+	const char *subnet = spec->subnet, *start = spec->start, *end = spec->end;
+	const char *gateway = spec->gateway;
 	char net[INET6_ADDRSTRLEN + 8], a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
 	struct cni_addr first, last;
 	unsigned int bits;
@@ -170,21 +175,21 @@ int ipam_range_parse(struct ipam_range *r, const char *subnet, const char *start
 	cni_prefix_str(&r->subnet, net, sizeof(net));
 
 	if (gateway && *gateway) {
-		ret = parse_in_subnet(r, gateway, "gateway", net, &r->gateway, why, len);
+		ret = parse_in_subnet(r, gateway, "gateway", &r->gateway, why, len);
 		if (ret)
 			return ret;
 	} else {
 		ipam_addr_next(&first, &r->gateway);
 	}
 	if (start && *start) {
-		ret = parse_in_subnet(r, start, "RangeStart", net, &r->start, why, len);
+		ret = parse_in_subnet(r, start, "RangeStart", &r->start, why, len);
 		if (ret)
 			return ret;
 	} else {
 		ipam_addr_next(&first, &r->start);
 	}
 	if (end && *end) {
-		ret = parse_in_subnet(r, end, "RangeEnd", net, &r->end, why, len);
+		ret = parse_in_subnet(r, end, "RangeEnd", &r->end, why, len);
 		if (ret)
 			return ret;
 	} else {

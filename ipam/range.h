@@ -48,12 +48,16 @@ int ipam_rangeset_find(const struct ipam_rangeset *s, const struct cni_addr *add
 const char *ipam_range_str(const struct ipam_range *r, char *buf, size_t len);
 const char *ipam_rangeset_str(const struct ipam_rangeset *s, char *buf, size_t len);
 
+/* One range as the configuration gives it: its strings, NULL when absent. */
+struct ipam_range_spec {
+	const char *subnet, *start, *end, *gateway;
+};
+
 /* Fill defaults and validate one range as host-local does, plus: rangeStart
  * after rangeEnd, a gateway outside the subnet and a range with no leasable
- * address are errors. subnet/start/end/gateway are the config's strings
- * (NULL when absent). -EINVAL with host-local's wording in why. */
-int ipam_range_parse(struct ipam_range *r, const char *subnet, const char *start, const char *end,
-		     const char *gateway, char *why, size_t len);
+ * address are errors. -EINVAL with host-local's wording in why. */
+int ipam_range_parse(struct ipam_range *r, const struct ipam_range_spec *spec, char *why,
+		     size_t len);
 
 /* Validate a set: one family, no overlaps inside it; -EINVAL with why. */
 int ipam_rangeset_check(const struct ipam_rangeset *s, char *why, size_t len);

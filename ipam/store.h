@@ -2,7 +2,7 @@
 /* host-local's on-disk store, byte for byte: <dataDir>/<network>/<ip> holds
  * "id\r\nifname", last_reserved_ip.<set> the set's round-robin pointer,
  * <dir>/lock the flock both implementations take. Beside it, in
- * <dataDir>/.ib-host-local/<network>/, an owner index (index.c) that makes
+ * <dataDir>/.ib-host-local/<network>/, an owner index (store_index.c) that makes
  * ADD and DEL independent of the number of leases; the per-IP files stay
  * the truth. Everything under dataDir is reached from directory fds, never
  * through a link, and every file is opened non-blocking and read bounded. */
@@ -60,7 +60,7 @@ struct ipam_lease {
  * root NULL (dataDir not allowed on this node) opens an empty store and
  * touches nothing. Refusals (links, foreign or shared directories, a
  * filesystem that is not a disk one or tmpfs) are code 7 naming
- * ipam.dataDir. */
+ * ipam.dataDir. On failure s is left closed. */
 int ipam_store_open(struct ipam_store *s, const char *root, const char *data_dir,
 		    const char *network, bool create, struct cni_error *err);
 

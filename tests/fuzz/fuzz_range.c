@@ -22,8 +22,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct cni_addr a, next;
 
 	memset(&r, 0, sizeof(r));
-	if (ipam_range_parse(&r, *p[0] ? p[0] : NULL, *p[1] ? p[1] : NULL, *p[2] ? p[2] : NULL,
-			     *p[3] ? p[3] : NULL, why, sizeof(why))) {
+	if (ipam_range_parse(&r,
+			     &(struct ipam_range_spec){*p[0] ? p[0] : NULL, *p[1] ? p[1] : NULL,
+						       *p[2] ? p[2] : NULL, *p[3] ? p[3] : NULL},
+			     why, sizeof(why))) {
 		if (!*why)
 			abort();
 		goto out;

@@ -76,8 +76,8 @@ ParameterizedTest(struct range_case *c, range, parse)
 {
 	struct ipam_range r;
 	char why[256] = "", a[64];
-	int ret = ipam_range_parse(&r, c->subnet, opt(c->start), opt(c->end), opt(c->gw), why,
-				   sizeof(why));
+	const struct ipam_range_spec spec = {c->subnet, opt(c->start), opt(c->end), opt(c->gw)};
+	int ret = ipam_range_parse(&r, &spec, why, sizeof(why));
 
 	if (*c->error) {
 		cr_assert_eq(ret, -EINVAL, "%s accepted", c->subnet);
@@ -95,8 +95,9 @@ static struct ipam_range mk(const char *subnet, const char *start, const char *e
 	struct ipam_range r;
 	char why[256];
 
-	cr_assert_eq(ipam_range_parse(&r, subnet, start, end, NULL, why, sizeof(why)), 0, "%s",
-		     why);
+	cr_assert_eq(ipam_range_parse(&r, &(struct ipam_range_spec){subnet, start, end, NULL}, why,
+				      sizeof(why)),
+		     0, "%s", why);
 	return r;
 }
 

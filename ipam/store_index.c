@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+/* The owner index (see store_priv.h), and the lookups by owner it serves. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -10,16 +11,17 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
-#include "index.h"
 #include "base/log.h"
-#include "state/state.h"
 #include "base/util.h"
+#include "state/state.h"
+#include "store_priv.h"
 
 #define OWNERS_MAX (1 << 20) /* bytes of one owner file */
 #define TOKEN	   "token"
 #define TOKEN_MAX  255 /* bytes of a token file */
 
-bool ipam_lease_owned_by(const struct ipam_lease *l, const char *id, const char *ifname)
+/* True when lease l belongs to (id, ifname); ifname NULL: a legacy lease. */
+static bool owned_by(const struct ipam_lease *l, const char *id, const char *ifname)
 {
 	if (!l->id || strcmp(l->id, id))
 		return false;
@@ -28,7 +30,8 @@ bool ipam_lease_owned_by(const struct ipam_lease *l, const char *id, const char 
 	return l->ifname && !strcmp(l->ifname, ifname);
 }
 
-int ipam_push_ip(struct cni_addr **ips, size_t *n, const struct cni_addr *ip)
+/* Append ip to the array *ips of *n. 0 or -ENOMEM. */
+static int push_ip(struct cni_addr **ips, size_t *n, const struct cni_addr *ip)
 {
 	struct cni_addr *p = realloc(*ips, (*n + 1) * sizeof(*p));
 
@@ -204,7 +207,9 @@ int ipam_index_rebuild(struct ipam_store *s)
 	if (s->owners_fd < 0)
 		return 0;
 	ipam_index_invalidate(s);
-	ret = owners_clear(s) ?: ipam_store_each(s, rebuild_one, &r);
+	ret = owners_clear(s);
+	if (!ret)
+		ret = ipam_store_each(s, rebuild_one, &r);
 	if (ret)
 		return ret;
 	s->rebuilt = true;
@@ -288,11 +293,15 @@ void ipam_index_forget(struct ipam_store *s, const char *id, const char *ifname)
 	/* A cache verified on every lookup: one left behind is only stale. */
 	if (owner_key(id, ifname, key, sizeof(key)) && unlinkat(s->owners_fd, key, 0) < 0 &&
 	    errno != ENOENT)
+		/* Append to *ips the addresses the index gives (id, ifname) (ifname NULL:
+		 * legacy) that their lease files confirm. -ESTALE when a lease file names
+		 * another owner (the file wins: rebuild and ask again), -ENAMETOOLONG when
+		 * the owner is not indexed (scan instead). */
 		log_warn("cannot update the owner index of %s: %s", s->dir, strerror(errno));
 }
 
-int ipam_index_lookup(struct ipam_store *s, const char *id, const char *ifname,
-		      struct cni_addr **ips, size_t *n)
+static int index_lookup(struct ipam_store *s, const char *id, const char *ifname,
+			struct cni_addr **ips, size_t *n)
 {
 	_cleanup_free_ char *buf = NULL;
 	char key[NAME_MAX + 2];
@@ -322,8 +331,8 @@ int ipam_index_lookup(struct ipam_store *s, const char *id, const char *ifname,
 			continue;
 		if (ret)
 			return ret;
-		if (ipam_lease_owned_by(&l, id, ifname))
-			ret = ipam_push_ip(ips, n, &ip);
+		if (owned_by(&l, id, ifname))
+			ret = push_ip(ips, n, &ip);
 		else
 			ret = -ESTALE; /* rewritten in place: the file wins */
 		ipam_lease_clear(&l);
@@ -331,4 +340,75 @@ int ipam_index_lookup(struct ipam_store *s, const char *id, const char *ifname,
 			return ret;
 	}
 	return 0;
+}
+
+/* --- lookups by owner --- */
+
+struct owner_scan {
+	const char *id, *ifname;
+	struct cni_addr **ips;
+	size_t *n;
+};
+
+static int owned_one(struct ipam_lease *l, void *arg)
+{
+	struct owner_scan *o = arg;
+
+	return owned_by(l, o->id, o->ifname) ? push_ip(o->ips, o->n, &l->ip) : 0;
+}
+
+/* Lease by lease: memory does not grow with the directory. */
+static int owned_scan(struct ipam_store *s, const char *id, const char *ifname,
+		      struct cni_addr **ips, size_t *n)
+{
+	struct owner_scan o = {.id = id, .ifname = ifname, .ips = ips, .n = n};
+
+	return ipam_store_each(s, owned_one, &o);
+}
+
+static void forget(struct cni_addr **ips, size_t *n)
+{
+	free(*ips);
+	*ips = NULL;
+	*n = 0;
+}
+
+/* Leases of exactly (id, ifname) — ifname NULL for legacy bare-ID files. */
+static int owned_exact(struct ipam_store *s, const char *id, const char *ifname,
+		       struct cni_addr **ips, size_t *n)
+{
+	int ret = index_lookup(s, id, ifname, ips, n);
+
+	if (ret == -ESTALE) {
+		/* A lease rewritten in place (the directory did not change):
+		 * the file wins. */
+		log_info("the owner index of %s disagrees with a lease file; rebuilding it",
+			 s->dir);
+		forget(ips, n);
+		ret = ipam_index_rebuild(s);
+		if (!ret)
+			ret = index_lookup(s, id, ifname, ips, n);
+	}
+	if (ret == -ESTALE || ret == -ENAMETOOLONG) {
+		forget(ips, n);
+		ret = owned_scan(s, id, ifname, ips, n);
+	}
+	return ret;
+}
+
+int ipam_store_owned(struct ipam_store *s, const char *id, const char *ifname,
+		     struct cni_addr **ips, size_t *n, bool *legacy)
+{
+	int ret;
+
+	*ips = NULL;
+	*n = 0;
+	*legacy = false;
+	if (s->dir_fd < 0)
+		return 0;
+	ret = owned_exact(s, id, ifname, ips, n);
+	if (ret || *n)
+		return ret;
+	*legacy = true;
+	return owned_exact(s, id, NULL, ips, n);
 }

@@ -1,14 +1,22 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The owner index of a store: <dataDir>/.ib-host-local/<network>/owners/
- * holds one file per owner ("<id>@<hex ifname>", "<id>@" for legacy bare-ID
- * leases) listing its addresses, and token the lease directory's identity
- * and change times as of our last write. It is a cache: rebuilt from the
- * lease files whenever the token does not match, and checked against them
- * on every lookup. */
-#ifndef IPAM_INDEX_H
-#define IPAM_INDEX_H
+/* The store's own header, included only by store*.c: what the store's files
+ * call in one another. The calls go one way, store.c (open, close) ->
+ * store_write.c (leasing, releasing) -> store_index.c (the owner index,
+ * lookups by owner) -> store_lease.c (reading lease files), so that each
+ * can be read without the ones above it.
+ *
+ * The owner index: <dataDir>/.ib-host-local/<network>/owners/ holds one
+ * file per owner ("<id>@<hex ifname>", "<id>@" for legacy bare-ID leases)
+ * listing its addresses, and token the lease directory's identity and
+ * change times as of our last write. It is a cache: rebuilt from the lease
+ * files whenever the token does not match, and checked against them on
+ * every lookup. */
+#ifndef IPAM_STORE_PRIV_H
+#define IPAM_STORE_PRIV_H
 
 #include "store.h"
+
+#define LEASE_MAX 4096 /* id (Go trims it) + "\r\n" + ifname, with room to spare */
 
 /* Whether the token matches the lease directory as it is now. The token
  * is kept open (s->token_fd) to be rewritten in place: only a regular file
@@ -34,17 +42,7 @@ int ipam_index_update(struct ipam_store *s, const char *id, const char *ifname,
  * leases were all released. */
 void ipam_index_forget(struct ipam_store *s, const char *id, const char *ifname);
 
-/* Append to *ips the addresses the index gives (id, ifname) (ifname NULL:
- * legacy) that their lease files confirm. -ESTALE when a lease file names
- * another owner (the file wins: rebuild and ask again), -ENAMETOOLONG when
- * the owner is not indexed (scan instead). */
-int ipam_index_lookup(struct ipam_store *s, const char *id, const char *ifname,
-		      struct cni_addr **ips, size_t *n);
-
-/* True when lease l belongs to (id, ifname); ifname NULL: a legacy lease. */
-bool ipam_lease_owned_by(const struct ipam_lease *l, const char *id, const char *ifname);
-
-/* Append ip to the array *ips of *n. 0 or -ENOMEM. */
-int ipam_push_ip(struct cni_addr **ips, size_t *n, const struct cni_addr *ip);
+/* Remove IPAM_LEASE_TMP when this open wrote it (s->tmp_ready). */
+void ipam_store_drop_tmp(struct ipam_store *s);
 
 #endif
