@@ -268,7 +268,8 @@ static int wait_key(const struct cni_conf_load *l, const struct cni_conf_field *
 
 	if (!node)
 		node = cni_nodeconf_defaults();
-	ret = cni_json_int(l->obj, f->k->key, f->where, 0, 600000, &v, l->err);
+	ret = cni_json_int(l->obj, f->k->key, f->where, (struct cni_int_range){0, 600000}, &v,
+			   l->err);
 	*out = def;
 	if (node->max_wait_ms < def)
 		*out = node->max_wait_ms;

@@ -177,9 +177,10 @@ int cni_json_bool(struct json_object *obj, const char *key, const char *where, b
 	return 0;
 }
 
-int cni_json_int(struct json_object *obj, const char *key, const char *where, int64_t min,
-		 int64_t max, int64_t *out, struct cni_error *err)
+int cni_json_int(struct json_object *obj, const char *key, const char *where,
+		 struct cni_int_range range, int64_t *out, struct cni_error *err)
 {
+	int64_t min = range.min, max = range.max;
 	struct json_object *v = lookup(obj, key, json_type_int);
 	int64_t n;
 

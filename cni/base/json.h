@@ -31,8 +31,12 @@ int cni_json_string(struct json_object *obj, const char *key, const char *where,
 		    struct cni_error *err);
 int cni_json_bool(struct json_object *obj, const char *key, const char *where, bool *out,
 		  struct cni_error *err);
-int cni_json_int(struct json_object *obj, const char *key, const char *where, int64_t min,
-		 int64_t max, int64_t *out, struct cni_error *err);
+/* The bounds an integer must be within (both included). */
+struct cni_int_range {
+	int64_t min, max;
+};
+int cni_json_int(struct json_object *obj, const char *key, const char *where,
+		 struct cni_int_range range, int64_t *out, struct cni_error *err);
 int cni_json_object(struct json_object *obj, const char *key, const char *where,
 		    struct json_object **out, struct cni_error *err);
 int cni_json_array(struct json_object *obj, const char *key, const char *where,

@@ -33,7 +33,8 @@ static int typed(const struct cni_conf_load *l, const struct cni_conf_field *f)
 		ret = cni_json_bool(l->obj, k->key, f->where, f->at, l->err);
 		break;
 	case CNI_KEY_INT:
-		ret = cni_json_int(l->obj, k->key, f->where, k->min, k->max, f->at, l->err);
+		ret = cni_json_int(l->obj, k->key, f->where, (struct cni_int_range){k->min, k->max},
+				   f->at, l->err);
 		break;
 	case CNI_KEY_OBJECT:
 		ret = cni_json_object(l->obj, k->key, f->where, f->at, l->err);

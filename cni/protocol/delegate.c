@@ -220,7 +220,7 @@ static int delegate_error(const char *type, struct json_object *o, int status,
 	int64_t code = 0;
 
 	if (o && json_object_is_type(o, json_type_object) &&
-	    !cni_json_int(o, "code", NULL, 1, INT32_MAX, &code, &ignored)) {
+	    !cni_json_int(o, "code", NULL, (struct cni_int_range){1, INT32_MAX}, &code, &ignored)) {
 		cni_json_string(o, "msg", NULL, &msg, &ignored);
 		cni_json_string(o, "details", NULL, &details, &ignored);
 		if (!*msg) {

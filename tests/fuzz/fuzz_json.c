@@ -49,7 +49,8 @@ static void lookups(struct json_object *o)
 	memset(&err, 0, sizeof(err));
 	fuzz_check_error(&err, cni_json_bool(o, "trust", "trust", &b, &err));
 	memset(&err, 0, sizeof(err));
-	fuzz_check_error(&err, cni_json_int(o, "mtu", "mtu", 0, 65535, &i, &err));
+	fuzz_check_error(&err,
+			 cni_json_int(o, "mtu", "mtu", (struct cni_int_range){0, 65535}, &i, &err));
 	memset(&err, 0, sizeof(err));
 	fuzz_check_error(&err, cni_json_object(o, "ipam", "ipam", &sub, &err));
 	memset(&err, 0, sizeof(err));

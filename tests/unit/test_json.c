@@ -43,11 +43,13 @@ Test(json, typed_lookup_errors_name_the_key)
 	struct cni_error err = {0};
 	int64_t n;
 
-	cr_assert_eq(cni_json_int(o, "mtu", "mtu", 0, 65535, &n, &err), -EINVAL);
+	cr_assert_eq(cni_json_int(o, "mtu", "mtu", (struct cni_int_range){0, 65535}, &n, &err),
+		     -EINVAL);
 	assert_cni_error(&err, 7, "invalid configuration");
 	cr_assert_str_eq(err.details, "\"mtu\" must be an integer from 0 to 65535");
 	memset(&err, 0, sizeof(err));
-	cr_assert_eq(cni_json_int(o, "vlan", "vlan", 0, 4094, &n, &err), -ERANGE);
+	cr_assert_eq(cni_json_int(o, "vlan", "vlan", (struct cni_int_range){0, 4094}, &n, &err),
+		     -ERANGE);
 	cr_assert_str_eq(err.details, "\"vlan\" is 5000; it must be from 0 to 4094");
 }
 
