@@ -4,6 +4,7 @@
 #include <criterion/parameterized.h>
 #include <stdlib.h>
 
+#include "base/util.h"
 #include "protocol/env.h"
 #include "helpers.h"
 
