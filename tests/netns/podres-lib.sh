@@ -16,7 +16,7 @@ kubelet() {
 	kubelet_stop
 	mkdir -p /var/lib/kubelet/pod-resources
 	[ -f "$T/podres_pb2.py" ] ||
-		protoc -I"$PODRES_ROOT/cni" --python_out="$T" "$PODRES_ROOT/cni/protocol/podres.proto" ||
+		protoc -I"$PODRES_ROOT/cni/protocol" --python_out="$T" "$PODRES_ROOT/cni/protocol/podres.proto" ||
 		{ fail "protoc"; return 1; }
 	printf '%s\n' "$2" >"$T/pods.json"
 	rm -f "$PODRES_SOCK"
