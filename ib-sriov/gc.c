@@ -117,7 +117,9 @@ int ibsriov_gc(struct cni_ctx *ctx)
 		int ours = gc_dir(ctx, IBSRIOV_STATE_DIR, &err);
 		int go = gc_dir(ctx, IBSRIOV_GO_DIR, &err);
 
-		ret = ours ?: go;
+		ret = ours;
+		if (!ret)
+			ret = go;
 	}
 	if (ret)
 		cni_error_adopt(&ctx->err, &err, ret);
@@ -125,7 +127,8 @@ int ibsriov_gc(struct cni_ctx *ctx)
 	if (ctx->conf->ipam_type && *ctx->conf->ipam_type) {
 		int ipam = cni_ipam_run(&ctx->env, ctx->conf, CNI_CMD_GC, &ctx->err);
 
-		ret = ret ?: ipam;
+		if (!ret)
+			ret = ipam;
 	}
 	return ret;
 }
