@@ -259,7 +259,7 @@ int cni_state_remove(const char *dir, const char *name)
 
 int cni_state_each(const char *dir, size_t max, cni_state_each_fn fn, void *arg)
 {
-	_cleanup_close_ int fd = cni_state_opendir(dir, 0);
+	int fd = cni_state_opendir(dir, 0);
 	_cleanup_dir_ DIR *d = NULL;
 	struct dirent *e;
 	size_t seen = 0;
@@ -268,9 +268,15 @@ int cni_state_each(const char *dir, size_t max, cni_state_each_fn fn, void *arg)
 		return 0;
 	if (fd < 0)
 		return fd;
-	d = cni_state_stream(fd);
-	if (!d)
-		return -errno;
+	/* The stream owns the walk's fd (no second open of "."): a listing
+	 * costs what opendir did, and fn's openat calls do not move it. */
+	d = fdopendir(fd);
+	if (!d) {
+		int ret = -errno;
+
+		close(fd);
+		return ret;
+	}
 	while ((e = readdir(d)) && (!max || seen++ < max)) {
 		int ret;
 
