@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <dirent.h>
 #include <errno.h>
 #include <string.h>
 
@@ -53,46 +52,56 @@ static int load_go(const char *file, struct ibsriov_record *r)
 	return ret;
 }
 
+struct gc_pass {
+	struct cni_sys *sys;
+	struct cni_ctx *ctx;
+	const char *dir;
+	struct cni_error *err;
+	int ret;
+};
+
+/* One record of the pass's directory; a failure is kept and the pass goes on. */
+static int gc_one(int dirfd, const char *name, void *arg)
+{
+	struct gc_pass *p = arg;
+	struct ibsriov_record r;
+	struct cni_error one = {0};
+	int got;
+
+	(void)dirfd;
+	if (strcmp(p->dir, IBSRIOV_STATE_DIR))
+		got = load_go(name, &r);
+	else
+		got = ibsriov_record_load(name, &r);
+	/* Only a definite answer skips a record (gone, a twin of ours,
+	 * never readable); a transient error fails GC, which is retried. */
+	if (got == -ENOENT || got == -EEXIST || got == -ESTALE || ibsriov_record_unreadable(got))
+		return 0;
+	if (got) {
+		cni_errorf(p->err, got, CNI_ERR_IO, "cannot read an attachment record", "%s/%s: %s",
+			   p->dir, name, strerror(-got));
+		p->ret = got;
+		return 0;
+	}
+	if (collect(p->sys, p->ctx, &r, &one)) {
+		cni_error_adopt(p->err, &one, 0);
+		p->ret = -EIO;
+	}
+	ibsriov_record_clear(&r);
+	return 0;
+}
+
 static int gc_dir(struct cni_sys *sys, struct cni_ctx *ctx, const char *dir, struct cni_error *err)
 {
-	_cleanup_dir_ DIR *d = opendir(dir);
-	unsigned int seen = 0;
-	struct dirent *e;
-	int ret = 0;
+	struct gc_pass p = {.sys = sys, .ctx = ctx, .dir = dir, .err = err};
+	int ret = cni_state_each(dir, IBSRIOV_RECORDS_MAX, gc_one, &p);
 
-	if (!d) {
-		if (errno == ENOENT)
-			return 0;
-		return cni_errorf(err, -errno, CNI_ERR_IO, "cannot list the attachment records",
-				  "%s: %s", dir, strerror(errno));
-	}
-	while ((e = readdir(d)) && seen++ < IBSRIOV_RECORDS_MAX) {
-		struct ibsriov_record r;
-		struct cni_error one = {0};
-		int got;
-
-		if (e->d_name[0] == '.')
-			continue;
-		got = strcmp(dir, IBSRIOV_STATE_DIR) ? load_go(e->d_name, &r)
-						     : ibsriov_record_load(e->d_name, &r);
-		/* Only a definite answer skips a record (gone, a twin of ours,
-		 * never readable); a transient error fails GC, which is retried. */
-		if (got == -ENOENT || got == -EEXIST || got == -ESTALE ||
-		    ibsriov_record_unreadable(got))
-			continue;
-		if (got) {
-			cni_errorf(err, got, CNI_ERR_IO, "cannot read an attachment record",
-				   "%s/%s: %s", dir, e->d_name, strerror(-got));
-			ret = got;
-			continue;
-		}
-		if (collect(sys, ctx, &r, &one)) {
-			cni_error_adopt(err, &one, 0);
-			ret = -EIO;
-		}
-		ibsriov_record_clear(&r);
-	}
-	return ret;
+	/* A link in place of the directory is never followed: every record
+	 * under it would be unreadable, and unreadable ones are skipped. */
+	if (ret && ret != -ELOOP)
+		return cni_errorf(err, ret, CNI_ERR_IO, "cannot list the attachment records",
+				  "%s: %s", dir, strerror(-ret));
+	return p.ret;
 }
 
 int ibsriov_gc(struct cni_ctx *ctx)
@@ -111,7 +120,9 @@ int ibsriov_gc(struct cni_ctx *ctx)
 		int ours = gc_dir(&sys, ctx, IBSRIOV_STATE_DIR, &err);
 		int go = gc_dir(&sys, ctx, IBSRIOV_GO_DIR, &err);
 
-		ret = ours ?: go;
+		ret = ours;
+		if (!ret)
+			ret = go;
 	}
 	if (ret)
 		cni_error_adopt(&ctx->err, &err, ret);
@@ -119,7 +130,8 @@ int ibsriov_gc(struct cni_ctx *ctx)
 	if (ctx->conf->ipam_type && *ctx->conf->ipam_type) {
 		int ipam = cni_ipam_run(&ctx->env, ctx->conf, CNI_CMD_GC, &ctx->err);
 
-		ret = ret ?: ipam;
+		if (!ret)
+			ret = ipam;
 	}
 	return ret;
 }

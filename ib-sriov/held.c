@@ -3,13 +3,13 @@
  * config asks for (a NAD, runtimeConfig, CNI_ARGS, cni-args) is refused when
  * another attachment's record holds it: two pods would share an Ethernet
  * identity, or an InfiniBand one with its partition membership. */
-#include <dirent.h>
 #include <errno.h>
 #include <string.h>
 
 #include "add.h"
 #include "base/cleanup.h"
 #include "guid.h"
+#include "state/state.h"
 
 bool ibsriov_record_mac(const struct ibsriov_record *r, unsigned char mac[6])
 {
@@ -127,33 +127,44 @@ static bool addr_held(struct add *a, const struct ibsriov_record *r, struct cni_
 	return true;
 }
 
+struct others {
+	struct add *a;
+	struct cni_error addr; /* the first address held by another */
+	int ret;
+};
+
+/* One record of another attachment: 1 (stop) when it holds the device. */
+static int other_free(int dirfd, const char *name, void *arg)
+{
+	struct others *o = arg;
+	struct ibsriov_record r;
+	bool device;
+
+	(void)dirfd;
+	if (!strcmp(name, o->a->rec.name) || ibsriov_record_load(name, &r))
+		return 0;
+	device = device_held(o->a, &r);
+	if (!device && addr_held(o->a, &r, &o->addr))
+		o->ret = -EADDRINUSE;
+	ibsriov_record_clear(&r);
+	return device;
+}
+
 int ibsriov_others_free(struct add *a)
 {
-	struct cni_error addr = {0};
-	_cleanup_dir_ DIR *d = opendir(IBSRIOV_STATE_DIR);
-	struct dirent *e;
-	unsigned int seen = 0;
-	int ret = 0;
-
-	if (!d)
-		return errno == ENOENT ? 0
-				       : cni_errorf(&a->ctx->err, -errno, CNI_ERR_IO,
-						    "cannot read the attachment records", "%s: %s",
-						    IBSRIOV_STATE_DIR, strerror(errno));
+	struct others o = {.a = a};
 	/* One pass over the records for both: each is parsed once per ADD. */
-	while ((e = readdir(d)) && seen++ < IBSRIOV_RECORDS_MAX) {
-		struct ibsriov_record r;
-		bool device;
+	int ret = cni_state_each(IBSRIOV_STATE_DIR, IBSRIOV_RECORDS_MAX, other_free, &o);
 
-		if (e->d_name[0] == '.' || !strcmp(e->d_name, a->rec.name) ||
-		    ibsriov_record_load(e->d_name, &r))
-			continue;
-		device = device_held(a, &r);
-		if (!device && addr_held(a, &r, &addr))
-			ret = -EADDRINUSE;
-		ibsriov_record_clear(&r);
-		if (device)
-			return -EBUSY;
-	}
-	return ret ? cni_error_adopt(&a->ctx->err, &addr, ret) : 0;
+	/* A link in place of the directory is never followed: no record under
+	 * it is readable, so it holds nothing (as each record's load says). */
+	if (ret < 0 && ret != -ELOOP)
+		return cni_errorf(&a->ctx->err, ret, CNI_ERR_IO,
+				  "cannot read the attachment records", "%s: %s", IBSRIOV_STATE_DIR,
+				  strerror(-ret));
+	if (ret > 0)
+		return -EBUSY;
+	if (o.ret)
+		return cni_error_adopt(&a->ctx->err, &o.addr, o.ret);
+	return 0;
 }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* What DEL, CHECK and GC find to undo: our record under either name
  * format, or, after an upgrade from rdma-cni, rdma-cni's cache entry. */
-#include <dirent.h>
 #include <errno.h>
 #include <string.h>
 
@@ -167,31 +166,43 @@ static bool listed(const struct cni_conf *conf, const char *rest)
 	return false;
 }
 
+/* One rdma-cni cache entry: removed when it is this network's, of no
+ * listed attachment, and its device is back on the host. */
+struct gc_rdmacni {
+	struct cni_sys *sys;
+	struct cni_ctx *ctx;
+};
+
+static int gc_rdmacni_one(int dirfd, const char *name, void *arg)
+{
+	const struct gc_rdmacni *g = arg;
+	struct cni_ctx *ctx = g->ctx;
+	size_t plen = strlen(ctx->conf->name);
+	struct rdmacni_cache c;
+	struct cni_rdma_dev dev;
+
+	(void)dirfd;
+	if (strncmp(name, ctx->conf->name, plen) || name[plen] != '-' ||
+	    listed(ctx->conf, name + plen + 1) || rdmacni_cache_load(name, &c))
+		return 0;
+	/* rdma-cni kept no netns, so only a device back on the host (no pod
+	 * holds it) makes the entry certainly stale, whoever wrote it. */
+	if (cni_rdma_dev_get(g->sys, c.container_dev, 0, &dev)) {
+		log_info("rdma-cni cache %s: %s is not on the host; kept for its DEL", name,
+			 c.container_dev);
+		return 0;
+	}
+	if (cni_state_remove(RDMACNI_STATE_DIR, name))
+		log_warn("cannot remove rdma-cni cache %s/%s", RDMACNI_STATE_DIR, name);
+	else
+		log_info("released stale rdma-cni cache %s", name);
+	return 0;
+}
+
 void rdmans_gc_rdmacni(struct cni_sys *sys, struct cni_ctx *ctx)
 {
-	_cleanup_dir_ DIR *d = opendir(RDMACNI_STATE_DIR);
-	size_t plen = strlen(ctx->conf->name), seen = 0;
-	struct dirent *e;
+	struct gc_rdmacni g = {.sys = sys, .ctx = ctx};
 
-	while (d && (e = readdir(d)) && seen++ < MAX_ENTRIES) {
-		struct rdmacni_cache c;
-		struct cni_rdma_dev dev;
-
-		if (e->d_name[0] == '.' || strncmp(e->d_name, ctx->conf->name, plen) ||
-		    e->d_name[plen] != '-' || listed(ctx->conf, e->d_name + plen + 1) ||
-		    rdmacni_cache_load(e->d_name, &c))
-			continue;
-		/* rdma-cni kept no netns, so only a device back on the host (no pod
-		 * holds it) makes the entry certainly stale, whoever wrote it. */
-		if (cni_rdma_dev_get(sys, c.container_dev, 0, &dev)) {
-			log_info("rdma-cni cache %s: %s is not on the host; kept for its DEL",
-				 e->d_name, c.container_dev);
-			continue;
-		}
-		if (cni_state_remove(RDMACNI_STATE_DIR, e->d_name))
-			log_warn("cannot remove rdma-cni cache %s/%s", RDMACNI_STATE_DIR,
-				 e->d_name);
-		else
-			log_info("released stale rdma-cni cache %s", e->d_name);
-	}
+	/* A directory that cannot be listed has nothing this GC can release. */
+	cni_state_each(RDMACNI_STATE_DIR, MAX_ENTRIES, gc_rdmacni_one, &g);
 }

@@ -18,6 +18,7 @@
 
 #include "base/cleanup.h"
 #include "base/log.h"
+#include "base/path.h"
 #include "base/util.h"
 
 #ifndef CNI_LOG_DIR
@@ -47,68 +48,26 @@ void cni_log_close(void)
 	log_state.fd = -1;
 }
 
-/* A directory or file of ours: owned by us (root) and writable by nobody
- * else, so nobody else can swap what is under it. A log file has one link:
- * a hard link to another file is not a log. */
-static int check_ours(int fd, bool file)
+/* A log file of ours: a regular file with one link (a hard link to another
+ * file is not a log), owned by us (root) and writable by nobody else. */
+static int check_ours(int fd)
 {
 	struct stat st;
 
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	if (file ? !S_ISREG(st.st_mode) || st.st_nlink != 1 : !S_ISDIR(st.st_mode))
+	if (!S_ISREG(st.st_mode) || st.st_nlink != 1)
 		return -EINVAL;
-	if (st.st_uid != cni_euid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
+	if (!cni_path_private(&st))
 		return -EPERM;
 	return 0;
 }
 
-/* Replace *dirfd by its subdirectory name[0..n), not following a link;
- * create it (0700) when missing and create is set. */
-static int step(int *dirfd, const char *name, size_t n, bool create)
-{
-	char comp[256];
-	int fd;
-
-	if (!n || n >= sizeof(comp) || (n == 1 && name[0] == '.') ||
-	    (n == 2 && !memcmp(name, "..", 2)))
-		return -EINVAL;
-	memcpy(comp, name, n);
-	comp[n] = '\0';
-	fd = openat(*dirfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT && create && !mkdirat(*dirfd, comp, 0700))
-		fd = openat(*dirfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	close(*dirfd);
-	*dirfd = fd;
-	return 0;
-}
-
-/* Open cni_log_dir component by component from "/"; its last component
- * is created when missing and must be ours. */
+/* cni_log_dir, reached without following a link (cni_path_opendir); its
+ * last component is created when missing and must be ours. */
 static int open_log_dir(void)
 {
-	_cleanup_close_ int dirfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	const char *p = cni_log_dir;
-	int ret;
-
-	if (dirfd < 0)
-		return -errno;
-	while (*p) {
-		size_t n;
-
-		p += strspn(p, "/");
-		n = strcspn(p, "/");
-		if (!n)
-			break;
-		ret = step(&dirfd, p, n, !p[n + strspn(p + n, "/")]);
-		if (ret)
-			return ret;
-		p += n;
-	}
-	ret = check_ours(dirfd, false);
-	return ret ? ret : steal_fd(dirfd);
+	return cni_path_opendir(cni_log_dir, CNI_PATH_CREATE_LAST | CNI_PATH_PRIVATE);
 }
 
 /* A log file name: letters, digits, ".", "_" and "-", no leading dot (no
@@ -167,7 +126,7 @@ static int open_in(int dirfd, const char *name, struct stat *st)
 
 	if (fd < 0)
 		return -errno;
-	ret = check_ours(fd, true);
+	ret = check_ours(fd);
 	if (!ret && fstat(fd, st) < 0)
 		ret = -errno;
 	if (ret) {

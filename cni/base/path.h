@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 /* path (absolute) into out[len] without empty, "." or ".." components or a
  * trailing slash ("/" stays "/"): nothing is resolved, so ".." is refused
@@ -33,5 +34,26 @@ int cni_fs_ordinary(int fd, const char **fs, char *buf, size_t len);
  * may never answer). A missing component is fine (what is created there is
  * on root's filesystem); any doubt (no openat2, a link, a file) is false. */
 bool cni_path_on_root_mount(const char *root, const char *path);
+
+/* Flags of cni_path_opendir(at). */
+#define CNI_PATH_CREATE	     0x1 /* create missing directories, 0700 whatever the umask */
+#define CNI_PATH_PRIVATE     0x2 /* the last directory must be ours: -EPERM otherwise */
+#define CNI_PATH_CREATE_LAST 0x4 /* create only the last directory when missing */
+
+/* Whether st is ours (our euid) and not writable by group or others: then
+ * nobody else can plant or swap an entry in it. */
+bool cni_path_private(const struct stat *st);
+
+/* Open the absolute directory dir (O_DIRECTORY fd) without following a link
+ * anywhere on it: one openat2 (RESOLVE_NO_SYMLINKS) when the kernel has it,
+ * else one component at a time with O_NOFOLLOW. -ELOOP for a link, -ENOTDIR
+ * for another file type, -EINVAL for "." or ".." components; with
+ * CNI_PATH_PRIVATE the last one must pass cni_path_private (-EPERM). The
+ * mode of a directory this call did not create is never changed. */
+int cni_path_opendir(const char *dir, unsigned int flags);
+
+/* The same for one component name below dirfd (CNI_PATH_CREATE creates it);
+ * *created (may be NULL) tells whether this call made it. */
+int cni_path_opendirat(int dirfd, const char *name, unsigned int flags, bool *created);
 
 #endif

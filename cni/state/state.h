@@ -13,10 +13,11 @@
 #include <json-c/json.h>
 
 #include "base/error.h"
+#include "base/path.h"
 
 /* Flags of cni_state_opendir(at). */
-#define CNI_DIR_CREATE	0x1 /* create missing directories, 0700 whatever the umask */
-#define CNI_DIR_PRIVATE 0x2 /* the last directory must be ours: -EPERM otherwise */
+#define CNI_DIR_CREATE	CNI_PATH_CREATE	 /* create missing directories, 0700 whatever the umask */
+#define CNI_DIR_PRIVATE CNI_PATH_PRIVATE /* the last directory must be ours: -EPERM otherwise */
 
 /* Longest state file name: room is left for the ".<name>.tmp" temporary. */
 #define CNI_STATE_NAME_MAX 250
@@ -25,7 +26,7 @@
  * bytes, never "." or "..". Anything that becomes a file name passes this. */
 bool cni_state_name_valid(const char *name);
 
-/* Open the absolute directory dir (O_DIRECTORY fd) one component at a time,
+/* Open the absolute directory dir (O_DIRECTORY fd, as cni_path_opendir),
  * never through a symbolic link (-ELOOP; -ENOTDIR for another file type,
  * -EINVAL for "." or ".." components). With CNI_DIR_PRIVATE the last one must
  * be owned by our euid and not writable by group or others (-EPERM). The
