@@ -50,5 +50,13 @@ docs=$(tests/docs.sh)
 echo "$docs" | grep -v '^docs: '
 read -r p f < <(sed -nE 's/^docs: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' <<<"$docs")
 pass=$((pass + ${p:-0})) fail=$((fail + ${f:-1}))
+# The code's shape (tests/shape/shape.py): sizes, parameters, no GNU ?: or
+# __thread, no call cycle or upward call among the objects `make static`
+# just built.
+if shape=$(python3 tests/shape/shape.py build/static/build/obj 2>&1); then
+	pass=$((pass + 1)); echo "  PASS  ${shape##*$'\n'}"
+else
+	fail=$((fail + 1)); echo "  FAIL  code shape:"; echo "$shape"
+fi
 echo "static: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
