@@ -14,7 +14,8 @@
 # Asserts nothing but that every run succeeded.
 #
 # ITER (cycle samples, default 81), WAVES (32-VF waves, default 7),
-# IPAM_ITER (IPAM samples, default 101), LEASES (default "0 10000 60000").
+# IPAM_ITER (IPAM samples, default 101), LEASES (default "0 10000 60000"),
+# BENCH_AGAINST (another build's bin/, measured in one rotation with this one).
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 if [ -z "${IBCNI_BENCH_INSIDE:-}" ]; then
@@ -235,3 +236,23 @@ echo
 echo "ibcni against both floors (ratios of medians):"
 echo "  floor (the cycle's kernel operations): cycle wall ${got[cycle_wall]}, cycle cpu ${got[cycle_cpu]}, waves wall ${got[wave_wall]}, waves cpu ${got[wave_cpu]}"
 echo "  kernel-minimum floor:                  cycle wall ${got[min_cycle_wall]}, cycle cpu ${got[min_cycle_cpu]}, waves wall ${got[min_wave_wall]}, waves cpu ${got[min_wave_cpu]}"
+
+# BENCH_AGAINST=DIR: another build's plugins (DIR/ib-sriov, DIR/ib-host-local)
+# in one rotation with these, the same jobs, leases apart: how a change moved
+# the cycle and the waves, with the machine's drift cancelled out.
+if [ -n "${BENCH_AGAINST:-}" ]; then
+	for ((k = 0; k < VFS; k++)); do
+		mkdir -p "$T/other/$k"
+		ln -sf "$BENCH_AGAINST/ib-sriov" "$T/other/$k/bin"
+		sed "s|^CNI_PATH=.*|CNI_PATH=$BENCH_AGAINST|" "$T/ours/$k/env" >"$T/other/$k/env"
+		sed 's|/var/lib/cni/ours|/var/lib/cni/other|' "$T/ours/$k/stdin" >"$T/other/$k/stdin"
+	done
+	echo
+	echo "this build against $BENCH_AGAINST (ratios of medians, this/that):"
+	out=$("$run" cycle $((ITER * 2 + 1)) ours="$T/ours" other="$T/other")
+	c="cycle wall $(ratio "$(med "$(field ours wall)")" "$(med "$(field other wall)")")"
+	c="$c, cycle cpu $(ratio "$(med "$(field ours cpu)")" "$(med "$(field other cpu)")")"
+	out=$("$run" wave "$WAVES" ours="$T/ours" other="$T/other")
+	c="$c, waves wall $(ratio "$(med "$(field ours wall)")" "$(med "$(field other wall)")")"
+	echo "  $c, waves cpu $(ratio "$(med "$(field ours cpu)")" "$(med "$(field other cpu)")")"
+fi
