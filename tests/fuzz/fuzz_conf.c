@@ -7,6 +7,7 @@
 #include "base/cleanup.h"
 #include "fuzz.h"
 #include "base/json.h"
+#include "base/util.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "fuzz.h"
 
 static const char *const names[] = {"CNI_COMMAND", "CNI_CONTAINERID", "CNI_NETNS",
