@@ -18,6 +18,7 @@ declare -A KIND=(
 	[ib-host-local.conflist]=conflist
 	[rdma-ns.conflist]=conflist
 	[rdma.conflist]=conflist
+	[ib-sriov-rails.conflist]=conflist
 	[ib-sriov-nad.yaml]=nad
 	[whereabouts-nad.yaml]=nad
 	[sriov-device-plugin-config.yaml]=configmap
@@ -79,6 +80,14 @@ EOF
 	chmod +x "$T/stub/whereabouts"
 }
 
+# example_plugin CONF: the binary of CONF's type, ours or Debian's Go
+# plugin (sbr, tuning).
+example_plugin() {
+	local t
+	t=$(jq -r .type <<<"$1")
+	if [ -x "$BIN/$t" ]; then echo "$t"; else echo "$GO_CNI/$t"; fi
+}
+
 # run_netconf NAME CONF KIND: ADD then DEL of one network config (a conflist
 # runs its plugins in order, each given the previous result), on VF 0/1 as
 # Multus passes it. ADD_RC/ADD_OUT hold the first failing (or last) ADD.
@@ -94,14 +103,14 @@ run_netconf() {
 	n=${#p[@]}
 	for ((i = 0; i < n; i++)); do
 		[ -n "$prev" ] && p[i]=$(jq -c --argjson r "$prev" '. + {prevResult: $r}' <<<"${p[i]}")
-		CNI_PATH_OVERRIDE=$BIN:$T/stub cni_exec "$(jq -r .type <<<"${p[i]}")" ADD ctr1 pod1 net1 "${p[i]}" \
+		CNI_PATH_OVERRIDE=$BIN:$T/stub cni_exec "$(example_plugin "${p[i]}")" ADD ctr1 pod1 net1 "${p[i]}" \
 			'IgnoreUnknown=1;K8S_POD_NAMESPACE=default;K8S_POD_NAME=pod1'
 		ADD_RC=$RC ADD_OUT=$OUT
 		[ "$RC" -eq 0 ] || break
 		prev=$OUT
 	done
 	for ((i = n - 1; i >= 0; i--)); do
-		CNI_PATH_OVERRIDE=$BIN:$T/stub cni_exec "$(jq -r .type <<<"${p[i]}")" DEL ctr1 pod1 net1 "${p[i]}"
+		CNI_PATH_OVERRIDE=$BIN:$T/stub cni_exec "$(example_plugin "${p[i]}")" DEL ctr1 pod1 net1 "${p[i]}"
 		assert_eq 0 "$RC" "$name: DEL of $(jq -r .type <<<"${p[i]}") ($OUT)"
 	done
 }
@@ -147,6 +156,8 @@ test_examples_netconfs_run() {
 	assert_json '[.ips[].address]' '["192.168.100.10/24","fd00:100::2/64"]'
 	check_netconf rdma-ns.conflist "$(cat "$EX/rdma-ns.conflist")" conflist ib rdma
 	check_netconf rdma.conflist "$(cat "$EX/rdma.conflist")" conflist ib rdma
+	check_netconf ib-sriov-rails.conflist "$(cat "$EX/ib-sriov-rails.conflist")" conflist ib ok
+	assert_json '[.ips[0].address, .ips[0].gateway, .routes]' '["192.168.120.2/24","192.168.120.1",[{"dst":"192.168.0.0/16"}]]'
 	local doc name
 	while read -r doc; do
 		name=$(jq -r .metadata.name <<<"$doc")
