@@ -7,39 +7,23 @@
 # then the order issue 22 names (sbr, then tuning on the interface's keys).
 
 . "$(dirname "${BASH_SOURCE[0]}")/sriov-lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/chain-lib.sh"
 
-RAILS=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../conf-examples" && pwd)/ib-sriov-rails.conflist
 CHAIN_ARGS='IgnoreUnknown=1;K8S_POD_NAMESPACE=default;K8S_POD_NAME=rail-pod;K8S_POD_INFRA_CONTAINER_ID=abc;K8S_POD_UID=u-1'
-RAIL_IP=192.168.120.2
 
 # chain_node: the node's CNI bin dir as the installer leaves it (rdma-ns
 # also as rdma, a file of its own), Debian's sbr and tuning beside them, and
-# in front a spy per plugin: each call's plugin, command and prevResult as
-# one JSON line in $T/calls, then the plugin itself on the same stdin.
+# a spy in front of each (chain-lib.sh).
 chain_node() {
-	local p
-	mkdir -p "$T/bin" "$T/spy" "$T/net.d"
+	mkdir -p "$T/bin" "$T/net.d"
 	cp "$BIN/ib-sriov" "$BIN/ib-host-local" "$T/bin/"
 	cp "$BIN/rdma-ns" "$T/bin/rdma"
 	cp "$GO_CNI/sbr" "$GO_CNI/tuning" "$T/bin/"
-	for p in ib-sriov tuning sbr rdma; do
-		cat >"$T/spy/$p" <<EOF
-#!/bin/sh
-in=\$(cat)
-printf '%s' "\$in" | jq -c --arg p $p --arg c "\$CNI_COMMAND" \
-	'{plugin: \$p, cmd: \$c, deviceID, prev: .prevResult}' >>"$T/calls"
-printf '%s' "\$in" | exec "$T/bin/$p"
-EOF
-		chmod +x "$T/spy/$p"
-	done
+	chain_spies "$T/spy" "$T/bin" ib-sriov tuning sbr rdma
 }
 
-# chain_conf [JQ-FILTER]: the example as Multus hands it to libcni (the
-# pod's deviceID added to every plugin), its leases under $T, FILTER applied.
-chain_conf() {
-	jq --arg d "$(sim_vf_addr 0 1)" --arg leases "$T/leases" \
-		".plugins[0].ipam.dataDir = \$leases | ${1:-.} | .plugins |= map(. + {deviceID: \$d})" \
-		"$RAILS" >"$T/net.d/10-rails.conflist"
+rails_conf() { # [JQ-FILTER]: the example in $T/net.d, its leases under $T
+	chain_conf "$T/net.d/10-rails.conflist" ".plugins[0].ipam.dataDir = \"$T/leases\" | ${1:-.}"
 }
 
 chain_tool() { # VERB: cnitool on the conflist, pod1, net1, kubelet's CNI_ARGS
@@ -47,52 +31,6 @@ chain_tool() { # VERB: cnitool on the conflist, pod1, net1, kubelet's CNI_ARGS
 		"$IBCNI_CNITOOL" "$1" "$(jq -r .name "$T/net.d/10-rails.conflist")" /run/netns/pod1 2>"$T/err")
 	RC=$?
 	ERR=$(cat "$T/err")
-}
-
-calls() { # CMD: the plugins called with CMD, in order
-	jq -r --arg c "$1" 'select(.cmd == $c) | .plugin' "$T/calls" | tr '\n' ' ' | sed 's/ $//'
-}
-
-prev_of() { # PLUGIN CMD: the prevResult it was given, keys sorted
-	jq -S -c --arg p "$1" --arg c "$2" 'select(.plugin == $p and .cmd == $c) | .prev' "$T/calls"
-}
-
-# The node as a pod's attachment may change it: links (name, MTU, MAC,
-# state), records, the host's rules and routes, lease files (not the lock,
-# last_reserved_ip or ib-host-local's index, which stay as host-local's do).
-node_snapshot() {
-	host_state
-	ip -j rule | jq -c '.[]'
-	ip -j route show table all | jq -c '.[]'
-	find /var/lib/cni "$T/leases" -type f 2>/dev/null | grep -v -e '/lock$' -e '/last_reserved_ip' -e '/\.ib-host-local/' | sort
-}
-
-pod_routing() { # the pod's rules and routes, every table
-	ip -n pod1 -j rule | jq -c '.[]'
-	ip -n pod1 -j route show table all | jq -c '.[]'
-}
-
-pod_sysctls() { # IF: arp_ignore, arp_announce, rp_filter of all and IF, from /proc/sys in the pod
-	ip netns exec pod1 sh -c "cd /proc/sys/net/ipv4/conf && echo \$(cat all/arp_ignore all/arp_announce \
-		all/rp_filter $1/arp_ignore $1/arp_announce $1/rp_filter)"
-}
-
-# rail_result MAC: ib-sriov's result for the example's rail, keys sorted: the
-# chain passes it on unchanged (sbr and tuning print their prevResult).
-rail_result() {
-	printf '{"cniVersion":"1.0.0","dns":{},"interfaces":[{"mac":"%s","name":"net1","sandbox":"/run/netns/pod1"}],"ips":[{"address":"%s/24","gateway":"192.168.120.1","interface":0}],"routes":[{"dst":"192.168.0.0/16"}]}' \
-		"$1" "$RAIL_IP"
-}
-
-# assert_sbr: sbr's policy rule for the pod's address and its table 100
-# (the default route through the gateway, the subnet, ib-sriov's route),
-# nothing of net1's left in main.
-assert_sbr() {
-	assert_eq "[{\"priority\":0,\"src\":\"all\",\"table\":\"local\"},{\"priority\":32765,\"src\":\"$RAIL_IP\",\"table\":\"100\"},{\"priority\":32766,\"src\":\"all\",\"table\":\"main\"},{\"priority\":32767,\"src\":\"all\",\"table\":\"default\"}]" \
-		"$(ip -n pod1 -j rule)" "sbr's rule"
-	assert_eq '[["192.168.0.0/16","192.168.120.1","net1"],["192.168.120.0/24",null,"net1"],["default","192.168.120.1","net1"]]' \
-		"$(ip -n pod1 -j route show table 100 | jq -c '[.[] | [.dst, .gateway, .dev]] | sort')" "table 100"
-	assert_eq '[]' "$(ip -n pod1 -j route show table main dev net1)" "net1's routes left in main"
 }
 
 # rail_pod: the pod's netns, with rp_filter 1 where a new netns has 0, so
@@ -106,31 +44,29 @@ rail_pod() {
 # assert_as_found BEFORE POD-BEFORE MAC: after DEL, the node as snapshotted
 # before ADD, the VF home under its name, MAC and MTU, the pod as it was.
 assert_as_found() {
-	local now
-	now=$(node_snapshot)
-	[ "$1" == "$now" ] || fail "the node after DEL: $(diff <(echo "$1") <(echo "$now") | grep '^[<>]')"
+	assert_same "$1" "$(node_snapshot "$T/leases")" "the node after DEL"
 	vf_as_found vf0_1 "$3" 1500
-	now=$(pod_routing)
-	[ "$2" == "$now" ] || fail "the pod after DEL: $(diff <(echo "$2") <(echo "$now") | grep '^[<>]')"
+	assert_same "$2" "$(pod_routing)" "the pod after DEL"
 	assert_no_link pod1 net1
 }
 
 test_chain_operator_rails() {
-	local mac before pod_before
+	local mac before pod_before want
 	sim_node 1 2 ib
 	rail_pod
 	mac=$(ip -j link show dev vf0_1 | jq -r '.[0].address')
+	want=$(rail_result "$mac" /run/netns/pod1)
 	chain_node
-	chain_conf
-	before=$(node_snapshot)
+	rails_conf
+	before=$(node_snapshot "$T/leases")
 	pod_before=$(pod_routing)
 	chain_tool add
 	assert_eq 0 "$RC" "cnitool add ($ERR)"
-	assert_eq "$(rail_result "$mac")" "$(jq -S -c . <<<"$OUT")" "the chain's result"
+	assert_eq "$want" "$(jq -S -c . <<<"$OUT")" "the chain's result"
 	assert_eq "ib-sriov tuning sbr" "$(calls ADD)" "ADD order"
 	assert_eq "null" "$(prev_of ib-sriov ADD)" "ib-sriov's prevResult"
-	assert_eq "$(rail_result "$mac")" "$(prev_of tuning ADD)" "tuning's prevResult: ib-sriov's result"
-	assert_eq "$(rail_result "$mac")" "$(prev_of sbr ADD)" "sbr's prevResult: tuning's pass-through"
+	assert_eq "$want" "$(prev_of tuning ADD)" "tuning's prevResult: ib-sriov's result"
+	assert_eq "$want" "$(prev_of sbr ADD)" "sbr's prevResult: tuning's pass-through"
 	assert_sbr
 	assert_eq "1 2 0 1 2 0" "$(pod_sysctls net1)" "all and net1 arp_ignore arp_announce rp_filter"
 	assert_eq "$mac" "$(ip -n pod1 -j link show dev net1 | jq -r '.[0].address')" "net1 in the pod"
@@ -141,7 +77,7 @@ test_chain_operator_rails() {
 	chain_tool check
 	assert_eq 1 "$RC" "cnitool check"
 	assert_eq "ib-sriov tuning" "$(calls CHECK)" "CHECK order"
-	assert_eq "$(rail_result "$mac")" "$(prev_of ib-sriov CHECK)" "ib-sriov's CHECK prevResult"
+	assert_eq "$want" "$(prev_of ib-sriov CHECK)" "ib-sriov's CHECK prevResult"
 	assert_match 'ib-sriov CHECK [^ ]+/net1: CHECK succeeded' "$ERR" "ib-sriov's CHECK"
 	assert_match 'open /proc/sys/net/ipv4/conf/IFNAME/' "$ERR" "tuning 1.1.1's CHECK"
 
@@ -149,7 +85,7 @@ test_chain_operator_rails() {
 	chain_tool del
 	assert_eq 0 "$RC" "cnitool del ($ERR)"
 	assert_eq "sbr tuning ib-sriov" "$(calls DEL)" "DEL order"
-	assert_eq "$(rail_result "$mac")" "$(prev_of ib-sriov DEL)" "ib-sriov's DEL prevResult"
+	assert_eq "$want" "$(prev_of ib-sriov DEL)" "ib-sriov's DEL prevResult"
 	assert_as_found "$before" "$pod_before" "$mac"
 }
 
@@ -159,19 +95,20 @@ test_chain_operator_rails_then_rdma() {
 	# prevResult and Multus's deviceID and refuses at the kernel (the vm
 	# tier moves a real RDMA device with a result of this shape). libcni
 	# leaves the undo to the runtime's DEL, which runs every plugin.
-	local mac before pod_before
+	local mac before pod_before want
 	sim_node 1 2 ib
 	rail_pod
 	mac=$(ip -j link show dev vf0_1 | jq -r '.[0].address')
+	want=$(rail_result "$mac" /run/netns/pod1)
 	chain_node
-	chain_conf '.plugins += [{"type": "rdma"}]'
-	before=$(node_snapshot)
+	rails_conf '.plugins += [{"type": "rdma"}]'
+	before=$(node_snapshot "$T/leases")
 	pod_before=$(pod_routing)
 	chain_tool add
 	assert_eq 1 "$RC" "cnitool add"
 	assert_match 'cannot read the RDMA netns mode; the kernel has no RDMA subsystem' "$ERR" "rdma's error"
 	assert_eq "ib-sriov tuning sbr rdma" "$(calls ADD)" "ADD order"
-	assert_eq "$(rail_result "$mac")" "$(prev_of rdma ADD)" "rdma's prevResult: sbr's pass-through"
+	assert_eq "$want" "$(prev_of rdma ADD)" "rdma's prevResult: sbr's pass-through"
 	assert_eq "\"$(sim_vf_addr 0 1)\"" "$(jq -c 'select(.plugin == "rdma") | .deviceID' "$T/calls" | head -1)" \
 		"rdma's deviceID"
 	assert_sbr
@@ -186,21 +123,22 @@ test_chain_operator_rails_then_rdma() {
 test_chain_sbr_then_tuning() {
 	# The order issue 22 names, tuning on net1's own keys with rp_filter 2
 	# (loose): CHECK runs through the whole chain, and catches a change.
-	local mac before pod_before
+	local mac before pod_before want
 	sim_node 1 2 ib
 	rail_pod
 	mac=$(ip -j link show dev vf0_1 | jq -r '.[0].address')
+	want=$(rail_result "$mac" /run/netns/pod1)
 	chain_node
-	chain_conf '.plugins = [.plugins[0], {"type": "sbr"}, {"type": "tuning", "sysctl":
+	rails_conf '.plugins = [.plugins[0], {"type": "sbr"}, {"type": "tuning", "sysctl":
 		{"net.ipv4.conf.net1.arp_ignore": "1", "net.ipv4.conf.net1.arp_announce": "2",
 		 "net.ipv4.conf.net1.rp_filter": "2"}}]'
-	before=$(node_snapshot)
+	before=$(node_snapshot "$T/leases")
 	pod_before=$(pod_routing)
 	chain_tool add
 	assert_eq 0 "$RC" "cnitool add ($ERR)"
-	assert_eq "$(rail_result "$mac")" "$(jq -S -c . <<<"$OUT")" "the chain's result"
+	assert_eq "$want" "$(jq -S -c . <<<"$OUT")" "the chain's result"
 	assert_eq "ib-sriov sbr tuning" "$(calls ADD)" "ADD order"
-	assert_eq "$(rail_result "$mac")" "$(prev_of tuning ADD)" "tuning's prevResult: sbr's pass-through"
+	assert_eq "$want" "$(prev_of tuning ADD)" "tuning's prevResult: sbr's pass-through"
 	assert_sbr
 	assert_eq "0 0 1 1 2 2" "$(pod_sysctls net1)" "all and net1 arp_ignore arp_announce rp_filter"
 	chain_tool check
