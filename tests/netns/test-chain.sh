@@ -71,7 +71,8 @@ test_chain_operator_rails() {
 	assert_eq "1 2 0 1 2 0" "$(pod_sysctls net1)" "all and net1 arp_ignore arp_announce rp_filter"
 	assert_eq "$mac" "$(ip -n pod1 -j link show dev net1 | jq -r '.[0].address')" "net1 in the pod"
 
-	# CHECK: ib-sriov's passes with the chain's result; Debian's tuning 1.1.1
+	# CHECK: ib-sriov's passes with the chain's result (its route is found in
+	# sbr's table 100: it looks in every table); Debian's tuning 1.1.1
 	# does not substitute IFNAME in CHECK (fixed in v1.3.0, 5b7a263e, the
 	# version of the Network Operator's plugins image), so it fails there.
 	chain_tool check
