@@ -9,9 +9,10 @@ RAIL_IP=192.168.120.2
 POD=pod1 IF=net1
 
 # chain_conf OUT [JQ-FILTER]: the example as Multus hands it to libcni (the
-# pod's deviceID added to every plugin), FILTER applied.
+# pod's device as deviceID and pciBusID in every plugin, as its
+# addDeviceIDInConfList does), FILTER applied.
 chain_conf() {
-	jq --arg d "$(sim_vf_addr 0 1)" "${2:-.} | .plugins |= map(. + {deviceID: \$d})" "$RAILS" >"$1"
+	jq --arg d "$(sim_vf_addr 0 1)" "${2:-.} | .plugins |= map(. + {deviceID: \$d, pciBusID: \$d})" "$RAILS" >"$1"
 }
 
 # chain_spies DIR REAL PLUGIN...: in DIR, a spy per PLUGIN that logs each
