@@ -293,6 +293,8 @@ static int prepare(struct add *a)
 	if (!ret)
 		ret = resolve_links(a, undone);
 	if (!ret)
+		ret = ibsriov_guid_fallback(a);
+	if (!ret)
 		ret = check_fits(a);
 	if (!ret)
 		ret = pod_ifname_free(a);

@@ -75,6 +75,11 @@ static int check_rdma(struct cni_ctx *ctx, int pod, const struct ibsriov_conf *c
 	if (rec->kind == IBSRIOV_IB && conf->has_guid) {
 		want.has_guid = true;
 		want.port_guid = conf->guid;
+	} else if (rec->kind == IBSRIOV_IB && conf->guid_fallback &&
+		   (rec->flags & IBSRIOV_REC_HAS_GUID)) {
+		/* The one guidFallback derived, else the VF's own: as ADD noted. */
+		want.has_guid = true;
+		want.port_guid = rec->guid;
 	} else if (rec->kind == IBSRIOV_IB && (rec->flags & IBSRIOV_REC_HAS_VF_ORIG) &&
 		   (rec->vf_orig.mask & CNI_VF_PORT_GUID) &&
 		   !ibsriov_guid_unset(rec->vf_orig.port_guid)) {

@@ -27,6 +27,7 @@ struct ibsriov_conf {
 	bool has_guid;
 	uint64_t guid;
 	const char *guid_from; /* which key gave the GUID */
+	bool guid_fallback;    /* derive one for a VF without (guid_fallback.c) */
 	bool has_pkey;	       /* "pkey" parsed (ib-kubernetes' key) */
 	uint16_t pkey;
 	bool ib_kubernetes, rdma_isolation, vfio;
