@@ -534,6 +534,21 @@ static uint64_t vf_guid(void)
 	return fk.vfs[1].port_guid;
 }
 
+/* CHECK's expectation of the pod's port GUID, from this network's config
+ * and the record ADD left. */
+static void check_expects(struct cni_ctx *ctx, uint64_t want)
+{
+	struct ibsriov_record rec;
+	struct ibsriov_conf conf;
+	uint64_t g = 0;
+
+	cr_assert_eq(ibsriov_conf_load(ctx, &conf, false), 0);
+	cr_assert_eq(ibsriov_record_find("c1", "net1", "/pod", &rec), 0);
+	cr_assert(ibsriov_check_guid(&conf, &rec, &g), "CHECK expects no GUID");
+	cr_assert_eq(g, want, "CHECK expects %#llx", (unsigned long long)g);
+	ibsriov_record_clear(&rec);
+}
+
 /* guidFallback on a VF with GUID zero or all ones: ADD sets the GUID derived
  * from the PF's (VF index 1 into byte 2, the local bit into byte 0) with the
  * rebind and notes it; DEL puts back what the VF had. */
@@ -562,6 +577,7 @@ Test(ibsriov_add, guid_fallback_sets_and_restores, .init = sysfs, .fini = teardo
 		snprintf(path, sizeof(path), "%s/c1:net1", fake_path("state"));
 		cr_assert_eq(read_file(path, 65536, &rec, NULL), 0);
 		cr_assert(strstr(rec, "\"guid\":\"02:02:c8:03:00:a1:b2:c3\""), "%s", rec);
+		check_expects(ctx, 0x0202c80300a1b2c3ULL);
 		snprintf(path, sizeof(path), "%s/sys/bus/pci/drivers/mlx5_core/bind", base);
 		ctx->env.command = CNI_CMD_DEL;
 		cr_assert_eq(ibsriov_del(ctx), 0, "DEL: %s", ctx->err.details);
