@@ -660,3 +660,28 @@ Test(ibsriov_add, rollback_at_every_step_guid_fallback, .init = sysfs, .fini = t
 	fail_everywhere(true, false, "\"guidFallback\":true,\"rdmaIsolation\":true,\"mtu\":2044",
 			5);
 }
+
+/* A VF bound to vfio-pci has no netdev: its GUID is read from the PF's VF
+ * table, and the derived one is set there (no rebind: the VM's driver
+ * reads it when it starts); DEL restores zero. */
+Test(ibsriov_add, guid_fallback_vfio_vf, .init = sysfs, .fini = teardown)
+{
+	char path[256];
+	struct cni_ctx *ctx;
+
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/0000:03:00.2/driver", base);
+	cr_assert_eq(unlink(path), 0);
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/0000:03:00.2/net/vf0", base);
+	cr_assert_eq(rmdir(path), 0);
+	tree_mkdir(base, "sys/bus/pci/drivers/vfio-pci");
+	tree_link(base, "../../drivers/vfio-pci", "sys/bus/pci/devices/0000:03:00.2/driver");
+	kernel(true);
+	fk.links[1].exists = false;
+	ctx = ctx_for("\"guidFallback\":true");
+	cr_assert_eq(ibsriov_add(ctx), 0, "%s %s", ctx->err.msg, ctx->err.details);
+	cr_assert_eq(vf_guid(), 0x0202c80300a1b2c3ULL, "the derived GUID in the VF table");
+	ctx->env.command = CNI_CMD_DEL;
+	cr_assert_eq(ibsriov_del(ctx), 0, "DEL: %s", ctx->err.details);
+	cr_assert_eq(vf_guid(), 0, "DEL restores the zero GUID");
+	cr_assert_not(records_left());
+}
