@@ -151,7 +151,8 @@ static int check_fits(struct add *a)
 		    err, -EINVAL, CNI_ERR_INVALID_CONFIG, "the VF has no valid GUID",
 		    "VF %s reports GUID %s and none was given: pass one as runtimeConfig."
 		    "infinibandGUID (capability infinibandGUID), as cni-args \"guid\", from "
-		    "ib-kubernetes, or have the SR-IOV operator assign VF GUIDs",
+		    "ib-kubernetes, have the SR-IOV operator assign VF GUIDs, or set "
+		    "\"guidFallback\": true (a GUID derived from the PF's, docs/guid.md)",
 		    a->vf.name,
 		    ibsriov_guid_str(ibsriov_guid_from_hwaddr(a->vf.mac, a->vf.mac_len), g,
 				     sizeof(g)));
@@ -292,6 +293,8 @@ static int prepare(struct add *a)
 
 	if (!ret)
 		ret = resolve_links(a, undone);
+	if (!ret)
+		ret = ibsriov_guid_fallback(a);
 	if (!ret)
 		ret = check_fits(a);
 	if (!ret)

@@ -33,6 +33,12 @@ static inline int fail(struct add *a, int ret, int code, const char *msg, const 
  * when the PF has no netdev. */
 int ibsriov_pf_link(struct add *a);
 
+/* guid_fallback.c: with guidFallback, an InfiniBand VF whose GUID is unset
+ * and that was given none gets the GUID derived from its PF's port GUID
+ * and VF index (into a->conf, named "guidFallback"); code 7 when the PF's
+ * GUID is no vendor GUID or another VF of the PF has the derived one. */
+int ibsriov_guid_fallback(struct add *a);
+
 /* vf_settings.c: the PF-side settings the config asks for (and the GUID),
  * their originals recorded first, then one request per setting. */
 int ibsriov_vf_apply(struct add *a);

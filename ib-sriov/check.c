@@ -61,9 +61,31 @@ static int check_pod(struct cni_sys *sys, struct cni_ctx *ctx)
 	return 0;
 }
 
+bool ibsriov_check_guid(const struct ibsriov_conf *conf, const struct ibsriov_record *rec,
+			uint64_t *guid)
+{
+	if (rec->kind != IBSRIOV_IB)
+		return false;
+	if (conf->has_guid) {
+		*guid = conf->guid;
+		return true;
+	}
+	/* The one guidFallback derived, else the VF's own: as ADD noted. */
+	if (conf->guid_fallback && (rec->flags & IBSRIOV_REC_HAS_GUID)) {
+		*guid = rec->guid;
+		return true;
+	}
+	if ((rec->flags & IBSRIOV_REC_HAS_VF_ORIG) && (rec->vf_orig.mask & CNI_VF_PORT_GUID) &&
+	    !ibsriov_guid_unset(rec->vf_orig.port_guid)) {
+		*guid = rec->vf_orig.port_guid;
+		return true;
+	}
+	return false;
+}
+
 /* With rdmaIsolation the pod's RDMA devices, through verbs in the pod:
- * listed, open, ports ACTIVE; on InfiniBand the port GUID ADD set (the
- * configured one, else the VF's own) and, with pkeyEnforce, the pkey. */
+ * listed, open, ports ACTIVE; on InfiniBand the port GUID ADD set
+ * (ibsriov_check_guid) and, with pkeyEnforce, the pkey. */
 static int check_rdma(struct cni_ctx *ctx, int pod, const struct ibsriov_conf *conf,
 		      const struct ibsriov_record *rec)
 {
@@ -72,15 +94,7 @@ static int check_rdma(struct cni_ctx *ctx, int pod, const struct ibsriov_conf *c
 
 	if (!(rec->flags & IBSRIOV_REC_HAS_RDMA))
 		return 0;
-	if (rec->kind == IBSRIOV_IB && conf->has_guid) {
-		want.has_guid = true;
-		want.port_guid = conf->guid;
-	} else if (rec->kind == IBSRIOV_IB && (rec->flags & IBSRIOV_REC_HAS_VF_ORIG) &&
-		   (rec->vf_orig.mask & CNI_VF_PORT_GUID) &&
-		   !ibsriov_guid_unset(rec->vf_orig.port_guid)) {
-		want.has_guid = true;
-		want.port_guid = rec->vf_orig.port_guid;
-	}
+	want.has_guid = ibsriov_check_guid(conf, rec, &want.port_guid);
 	want.has_pkey = rec->kind == IBSRIOV_IB && conf->has_pkey && conf->pkey_enforce;
 	want.pkey = conf->pkey;
 	for (unsigned int i = 0; !ret && i < rec->n_rdma; i++)

@@ -354,6 +354,7 @@ static const struct cni_conf_key keys[] = {
     CNI_CONF_STR("pciBusID", AT(bus)),
     CNI_CONF_STEP(device),
     CNI_CONF_STEP(guid),
+    CNI_CONF_BOOL("guidFallback", AT(c.guid_fallback)),
     CNI_CONF_BOOL("ibKubernetesEnabled", AT(c.ib_kubernetes)),
     CNI_CONF_BOOL("rdmaIsolation", AT(c.rdma_isolation)),
     CNI_CONF_BOOL("vfioPciMode", AT(c.vfio)),

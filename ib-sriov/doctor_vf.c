@@ -81,7 +81,8 @@ static void vf_findings(struct doctor *d, const struct vf_facts *f)
 	if (f->ib && f->has_guid && ibsriov_guid_unset(f->guid))
 		doctor_finding(
 		    d, "warning", vf->addr,
-		    "have the SR-IOV network operator assign VF GUIDs, or run ib-kubernetes",
+		    "have the SR-IOV network operator assign VF GUIDs, run ib-kubernetes, or set "
+		    "\"guidFallback\": true on the network (docs/guid.md)",
 		    "VF %u of %s has GUID %s (unassigned): a pod gets it only with a GUID from its "
 		    "network (runtimeConfig infinibandGUID, cni-args guid, ib-kubernetes); "
 		    "otherwise "

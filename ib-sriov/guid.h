@@ -17,6 +17,22 @@ bool ibsriov_guid_unset(uint64_t guid);
 /* Lower-case "xx:...:xx" into buf (at least 24 bytes). */
 const char *ibsriov_guid_str(uint64_t guid, char *buf, size_t len);
 
+/* Byte 0 of an EUI-64 GUID: the universal/local bit (set: locally
+ * administered) and the individual/group bit, as in a MAC address. */
+#define IBSRIOV_GUID_LOCAL    (UINT64_C(0x02) << 56)
+#define IBSRIOV_GUID_GROUP    (UINT64_C(0x01) << 56)
+#define IBSRIOV_GUID_VF_SHIFT 40 /* the VF index goes into bits 40..55 */
+
+/* A GUID a vendor assigned from its OUI block: universal, individual, not
+ * unset. Only these are unique in the fabric by construction. */
+bool ibsriov_guid_vendor(uint64_t guid);
+
+/* guidFallback's GUID of VF vf (0..65535) of the PF whose port GUID is pf
+ * (a vendor GUID): pf with the local bit set and vf XORed into bits 40..55.
+ * Injective in (pf, vf) as docs/guid.md proves; 0 when pf is no vendor GUID
+ * or vf is out of range. */
+uint64_t ibsriov_guid_derive(uint64_t pf, unsigned int vf);
+
 /* The port GUID of a 20-byte IPoIB hardware address (bytes 12..19). */
 uint64_t ibsriov_guid_from_hwaddr(const unsigned char *hw, size_t len);
 

@@ -27,6 +27,7 @@ struct ibsriov_conf {
 	bool has_guid;
 	uint64_t guid;
 	const char *guid_from; /* which key gave the GUID */
+	bool guid_fallback;    /* derive one for a VF without (guid_fallback.c) */
 	bool has_pkey;	       /* "pkey" parsed (ib-kubernetes' key) */
 	uint16_t pkey;
 	bool ib_kubernetes, rdma_isolation, vfio;
@@ -89,6 +90,12 @@ int ibsriov_release_locked(struct cni_sys *sys, struct ibsriov_record *r, struct
 /* Take IBSRIOV_LOCK_DIR/<kind>-<pci>.lock ("vf" per VF, "pf" around a
  * rebind) with a bounded wait; the locked fd, or -errno with err filled. */
 int ibsriov_lock(const char *kind, const char *pci, struct cni_error *err);
+
+/* The port GUID CHECK expects of an InfiniBand attachment: the configured
+ * one, else the one ADD noted when guidFallback is set (derived, or the
+ * VF's own), else the VF's recorded original; false when none is known. */
+bool ibsriov_check_guid(const struct ibsriov_conf *conf, const struct ibsriov_record *rec,
+			uint64_t *guid);
 
 /* The CNI commands (README, "ib-sriov"): ADD undoes every completed step on
  * failure; DEL succeeds for anything already gone; CHECK compares the pod

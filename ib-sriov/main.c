@@ -11,6 +11,7 @@
 static const struct cni_plugin_key keys[] = {
     {"deviceID, pciBusID", "the VF's PCI address (Multus sets it), 0000:3b:00.2 or 3b:00.2"},
     {"runtimeConfig.infinibandGUID", "IB: the VF's GUID; also args.cni.guid, then guid"},
+    {"guidFallback", "IB: a derived GUID for a VF without one (docs/guid.md)"},
     {"pkey", "IB: partition for ib-kubernetes, e.g. \"0x8001\" (not acted on)"},
     {"pkeyEnforce, pkeyWaitMs", "IB: pkey must be in the VF's table; IPoIB child"},
     {"link_state", "auto, enable or disable"},

@@ -222,6 +222,20 @@ pkey_check() {
 	expect "ib: the pod interface is on the partition" "$(printf '0x%04x' $((PKEY | 0x8000)))" \
 		"$(printf '0x%04x' $((p | 0x8000)))"
 }
+# guidFallback's GUID (docs/guid.md): PF-GUID with the local bit, VF index
+# XORed into bytes 1-2.
+fallback_guid() { # PF-GUID VF-INDEX
+	local v=$2 IFS=:
+	set -- $1
+	printf '%02x:%02x:%02x:%s:%s:%s:%s:%s\n' $((0x$1 ^ 2)) $((0x$2 ^ (v >> 8))) \
+		$((0x$3 ^ (v & 255))) "$4" "$5" "$6" "$7" "$8"
+}
+fallback_check() {
+	local g
+	g=$(sum "$1" net1 | cut -d' ' -f2 | cut -d: -f13-)
+	expect "ib: guidFallback: the pod netdev (after the rebind) has the derived GUID" "$FALLBACK" "$g"
+	contains "ib: guidFallback: the VF table has it as node GUID" "NODE_GUID $FALLBACK" "$(vf_entry "$VF")"
+}
 rdma_check() {
 	contains "rdma: the VF's RDMA device is in the pod" "$RDEV" "$(ip netns exec "$1" "$BIN/rdma-ns" devices)"
 	case $(rdma dev show "$RDEV" 2>&1) in
@@ -239,6 +253,15 @@ if [ "$LINK" = infiniband ]; then
 	fi
 	optional "ib: link_state enable" "\"guid\":\"$GUID\",\"link_state\":\"enable\"" link_state \
 		"link-state enable"
+	# guidFallback: only on a VF without a GUID now (DEL puts that back).
+	vg=$(sum "" "$(vf_net "$VF")" | cut -d' ' -f2 | cut -d: -f13-)
+	case $vg in
+	00:00:00:00:00:00:00:00 | ff:ff:ff:ff:ff:ff:ff:ff)
+		FALLBACK=$(fallback_guid "$(sum "" "$PF" | cut -d' ' -f2 | cut -d: -f13-)" "$(idx_of "$VF")")
+		step "ib: guidFallback derives $FALLBACK, DEL restores $vg" '"guidFallback":true' fallback_check
+		;;
+	*) skip "ib: guidFallback" "$VF has GUID $vg (guidFallback is for a VF without one)" ;;
+	esac
 else
 	step "eth: MAC, VLAN/QoS, spoofchk, trust, MTU" \
 		'"mac":"02:1b:c0:00:00:01","vlan":42,"vlanQoS":2,"spoofchk":"off","trust":"on","mtu":1400' eth_check

@@ -251,6 +251,29 @@ test_bad_inputs_change_nothing() {
 	assert_host_unchanged "$before" "host state after bad inputs"
 }
 
+# guidFallback on the simulated node: its VFs are veths (Ethernet, no VF
+# table), which cannot hold an IB GUID, so the derivation and its rebind
+# are the unit tier's (test_ibsriov_add.c); here the production binary
+# refuses a bad value naming the key and ignores the key on RoCE.
+test_guid_fallback_key() {
+	sim_node 1 2 eth
+	pod_ns pod1
+	local before=$(host_state) mac conf
+	mac=$(ip -j link show vf0_1 | jq -r '.[0].address')
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf "" '"guidFallback":"yes"')"
+	assert_json .code 7
+	assert_match '"guidFallback".*true or false' "$(jq -r .details <<<"$OUT")" "the error names the key"
+	assert_host_unchanged "$before" "host state after a bad guidFallback"
+	conf=$(sriov_conf "" '"guidFallback":true')
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf"
+	assert_eq 0 "$RC" "ADD on a RoCE VF ($OUT $ERR)"
+	assert_link pod1 net1 '[.address]' "[\"$mac\"]"
+	cni_exec ib-sriov DEL ctr1 pod1 net1 "$conf"
+	assert_eq 0 "$RC" "DEL ($OUT)"
+	vf_as_found vf0_1 "$mac" 1500
+	assert_host_unchanged "$before" "host state after ADD+DEL"
+}
+
 test_cnitool_conflist() {
 	# The same flow driven by the reference client with a conflist.
 	local tool=${IBCNI_CNITOOL:-} mac out

@@ -14,12 +14,15 @@
 
 #include "base/cleanup.h"
 #include "fake_kernel.h"
+#include "guid.h"
 #include "fake_paths.h"
 #include "fake_verbs.h"
 #include "helpers.h"
 #include "ibsriov.h"
 #include "protocol/podres.h"
 #include "base/util.h"
+
+#define PF_GUID 0x0002c90300a1b2c3ULL /* Mellanox's OUI, as ConnectX numbers ports */
 
 static char base[64];
 static char kubelet_sock[128]; /* cni_podres_socket: absent unless a test binds it */
@@ -101,6 +104,13 @@ static void kernel(bool ib)
 					    .gro_ipv4_max_size = 30000};
 	vf->mac_len = ib ? 20 : 6;
 	memcpy(vf->mac, ib ? ipoib : eth, vf->mac_len);
+	/* The PF's IPoIB address carries its vendor port GUID, PF_GUID. */
+	if (ib) {
+		pf->mac_len = 20;
+		memcpy(pf->mac, ipoib, 20);
+		for (int i = 0; i < 8; i++)
+			pf->mac[12 + i] = (unsigned char)(PF_GUID >> (56 - 8 * i));
+	}
 	fk.vfs[1].vf = 1;
 	fk.vfs[1].vlan_proto = 0x8100;
 	fk.vfs[1].spoofchk = 1;
@@ -515,4 +525,163 @@ Test(ibsriov_add, device_check_off_never_asks_kubelet, .init = sysfs, .fini = te
 	cr_assert_eq(ibsriov_add(ctx), 0, "%s: %s", ctx->err.msg, ctx->err.details);
 	ctx->env.command = CNI_CMD_DEL;
 	cr_assert_eq(ibsriov_del(ctx), 0, "DEL: %s %s", ctx->err.msg, ctx->err.details);
+}
+
+/* The VF's GUID as its PF's VF table has it (node and port alike). */
+static uint64_t vf_guid(void)
+{
+	cr_assert_eq(fk.vfs[1].node_guid, fk.vfs[1].port_guid);
+	return fk.vfs[1].port_guid;
+}
+
+/* CHECK's expectation of the pod's port GUID, from this network's config
+ * and the record ADD left. */
+static void check_expects(struct cni_ctx *ctx, uint64_t want)
+{
+	struct ibsriov_record rec;
+	struct ibsriov_conf conf;
+	uint64_t g = 0;
+
+	cr_assert_eq(ibsriov_conf_load(ctx, &conf, false), 0);
+	cr_assert_eq(ibsriov_record_find("c1", "net1", "/pod", &rec), 0);
+	cr_assert(ibsriov_check_guid(&conf, &rec, &g), "CHECK expects no GUID");
+	cr_assert_eq(g, want, "CHECK expects %#llx", (unsigned long long)g);
+	ibsriov_record_clear(&rec);
+}
+
+/* guidFallback on a VF with GUID zero or all ones: ADD sets the GUID derived
+ * from the PF's (VF index 1 into byte 2, the local bit into byte 0) with the
+ * rebind and notes it; DEL puts back what the VF had. */
+Test(ibsriov_add, guid_fallback_sets_and_restores, .init = sysfs, .fini = teardown)
+{
+	static const uint64_t unset[] = {0, UINT64_MAX};
+	char path[256];
+	_cleanup_free_ char *bound = NULL;
+
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/drivers/mlx5_core/bind", base);
+	for (size_t i = 0; i < 2; i++) {
+		_cleanup_free_ char *rec = NULL;
+		struct cni_ctx *ctx;
+
+		kernel(true);
+		fk.vfs[1].node_guid = fk.vfs[1].port_guid = unset[i];
+		memset(&fk.links[1].mac[12], unset[i] ? 0xff : 0, 8);
+		ctx = ctx_for("\"guidFallback\":true");
+		cr_assert_eq(ibsriov_add(ctx), 0, "%s %s", ctx->err.msg, ctx->err.details);
+		cr_assert_eq(vf_guid(), 0x0202c80300a1b2c3ULL, "the derived GUID");
+		cr_assert_eq(ibsriov_guid_derive(PF_GUID, 1), 0x0202c80300a1b2c3ULL);
+		free(bound);
+		bound = NULL;
+		cr_assert_eq(read_file(path, 4096, &bound, NULL), 0);
+		cr_assert(strstr(bound, "0000:03:00.2"), "no rebind: %s", bound);
+		snprintf(path, sizeof(path), "%s/c1:net1", fake_path("state"));
+		cr_assert_eq(read_file(path, 65536, &rec, NULL), 0);
+		cr_assert(strstr(rec, "\"guid\":\"02:02:c8:03:00:a1:b2:c3\""), "%s", rec);
+		check_expects(ctx, 0x0202c80300a1b2c3ULL);
+		snprintf(path, sizeof(path), "%s/sys/bus/pci/drivers/mlx5_core/bind", base);
+		ctx->env.command = CNI_CMD_DEL;
+		cr_assert_eq(ibsriov_del(ctx), 0, "DEL: %s", ctx->err.details);
+		cr_assert_eq(vf_guid(), unset[i], "DEL restores what the VF had");
+		cr_assert_not(records_left());
+	}
+}
+
+/* Today's behaviour stays without the key, or when a GUID is given; a VF
+ * that has a GUID keeps it; a RoCE VF ignores the key. */
+Test(ibsriov_add, guid_fallback_only_when_asked_and_needed, .init = sysfs, .fini = teardown)
+{
+	struct cni_ctx *ctx;
+
+	kernel(true);
+	ctx = ctx_for("\"guidFallback\":false");
+	cr_assert_neq(ibsriov_add(ctx), 0);
+	assert_cni_error(&ctx->err, CNI_ERR_INVALID_CONFIG, "the VF has no valid GUID");
+	cr_assert_eq(fk.changes, 0);
+
+	kernel(true);
+	ctx = ctx_for("\"guidFallback\":true,\"guid\":\"02:00:00:00:00:00:00:09\"");
+	cr_assert_eq(ibsriov_add(ctx), 0, "%s %s", ctx->err.msg, ctx->err.details);
+	cr_assert_eq(vf_guid(), 0x0200000000000009ULL, "the given GUID wins");
+	ctx->env.command = CNI_CMD_DEL;
+	cr_assert_eq(ibsriov_del(ctx), 0, "DEL: %s", ctx->err.details);
+	cr_assert_eq(vf_guid(), 0);
+
+	kernel(true);
+	fk.links[1].mac[19] = 0x42; /* the VF has GUID 00:..:42 */
+	ctx = ctx_for("\"guidFallback\":true");
+	cr_assert_eq(ibsriov_add(ctx), 0, "%s %s", ctx->err.msg, ctx->err.details);
+	cr_assert_eq(fk.vfs[1].port_guid, 0, "nothing set on the PF");
+	ctx->env.command = CNI_CMD_DEL;
+	cr_assert_eq(ibsriov_del(ctx), 0, "DEL: %s", ctx->err.details);
+
+	kernel(false);
+	ctx = ctx_for("\"guidFallback\":true");
+	cr_assert_eq(ibsriov_add(ctx), 0, "%s %s", ctx->err.msg, ctx->err.details);
+	ctx->env.command = CNI_CMD_DEL;
+	cr_assert_eq(ibsriov_del(ctx), 0, "DEL: %s", ctx->err.details);
+}
+
+/* Refused before any change, naming the key: a PF whose GUID is no vendor
+ * GUID, the derived GUID on another VF of the PF, or held by another
+ * attachment's pod. */
+Test(ibsriov_add, guid_fallback_refusals_change_nothing, .init = sysfs, .fini = teardown)
+{
+	struct fake_kernel before;
+	struct cni_ctx *ctx;
+
+	for (int i = 0; i < 3; i++) {
+		kernel(true);
+		if (i == 0)
+			fk.links[0].mac[12] = 0x02; /* locally administered */
+		else if (i == 1)
+			fk.vfs[0].port_guid = 0x0202c80300a1b2c3ULL;
+		else
+			plant_holder(0x0202c80300a1b2c3ULL, HOLDER_NOTED);
+		before = fk;
+		ctx = ctx_for("\"guidFallback\":true");
+		cr_assert_neq(ibsriov_add(ctx), 0, "case %d accepted", i);
+		cr_assert_eq(ctx->err.code, CNI_ERR_INVALID_CONFIG, "case %d: %s", i, ctx->err.msg);
+		cr_assert(strstr(ctx->err.details, "guidFallback"), "%s", ctx->err.details);
+		cr_assert_eq(fk.changes, 0, "case %d changed something", i);
+		cr_assert_eq(memcmp(fk.vfs, before.vfs, sizeof(fk.vfs)), 0);
+		if (i == 2)
+			cr_assert(
+			    strstr(ctx->err.details, "guidFallback is 02:02:c8:03:00:a1:b2:c3"),
+			    "%s", ctx->err.details);
+		else
+			cr_assert_not(records_left());
+	}
+}
+
+/* A failure at every step of an ADD with guidFallback leaves the VF's zero
+ * GUID; the final DEL puts it back. */
+Test(ibsriov_add, rollback_at_every_step_guid_fallback, .init = sysfs, .fini = teardown)
+{
+	fail_everywhere(true, false, "\"guidFallback\":true,\"rdmaIsolation\":true,\"mtu\":2044",
+			5);
+}
+
+/* A VF bound to vfio-pci has no netdev: its GUID is read from the PF's VF
+ * table, and the derived one is set there (no rebind: the VM's driver
+ * reads it when it starts); DEL restores zero. */
+Test(ibsriov_add, guid_fallback_vfio_vf, .init = sysfs, .fini = teardown)
+{
+	char path[256];
+	struct cni_ctx *ctx;
+
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/0000:03:00.2/driver", base);
+	cr_assert_eq(unlink(path), 0);
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/0000:03:00.2/net/vf0", base);
+	cr_assert_eq(rmdir(path), 0);
+	tree_mkdir(base, "sys/bus/pci/drivers/vfio-pci");
+	tree_link(base, "../../drivers/vfio-pci", "sys/bus/pci/devices/0000:03:00.2/driver");
+	kernel(true);
+	fk.links[1].exists = false;
+	ctx = ctx_for("\"guidFallback\":true");
+	cr_assert_eq(ibsriov_add(ctx), 0, "%s %s", ctx->err.msg, ctx->err.details);
+	cr_assert_eq(vf_guid(), 0x0202c80300a1b2c3ULL, "the derived GUID in the VF table");
+	ctx->env.command = CNI_CMD_DEL;
+	cr_assert_eq(ibsriov_del(ctx), 0, "DEL: %s", ctx->err.details);
+	cr_assert_eq(vf_guid(), 0, "DEL restores the zero GUID");
+	cr_assert_not(records_left());
 }
