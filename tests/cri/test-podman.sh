@@ -61,28 +61,32 @@ CONF
 }
 
 test_podman_runs_the_daemonset_installer() {
-	# The DaemonSet's container run by podman from make image's archive,
-	# twice: the second run changes nothing.
+	# The DaemonSet's initContainer run by podman from make image's archive
+	# with no capability at all (as the manifest asks), twice: the second
+	# run changes nothing. This node's ConfigMap entry becomes "ranges".
 	local host=$T/host
 	podman_setup || return
 	OUT=$(podman load -i "$IBCNI_IMAGE" 2>&1)
 	assert_match "Loaded image: $IBCNI_IMAGE_NAME" "$OUT" "podman load"
-	mkdir -p "$host/opt/cni/bin" "$host/etc/modprobe.d" "$host/etc/ibcni"
+	mkdir -p "$host/opt/cni/bin" "$host/etc/modprobe.d" "$host/etc/ibcni" "$host/configmap/ibcni-node-ranges"
+	echo '{"ib-net":[[{"subnet":"10.56.1.0/24"}]]}' >"$host/configmap/ibcni-node-ranges/node-1"
 	daemonset_container "$T/ds.json" "$host"
 	local args=() m
 	for m in $(jq -r '.mounts[] | "\(.host_path):\(.container_path)"' "$T/ds.json"); do
 		args+=(-v "$m")
 	done
-	# The DaemonSet's args without --wait (podman run would wait for SIGTERM).
-	mapfile -t cmd < <(jq -r '.args[] | select(. != "--wait")' "$T/ds.json")
-	OUT=$(podman run --rm --network host --privileged "${args[@]}" \
+	mapfile -t cmd < <(jq -r '.args[]' "$T/ds.json")
+	assert_eq false "$(jq .privileged "$T/ds.json")" "the initContainer is not privileged"
+	args+=(--cap-drop=all --security-opt no-new-privileges --read-only)
+	OUT=$(podman run --rm --network host "${args[@]}" \
 		--entrypoint "$(jq -r '.command[0]' "$T/ds.json")" "$IBCNI_IMAGE_NAME" "${cmd[@]}" 2>&1)
 	assert_eq 0 "$?" "podman run installer ($OUT)"
 	assert_match 'ib-sriov installed' "$OUT" "first run"
 	assert_installed "$host"
+	assert_file "$host/etc/ibcni/ibcni.conf" '{"ranges":{"ib-net":[[{"subnet":"10.56.1.0/24"}]]}}'
 	local before
 	before=$(stat -c '%n %i %Y' "$host"/opt/cni/bin/*)
-	OUT=$(podman run --rm --network host --privileged "${args[@]}" \
+	OUT=$(podman run --rm --network host "${args[@]}" \
 		--entrypoint "$(jq -r '.command[0]' "$T/ds.json")" "$IBCNI_IMAGE_NAME" "${cmd[@]}" 2>&1)
 	assert_eq 0 "$?" "podman run installer again ($OUT)"
 	assert_eq 4 "$(grep -c unchanged <<<"$OUT")" "second run: all four unchanged"
