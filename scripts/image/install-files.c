@@ -118,8 +118,7 @@ static int install_one(const struct opts *o, int sfd, int dfd, int i)
 	}
 	ret = write_atomic(dfd, names[i], buf, len, 0755);
 	if (ret)
-		fprintf(stderr, "ibcni-install: cannot install %s: %s\n", names[i],
-			strerror(-ret));
+		fprintf(stderr, "ibcni-install: cannot install %s: %s\n", names[i], strerror(-ret));
 	else
 		printf("ibcni-install: %s installed (%zu bytes)\n", names[i], len);
 	return ret;

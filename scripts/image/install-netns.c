@@ -78,7 +78,8 @@ static bool find_owner(int dfd, struct owner *o)
 	}
 	while (!found && (e = readdir(d))) {
 		n = strlen(e->d_name);
-		if (n < 5 || strcmp(e->d_name + n - 5, ".conf") || !strcmp(e->d_name, MODPROBE_FILE))
+		if (n < 5 || strcmp(e->d_name + n - 5, ".conf") ||
+		    !strcmp(e->d_name, MODPROBE_FILE))
 			continue;
 		found = sets_netns_mode(dfd, e->d_name, o);
 	}

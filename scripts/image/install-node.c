@@ -42,8 +42,7 @@ static const char *range_sets_shape(struct json_object *v)
 
 			if (!json_object_is_type(r, json_type_object))
 				return "a range is not an object";
-			json_object_object_foreach(r, key, val)
-			{
+			json_object_object_foreach (r, key, val) {
 				(void)key;
 				if (!json_object_is_type(val, json_type_string))
 					return "a range's value is not a string";
@@ -63,8 +62,7 @@ static int take_ranges(struct opts *o, const char *path, const char *text, size_
 	if (root && !json_object_is_type(root, json_type_object))
 		why = "not a JSON object of network name -> list of range sets";
 	if (root && !why) {
-		json_object_object_foreach(root, key, val)
-		{
+		json_object_object_foreach (root, key, val) {
 			why = range_sets_shape(val);
 			net = key;
 			if (why)
@@ -108,8 +106,8 @@ int load_node_ranges(struct opts *o)
 	}
 	ret = fd < 0 ? -errno : read_fd(fd, RANGES_MAX_SIZE, &text, &len);
 	if (ret) {
-		fprintf(stderr, "ibcni-install: %s: %s (at most %d bytes)\n", path,
-			strerror(-ret), RANGES_MAX_SIZE);
+		fprintf(stderr, "ibcni-install: %s: %s (at most %d bytes)\n", path, strerror(-ret),
+			RANGES_MAX_SIZE);
 		return -EINVAL;
 	}
 	return take_ranges(o, path, text, len);
