@@ -102,8 +102,14 @@ static int set_only(struct opts *o, const char *arg)
 	char list[256], *save = NULL, *tok;
 	int i;
 
-	if (check_snprintf(list, sizeof(list), "%s", arg))
+	if (check_snprintf(list, sizeof(list), "%s", arg) ||
+	    !strspn(arg, "abcdefghijklmnopqrstuvwxyz-")) {
+		fprintf(stderr,
+			"ibcni-install: --only %s: a comma-separated list of ib-sriov, rdma, "
+			"rdma-ns, ib-host-local\n",
+			arg);
 		return -EINVAL;
+	}
 	o->only_given = true;
 	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		i = inst_index(tok);
@@ -136,10 +142,15 @@ static void set_bin_file(struct opts *o, int c, const char *arg)
 		       c == 'B' ? "ib-sriov-cni" : "rdma-cni", arg);
 }
 
-/* A node name is a DNS subdomain: never a path. */
+/* A node name is a DNS subdomain (lower-case letters, digits, '-', '.'):
+ * never a path, and an unexpanded "$(NODE_NAME)" is refused by name. */
 static bool valid_node_name(const char *s)
 {
-	return *s && strlen(s) <= 253 && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..");
+	size_t n = strlen(s);
+
+	if (!n || n > 253 || s[0] == '.' || strstr(s, ".."))
+		return false;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-.") == n;
 }
 
 /* What the options say together, checked after all are read. */
@@ -154,7 +165,11 @@ static int check_opts(const struct opts *o)
 		return -EINVAL;
 	}
 	if (o->node_name && !valid_node_name(o->node_name)) {
-		fprintf(stderr, "ibcni-install: --node-name %s: not a node name\n", o->node_name);
+		fprintf(stderr,
+			"ibcni-install: --node-name %s: not a node name (lower-case letters, "
+			"digits, '-' and '.'; kubelet expands $(NODE_NAME) from the env's "
+			"fieldRef spec.nodeName)\n",
+			o->node_name);
 		return -EINVAL;
 	}
 	return 0;

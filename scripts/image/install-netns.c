@@ -20,6 +20,7 @@
 
 #define MODPROBE_FILE "ibcni-rdma.conf"
 #define MODPROBE_MAX  (64 * 1024)
+#define SNO_FILE      "sriov_network_operator_modules_config.conf"
 
 struct owner {
 	char file[256];
@@ -130,10 +131,11 @@ static void defer_to(const struct opts *o, int dfd, const struct owner *w)
 	same = !strcmp(w->value, want) ||
 	       (!strcmp(want, "0") && (!strcmp(w->value, "N") || !strcmp(w->value, "n"))) ||
 	       (!strcmp(want, "1") && (!strcmp(w->value, "Y") || !strcmp(w->value, "y")));
-	printf("ibcni-install: %s/%s sets ib_core netns_mode=%s (the SR-IOV Network Operator's "
-	       "rdmaMode when it is sriov_network_operator_modules_config.conf): it owns the "
-	       "RDMA netns mode, %s is not written\n",
-	       o->modprobe_dir, w->file, w->value, MODPROBE_FILE);
+	printf("ibcni-install: %s/%s sets ib_core netns_mode=%s%s: it owns the RDMA netns mode, "
+	       "%s is not written\n",
+	       o->modprobe_dir, w->file, w->value,
+	       strcmp(w->file, SNO_FILE) ? "" : " (SNO's SriovNetworkPoolConfig rdmaMode)",
+	       MODPROBE_FILE);
 	if (!same)
 		printf("ibcni-install: warning: --netns-mode %s asked for netns_mode=%s, the node "
 		       "boots with %s; set the mode where %s comes from (SNO: "

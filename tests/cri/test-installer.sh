@@ -147,6 +147,8 @@ test_installer_only_and_upstream_options() {
 	cmp -s "$IBCNI_IMAGE_BIN/rdma-ns" "$d/rdma" || fail "rdma is not rdma-ns's bytes"
 	installer --cni-bin-dir "$d" --only ib-sriov,ib-host-local
 	assert_eq "ib-host-local ib-sriov rdma" "$(ls -A "$d" | sort | tr '\n' ' ' | sed 's/ $//')" "--only two more"
+	installer --cni-bin-dir "$d" --only ''
+	assert_eq 2 "$RC" "an empty --only"
 	installer --cni-bin-dir "$d" --only ib-sriov,sriov
 	assert_eq 2 "$RC" "an unknown name"
 	assert_match '--only: unknown plugin "sriov"' "$OUT" "the message names it"
@@ -255,4 +257,7 @@ test_installer_writes_node_ranges() {
 	assert_eq 2 "$RC" "--node-name alone"
 	installer --cni-bin-dir "$d" --node-name ../x --node-ranges-dir "$cm"
 	assert_eq 2 "$RC" "a node name that is a path"
+	installer --cni-bin-dir "$d" --node-name '$(NODE_NAME)' --node-ranges-dir "$cm"
+	assert_eq 2 "$RC" "an unexpanded \$(NODE_NAME)"
+	assert_match 'fieldRef spec.nodeName' "$OUT" "the message says where the name comes from"
 }
