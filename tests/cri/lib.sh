@@ -76,6 +76,39 @@ containerd_stop() {
 	CTRD_PID=
 }
 
+# podman_setup: podman's configuration for this test only (CONTAINERS_CONF
+# and CONTAINERS_STORAGE_CONF): cgroupfs, runc, vfs storage, file events,
+# and rlimits no higher than ours (root here lacks CAP_SYS_RESOURCE).
+podman_setup() {
+	local nproc
+	nproc=$(ulimit -Hu)
+	[ "$nproc" = unlimited ] || [ "$nproc" -gt 4096 ] && nproc=4096
+	mkdir -p "$T/podman" "$T/net.d"
+	cni_bin_dir
+	cat >"$T/podman/containers.conf" <<CONF
+[containers]
+default_ulimits = ["nofile=$(ulimit -Hn):$(ulimit -Hn)", "nproc=$nproc:$nproc"]
+[engine]
+cgroup_manager = "cgroupfs"
+events_logger = "file"
+runtime = "runc"
+tmp_dir = "$T/podman/tmp"
+[network]
+network_backend = "cni"
+cni_plugin_dirs = ["$T/cni-bin"]
+network_config_dir = "$T/net.d"
+CONF
+	cat >"$T/podman/storage.conf" <<CONF
+[storage]
+driver = "vfs"
+runroot = "$T/podman/run"
+graphroot = "$T/podman/root"
+CONF
+	export CONTAINERS_CONF=$T/podman/containers.conf
+	export CONTAINERS_STORAGE_CONF=$T/podman/storage.conf
+	podman load -q -i "$CRI_DIR/busybox.tar" >/dev/null || { fail "podman load"; return 1; }
+}
+
 cri() { # CRI call; output in OUT, status in RC, stderr in ERR
 	OUT=$($CRI_PY --socket "$SOCK" "$@" 2>"$T/cri.err")
 	RC=$?

@@ -37,7 +37,7 @@ podman_contract() { # ARGS...: the image run like SNO's init container; OUT, RC
 
 test_contract_podman_sno_init_container() {
 	contract_host
-	podman_setup || return
+	podman_setup || { fail "podman_setup"; return; }
 	podman load -q -i "$IBCNI_IMAGE" >/dev/null || { fail "podman load"; return; }
 	ln -s /host/other/victim "$HOST/opt/cni/bin/ib-sriov"
 	podman_contract --no-sleep
@@ -63,7 +63,7 @@ test_contract_podman_sno_init_container() {
 test_contract_podman_network_operator_container() {
 	local t0 ms
 	contract_host
-	podman_setup || return
+	podman_setup || { fail "podman_setup"; return; }
 	podman load -q -i "$IBCNI_IMAGE" >/dev/null || { fail "podman load"; return; }
 	podman run -d --name ibcni-contract --privileged --network host \
 		-v "$HOST/opt/cni/bin:/host/opt/cni/bin" "$IBCNI_IMAGE_NAME" >/dev/null ||
@@ -116,7 +116,7 @@ cri_wait_exit() { # up to 10 s
 
 containerd_contract_setup() {
 	contract_host
-	containerd_start || return 1
+	containerd_start || { fail "containerd_start"; return 1; }
 	ctr --address "$SOCK" -n k8s.io images import --snapshotter native "$IBCNI_IMAGE" >/dev/null ||
 		{ fail "ctr images import $IBCNI_IMAGE"; return 1; }
 }
