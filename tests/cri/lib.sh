@@ -76,6 +76,39 @@ containerd_stop() {
 	CTRD_PID=
 }
 
+# podman_setup: podman's configuration for this test only (CONTAINERS_CONF
+# and CONTAINERS_STORAGE_CONF): cgroupfs, runc, vfs storage, file events,
+# and rlimits no higher than ours (root here lacks CAP_SYS_RESOURCE).
+podman_setup() {
+	local nproc
+	nproc=$(ulimit -Hu)
+	[ "$nproc" = unlimited ] || [ "$nproc" -gt 4096 ] && nproc=4096
+	mkdir -p "$T/podman" "$T/net.d"
+	cni_bin_dir
+	cat >"$T/podman/containers.conf" <<CONF
+[containers]
+default_ulimits = ["nofile=$(ulimit -Hn):$(ulimit -Hn)", "nproc=$nproc:$nproc"]
+[engine]
+cgroup_manager = "cgroupfs"
+events_logger = "file"
+runtime = "runc"
+tmp_dir = "$T/podman/tmp"
+[network]
+network_backend = "cni"
+cni_plugin_dirs = ["$T/cni-bin"]
+network_config_dir = "$T/net.d"
+CONF
+	cat >"$T/podman/storage.conf" <<CONF
+[storage]
+driver = "vfs"
+runroot = "$T/podman/run"
+graphroot = "$T/podman/root"
+CONF
+	export CONTAINERS_CONF=$T/podman/containers.conf
+	export CONTAINERS_STORAGE_CONF=$T/podman/storage.conf
+	podman load -q -i "$CRI_DIR/busybox.tar" >/dev/null || { fail "podman load"; return 1; }
+}
+
 cri() { # CRI call; output in OUT, status in RC, stderr in ERR
 	OUT=$($CRI_PY --socket "$SOCK" "$@" 2>"$T/cri.err")
 	RC=$?
@@ -138,40 +171,57 @@ assert_vf_home() {
 	[ -z "$left" ] || fail "leases left: $left"
 }
 
-# daemonset_container OUT HOSTROOT: the DaemonSet's container (image,
-# command, args, privileged, mounts with each hostPath under HOSTROOT) as
-# cri.py's CTR.json, read from conf-examples/ibcni-daemonset.yaml.
+# daemonset_container OUT HOSTROOT [KIND]: the DaemonSet's initContainer
+# (KIND init, the default) or long-running container (KIND main) as cri.py's
+# CTR.json, read from conf-examples/ibcni-daemonset.yaml: image, command,
+# args with $(VAR) expanded as kubelet does (spec.nodeName is "node-1"),
+# privileged, mounts with each hostPath under HOSTROOT and each ConfigMap at
+# HOSTROOT/configmap/NAME.
 daemonset_container() {
-	/usr/bin/python3 - "$1" "$2" "$(dirname "${BASH_SOURCE[0]}")/../../conf-examples/ibcni-daemonset.yaml" <<'PY'
-import json, sys, yaml
-out, hostroot, path = sys.argv[1:]
+	/usr/bin/python3 - "$1" "$2" "${3:-init}" "$(dirname "${BASH_SOURCE[0]}")/../../conf-examples/ibcni-daemonset.yaml" <<'PY'
+import json, re, sys, yaml
+out, hostroot, kind, path = sys.argv[1:]
 ds = yaml.safe_load(open(path))
 pod = ds["spec"]["template"]["spec"]
-c = pod["containers"][0]
-vols = {v["name"]: v["hostPath"]["path"] for v in pod["volumes"]}
+c = (pod["initContainers"] if kind == "init" else pod["containers"])[0]
+def host(v):
+    if "hostPath" in v:
+        return hostroot + v["hostPath"]["path"]
+    return hostroot + "/configmap/" + v["configMap"]["name"]
+vols = {v["name"]: host(v) for v in pod["volumes"]}
+field = {"spec.nodeName": "node-1"}
+env = {e["name"]: e.get("value", field.get(e.get("valueFrom", {}).get("fieldRef", {}).get("fieldPath")))
+       for e in c.get("env", [])}
+args = [re.sub(r"\$\((\w+)\)", lambda m: env[m.group(1)], a) for a in c["args"]]
 json.dump({"name": c["name"], "image": c["image"], "command": c["command"],
-           "args": c["args"],
+           "args": args,
            "privileged": c.get("securityContext", {}).get("privileged", False),
            "host_network": pod.get("hostNetwork", False),
            "log_path": "install.log",
-           "mounts": [{"container_path": m["mountPath"],
-                       "host_path": hostroot + vols[m["name"]]}
+           "mounts": [{"container_path": m["mountPath"], "host_path": vols[m["name"]]}
                       for m in c["volumeMounts"]]}, open(out, "w"))
 PY
 }
 
 # assert_installed HOSTROOT: the installer's work on a host root: each plugin
-# the image's (make image's static build), rdma a hard link of rdma-ns, no
-# temporary file left, the RDMA netns mode recorded for the next boot.
-assert_installed() {
+# the image's (make image's static build), rdma a copy of rdma-ns, no
+# temporary file left; with netns, the RDMA netns mode (exclusive) recorded
+# for the next boot.
+assert_installed() { # HOSTROOT [netns]
 	local d=$1/opt/cni/bin b
 	for b in ib-sriov rdma-ns ib-host-local; do
 		cmp -s "$IBCNI_IMAGE_BIN/$b" "$d/$b" || fail "$d/$b is not the image's $b"
 		assert_mode "$d/$b" 755
 	done
-	assert_eq "$(stat -c %i "$d/rdma-ns" 2>/dev/null)" "$(stat -c %i "$d/rdma" 2>/dev/null)" \
-		"rdma is rdma-ns (one inode)"
+	# rdma is rdma-ns's bytes in a file of its own: rdma-cni's init container
+	# `cp -f`s onto it, which would write through a hard link into rdma-ns.
+	cmp -s "$IBCNI_IMAGE_BIN/rdma-ns" "$d/rdma" || fail "$d/rdma is not the image's rdma-ns"
+	assert_eq "1 1" "$(stat -c %h "$d/rdma-ns" "$d/rdma" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')" \
+		"rdma and rdma-ns: one link each"
+	[ "$(stat -c %i "$d/rdma-ns")" != "$(stat -c %i "$d/rdma")" ] || fail "rdma is rdma-ns's inode"
+	assert_mode "$d/rdma" 755
 	assert_eq "" "$(ls -A "$d" | grep ibcni-new)" "temporary files"
+	[ "${2:-}" = netns ] || return 0
 	assert_eq "options ib_core netns_mode=0" \
 		"$(grep -v '^#' "$1/etc/modprobe.d/ibcni-rdma.conf" 2>/dev/null)" "the modprobe.d file"
 }

@@ -116,14 +116,15 @@ test_containerd_failed_chain_leaves_nothing() {
 }
 
 test_containerd_runs_the_daemonset_installer() {
-	# The DaemonSet's container (conf-examples/ibcni-daemonset.yaml: image,
-	# command, args, privileged, hostPaths) in a hostNetwork pod, from the
-	# image `make image` built, against a temporary host root.
+	# The DaemonSet's initContainer (conf-examples/ibcni-daemonset.yaml:
+	# image, command, args, env, hostPaths) in a hostNetwork pod, from the
+	# image `make image` built, against a temporary host root: it installs
+	# while an old plugin runs, and exits 0.
 	local host=$T/host id ctr i old_pid
 	containerd_start || return
 	ctr --address "$SOCK" -n k8s.io images import --snapshotter native "$IBCNI_IMAGE" >/dev/null ||
 		{ fail "ctr images import $IBCNI_IMAGE"; return; }
-	mkdir -p "$host/opt/cni/bin" "$host/etc/modprobe.d" "$host/etc/ibcni"
+	mkdir -p "$host/opt/cni/bin" "$host/etc/modprobe.d" "$host/etc/ibcni" "$host/configmap/ibcni-node-ranges"
 	# An old plugin, running while it is replaced.
 	cp /bin/sleep "$host/opt/cni/bin/ib-sriov"
 	"$host/opt/cni/bin/ib-sriov" 600 &
@@ -141,16 +142,15 @@ test_containerd_runs_the_daemonset_installer() {
 	cri start "$ctr"
 	assert_eq 0 "$RC" "StartContainer ($ERR)"
 	for ((i = 0; i < 100; i++)); do
-		grep -q 'waiting for SIGTERM' "$T/logs/install.log" 2>/dev/null && break
+		cri container-status "$ctr"
+		[ "$(jq -r .state <<<"$OUT")" = CONTAINER_EXITED ] && break
 		sleep 0.1
 	done
+	assert_json '[.state, .exit_code]' '["CONTAINER_EXITED",0]'
 	assert_installed "$host"
+	assert_match 'no entry for node node-1' "$(cat "$T/logs/install.log")" "no ConfigMap entry: said"
+	assert_file "$host/etc/ibcni/ibcni.conf" '{}'
 	assert_eq "1" "$(kill -0 "$old_pid" 2>/dev/null && echo 1)" "the old plugin still runs"
 	cmp -s /bin/sleep "/proc/$old_pid/exe" || fail "the running old binary was changed"
 	kill "$old_pid"
-	cri container-status "$ctr"
-	assert_json '.state' '"CONTAINER_RUNNING"'
-	cri stop-container "$ctr"
-	cri container-status "$ctr"
-	assert_json '[.state, .exit_code]' '["CONTAINER_EXITED",0]'
 }

@@ -3,8 +3,8 @@
 # host directory: what it writes, what it never does (write a binary in
 # place, follow a link planted at a binary's name), and how it fails.
 
-installer() { # ARGS...: run it on the image's binaries; OUT, RC
-	OUT=$("$IBCNI_INSTALLER" --src "$IBCNI_IMAGE_BIN" "$@" 2>&1)
+installer() { # ARGS...: run it once (--no-sleep) on the image's binaries; OUT, RC
+	OUT=$("$IBCNI_INSTALLER" --src "$IBCNI_IMAGE_BIN" --no-sleep "$@" 2>&1)
 	RC=$?
 }
 
@@ -16,10 +16,10 @@ test_installer_never_writes_in_place() {
 	ln -s "$T/victim" "$d/rdma"               # a link where a binary goes
 	echo junk >"$d/.rdma-ns.ibcni-new"         # a temp file a kill left
 	OUT=$(strace -f -qq -e trace=openat,rename,renameat,renameat2,linkat -o "$T/strace" \
-		"$IBCNI_INSTALLER" --src "$IBCNI_IMAGE_BIN" --cni-bin-dir "$d" \
+		"$IBCNI_INSTALLER" --src "$IBCNI_IMAGE_BIN" --cni-bin-dir "$d" --no-sleep \
 		--netns-mode exclusive --modprobe-dir "$T/host/etc/modprobe.d" 2>&1)
 	assert_eq 0 "$?" "install ($OUT)"
-	assert_installed "$T/host"
+	assert_installed "$T/host" netns
 	assert_file "$T/victim" victim
 	# Binaries are only ever created under their temporary name and renamed.
 	local writes
@@ -36,7 +36,7 @@ test_installer_fails_whole() {
 	local src=$T/src d=$T/bin
 	mkdir -p "$src" "$d"
 	cp "$IBCNI_IMAGE_BIN/ib-sriov" "$IBCNI_IMAGE_BIN/rdma-ns" "$src/"
-	OUT=$("$IBCNI_INSTALLER" --src "$src" --cni-bin-dir "$d" 2>&1)
+	OUT=$("$IBCNI_INSTALLER" --src "$src" --cni-bin-dir "$d" --no-sleep 2>&1)
 	assert_eq 1 "$?" "exit status"
 	assert_match 'cannot read ib-host-local from the image' "$OUT" "the message"
 	cmp -s "$src/rdma-ns" "$d/rdma-ns" || fail "rdma-ns not installed whole"
@@ -81,4 +81,183 @@ test_installer_writes_the_node_config() {
 	installer --cni-bin-dir "$d" --node-conf-dir "$T/new" --max-wait-ms 0
 	assert_eq 0 "$RC" "install into a new directory ($OUT)"
 	assert_file "$T/new/ibcni.conf" '{"maxWaitMs":0}'
+}
+
+# installer_bg ARGS...: started in the background (no --no-sleep); PID, log
+# in $T/bg.log.
+installer_bg() {
+	rm -f "$T/bg.log" # the last run's text must not be taken for this one's
+	"$IBCNI_INSTALLER" --src "$IBCNI_IMAGE_BIN" "$@" >"$T/bg.log" 2>&1 &
+	PID=$!
+}
+
+# wait_log TEXT: up to 10 s for TEXT in $T/bg.log.
+wait_log() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		grep -q "$1" "$T/bg.log" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+test_installer_waits_for_sigterm() {
+	# The upstream images' contract: no arguments (the Network Operator's
+	# container) installs, then waits; SIGTERM or SIGINT ends it with 0.
+	# --wait (the old DaemonSet's) is the same; --no-sleep exits at once.
+	local d=$T/bin sig
+	for sig in TERM INT; do
+		installer_bg --cni-bin-dir "$d"
+		wait_log 'waiting for SIGTERM' || fail "no-args: not waiting ($(cat "$T/bg.log"))"
+		assert_installed_dir "$d"
+		kill -0 "$PID" 2>/dev/null || fail "no-args: exited"
+		kill -"$sig" "$PID"
+		wait "$PID"
+		assert_eq 0 "$?" "exit status on SIG$sig"
+	done
+	installer_bg --cni-bin-dir "$d" --wait
+	wait_log 'waiting for SIGTERM' || fail "--wait: not waiting"
+	kill -TERM "$PID"
+	wait "$PID"
+	assert_eq 0 "$?" "--wait: exit status on SIGTERM"
+	installer --cni-bin-dir="$d"
+	assert_eq 0 "$RC" "--no-sleep, --cni-bin-dir=PATH ($OUT)"
+	assert_eq "" "$(grep waiting <<<"$OUT")" "--no-sleep does not wait"
+	installer --cni-bin-dir "$d" --wait
+	assert_eq 2 "$RC" "--wait with --no-sleep"
+	assert_match 'contradict' "$OUT" "the message"
+}
+
+# assert_installed_dir DIR: the four files, each the image's, each its own inode.
+assert_installed_dir() {
+	local b
+	for b in ib-sriov rdma-ns ib-host-local; do
+		cmp -s "$IBCNI_IMAGE_BIN/$b" "$1/$b" || fail "$1/$b is not the image's"
+	done
+	cmp -s "$IBCNI_IMAGE_BIN/rdma-ns" "$1/rdma" || fail "$1/rdma is not the image's rdma-ns"
+	assert_eq 4 "$(stat -c %i "$1"/ib-sriov "$1"/rdma-ns "$1"/ib-host-local "$1"/rdma | sort -u | wc -l)" \
+		"four inodes"
+}
+
+test_installer_only_and_upstream_options() {
+	local d=$T/bin
+	installer --cni-bin-dir "$d" --only rdma
+	assert_eq 0 "$RC" "--only rdma ($OUT)"
+	assert_eq rdma "$(ls -A "$d")" "--only rdma installs rdma alone"
+	cmp -s "$IBCNI_IMAGE_BIN/rdma-ns" "$d/rdma" || fail "rdma is not rdma-ns's bytes"
+	installer --cni-bin-dir "$d" --only ib-sriov,ib-host-local
+	assert_eq "ib-host-local ib-sriov rdma" "$(ls -A "$d" | sort | tr '\n' ' ' | sed 's/ $//')" "--only two more"
+	installer --cni-bin-dir "$d" --only ''
+	assert_eq 2 "$RC" "an empty --only"
+	installer --cni-bin-dir "$d" --only ib-sriov,sriov
+	assert_eq 2 "$RC" "an unknown name"
+	assert_match '--only: unknown plugin "sriov"' "$OUT" "the message names it"
+	assert_match 'usage: ibcni-install' "$OUT" "usage"
+	# Upstream's options, as overrides written for their images pass them:
+	# logged; a file the image does not have leaves ours (upstream's paths,
+	# under $T: this host has an /usr/bin/rdma, iproute2's; the image not).
+	installer --cni-bin-dir="$d" --ib-sriov-cni-bin-file="$T/usr/bin/ib-sriov" \
+		--rdma-cni-bin-file="$T/usr/bin/rdma" --sriov-bin-file=/usr/bin/sriov
+	assert_eq 0 "$RC" "upstream's options ($OUT)"
+	assert_match 'sriov-bin-file=/usr/bin/sriov accepted and ignored' "$OUT" "--sriov-bin-file logged"
+	assert_match "$T/usr/bin/ib-sriov: not in this image" "$OUT" "--ib-sriov-cni-bin-file logged"
+	assert_match "$T/usr/bin/rdma: not in this image" "$OUT" "--rdma-cni-bin-file logged"
+	assert_installed_dir "$d"
+	# One the image has is what is installed under that name.
+	cp /bin/true "$T/other"
+	installer --cni-bin-dir "$d" --only rdma --rdma-cni-bin-file="$T/other"
+	assert_eq 0 "$RC" "--rdma-cni-bin-file of a file there ($OUT)"
+	cmp -s /bin/true "$d/rdma" || fail "--rdma-cni-bin-file: rdma is not that file"
+	cmp -s "$IBCNI_IMAGE_BIN/rdma-ns" "$d/rdma-ns" || fail "rdma-ns changed"
+}
+
+test_installer_replaces_links() {
+	# Whatever sits at a target name is replaced by rename, never followed
+	# or written through: a symlink pointing out, the old release's rdma (a
+	# hard link of rdma-ns), a hard link to a file elsewhere.
+	local d=$T/bin b
+	mkdir -p "$d"
+	echo victim >"$T/victim"
+	echo other >"$T/other"
+	ln -s "$T/victim" "$d/ib-sriov"
+	ln "$T/other" "$d/ib-host-local"
+	cp "$IBCNI_IMAGE_BIN/rdma-ns" "$d/rdma-ns"
+	ln "$d/rdma-ns" "$d/rdma"
+	installer --cni-bin-dir "$d"
+	assert_eq 0 "$RC" "install ($OUT)"
+	assert_file "$T/victim" victim
+	assert_file "$T/other" other
+	assert_installed_dir "$d"
+	for b in ib-sriov rdma-ns ib-host-local rdma; do
+		[ -L "$d/$b" ] && fail "$b is still a link"
+		assert_eq 1 "$(stat -c %h "$d/$b")" "$b: one link"
+	done
+	# cp -f onto rdma (rdma-cni's init container, GNU cp truncating in
+	# place) changes rdma only.
+	cp -f /bin/true "$d/rdma"
+	cmp -s "$IBCNI_IMAGE_BIN/rdma-ns" "$d/rdma-ns" || fail "cp -f onto rdma wrote into rdma-ns"
+	installer --cni-bin-dir "$d"
+	assert_eq 3 "$(grep -c unchanged <<<"$OUT")" "three unchanged, rdma reinstalled ($OUT)"
+}
+
+test_installer_defers_to_sno_modprobe() {
+	# SNO's rdmaMode owns ib_core netns_mode through its own modprobe.d
+	# file: ours is never written beside it (an old one of ours goes), the
+	# owner and its value are logged, a different mode warns, exit 0.
+	local m=$T/modprobe.d d=$T/bin
+	mkdir -p "$m"
+	echo "options ib_core netns_mode=0" >"$m/sriov_network_operator_modules_config.conf"
+	echo "options ib_core netns_mode=0" >"$m/ibcni-rdma.conf"
+	echo "options mlx5_core foo=1" >"$m/other.conf"
+	installer --cni-bin-dir "$d" --netns-mode exclusive --modprobe-dir "$m"
+	assert_eq 0 "$RC" "exclusive under SNO's exclusive ($OUT)"
+	assert_match "sriov_network_operator_modules_config.conf sets ib_core netns_mode=0" "$OUT" "the owner named"
+	assert_eq "" "$(grep warning <<<"$OUT")" "no warning when they agree"
+	assert_eq "other.conf sriov_network_operator_modules_config.conf" "$(ls "$m" | tr '\n' ' ' | sed 's/ $//')" \
+		"ours removed, none written"
+	installer --cni-bin-dir "$d" --netns-mode shared --modprobe-dir "$m"
+	assert_eq 0 "$RC" "shared under SNO's exclusive ($OUT)"
+	assert_match 'warning: --netns-mode shared asked for netns_mode=1, the node boots with 0' "$OUT" "the warning"
+	assert_match 'rdmaMode' "$OUT" "where to set it"
+	assert_eq "" "$(ls "$m" | grep ibcni)" "still none of ours"
+	# Without an owner ours is written (as before).
+	rm "$m/sriov_network_operator_modules_config.conf"
+	installer --cni-bin-dir "$d" --netns-mode shared --modprobe-dir "$m"
+	assert_eq "options ib_core netns_mode=1" "$(grep -v '^#' "$m/ibcni-rdma.conf")" "ours without an owner"
+}
+
+test_installer_writes_node_ranges() {
+	# --node-name --node-ranges-dir: DIR/NAME (a ConfigMap entry, a link
+	# into ..data as kubelet mounts it) becomes "ranges" beside the keys.
+	local d=$T/bin e=$T/etc cm=$T/cm
+	mkdir -p "$cm/..data"
+	printf '%s' '{"ib-net":[[{"subnet":"10.56.1.0/24","rangeStart":"10.56.1.10","rangeEnd":"10.56.1.200"}]],"ib-net2":[[{"subnet":"10.57.1.0/24"}],[{"subnet":"fd00:1::/64"}]]}' \
+		>"$cm/..data/node-1"
+	ln -s ..data/node-1 "$cm/node-1"
+	installer --cni-bin-dir "$d" --node-conf-dir "$e" --max-wait-ms 100 --node-name node-1 --node-ranges-dir "$cm"
+	assert_eq 0 "$RC" "install ($OUT)"
+	assert_file "$e/ibcni.conf" '{"maxWaitMs":100,"ranges":{"ib-net":[[{"subnet":"10.56.1.0/24","rangeStart":"10.56.1.10","rangeEnd":"10.56.1.200"}]],"ib-net2":[[{"subnet":"10.57.1.0/24"}],[{"subnet":"fd00:1::/64"}]]}}'
+	# No entry for this node: "ranges" left out, said in one line.
+	installer --cni-bin-dir "$d" --node-conf-dir "$e" --node-name node-2 --node-ranges-dir "$cm"
+	assert_eq 0 "$RC" "no entry ($OUT)"
+	assert_eq 1 "$(grep -c "no entry for node node-2" <<<"$OUT")" "one line"
+	assert_file "$e/ibcni.conf" '{}'
+	# Bad entries: exit 1 naming the file, nothing installed or written.
+	local bad
+	for bad in '[]' '{"n":[{"subnet":"10.0.0.0/24"}]}' '{"n":[]}' '{"n":[[1]]}' '{"n":[[{"subnet":1}]]}' '{"n":' \
+		"{\"n\":[[{\"subnet\":\"$(head -c 40000 /dev/zero | tr '\0' a)\"}]]}"; do
+		rm -rf "$T/b2" "$T/e2"
+		printf '%s' "$bad" >"$cm/node-3"
+		installer --cni-bin-dir "$T/b2" --node-conf-dir "$T/e2" --node-name node-3 --node-ranges-dir "$cm"
+		assert_eq 1 "$RC" "bad entry ${bad:0:40}"
+		assert_match "$cm/node-3" "$OUT" "the message names the file"
+		[ -e "$T/b2" ] || [ -e "$T/e2" ] && fail "a bad entry installed or wrote something: ${bad:0:40}"
+	done
+	installer --cni-bin-dir "$d" --node-name node-1
+	assert_eq 2 "$RC" "--node-name alone"
+	installer --cni-bin-dir "$d" --node-name ../x --node-ranges-dir "$cm"
+	assert_eq 2 "$RC" "a node name that is a path"
+	installer --cni-bin-dir "$d" --node-name '$(NODE_NAME)' --node-ranges-dir "$cm"
+	assert_eq 2 "$RC" "an unexpanded \$(NODE_NAME)"
+	assert_match 'fieldRef spec.nodeName' "$OUT" "the message says where the name comes from"
 }

@@ -2,39 +2,6 @@
 # podman (Debian 12's 4.3) with its CNI backend: our conflist in its network
 # directory, our plugins in its plugin directory, `podman run --network`.
 
-# podman_setup: podman's configuration for this test only (CONTAINERS_CONF
-# and CONTAINERS_STORAGE_CONF): cgroupfs, runc, vfs storage, file events,
-# and rlimits no higher than ours (root here lacks CAP_SYS_RESOURCE).
-podman_setup() {
-	local nproc
-	nproc=$(ulimit -Hu)
-	[ "$nproc" = unlimited ] || [ "$nproc" -gt 4096 ] && nproc=4096
-	mkdir -p "$T/podman" "$T/net.d"
-	cni_bin_dir
-	cat >"$T/podman/containers.conf" <<CONF
-[containers]
-default_ulimits = ["nofile=$(ulimit -Hn):$(ulimit -Hn)", "nproc=$nproc:$nproc"]
-[engine]
-cgroup_manager = "cgroupfs"
-events_logger = "file"
-runtime = "runc"
-tmp_dir = "$T/podman/tmp"
-[network]
-network_backend = "cni"
-cni_plugin_dirs = ["$T/cni-bin"]
-network_config_dir = "$T/net.d"
-CONF
-	cat >"$T/podman/storage.conf" <<CONF
-[storage]
-driver = "vfs"
-runroot = "$T/podman/run"
-graphroot = "$T/podman/root"
-CONF
-	export CONTAINERS_CONF=$T/podman/containers.conf
-	export CONTAINERS_STORAGE_CONF=$T/podman/storage.conf
-	podman load -q -i "$CRI_DIR/busybox.tar" >/dev/null || { fail "podman load"; return 1; }
-}
-
 test_podman_cni_backend() {
 	sim_node 1 2 eth
 	local mac
@@ -61,28 +28,32 @@ CONF
 }
 
 test_podman_runs_the_daemonset_installer() {
-	# The DaemonSet's container run by podman from make image's archive,
-	# twice: the second run changes nothing.
+	# The DaemonSet's initContainer run by podman from make image's archive
+	# with no capability at all (as the manifest asks), twice: the second
+	# run changes nothing. This node's ConfigMap entry becomes "ranges".
 	local host=$T/host
 	podman_setup || return
 	OUT=$(podman load -i "$IBCNI_IMAGE" 2>&1)
 	assert_match "Loaded image: $IBCNI_IMAGE_NAME" "$OUT" "podman load"
-	mkdir -p "$host/opt/cni/bin" "$host/etc/modprobe.d" "$host/etc/ibcni"
+	mkdir -p "$host/opt/cni/bin" "$host/etc/modprobe.d" "$host/etc/ibcni" "$host/configmap/ibcni-node-ranges"
+	echo '{"ib-net":[[{"subnet":"10.56.1.0/24"}]]}' >"$host/configmap/ibcni-node-ranges/node-1"
 	daemonset_container "$T/ds.json" "$host"
 	local args=() m
 	for m in $(jq -r '.mounts[] | "\(.host_path):\(.container_path)"' "$T/ds.json"); do
 		args+=(-v "$m")
 	done
-	# The DaemonSet's args without --wait (podman run would wait for SIGTERM).
-	mapfile -t cmd < <(jq -r '.args[] | select(. != "--wait")' "$T/ds.json")
-	OUT=$(podman run --rm --network host --privileged "${args[@]}" \
+	mapfile -t cmd < <(jq -r '.args[]' "$T/ds.json")
+	assert_eq false "$(jq .privileged "$T/ds.json")" "the initContainer is not privileged"
+	args+=(--cap-drop=all --security-opt no-new-privileges --read-only)
+	OUT=$(podman run --rm --network host "${args[@]}" \
 		--entrypoint "$(jq -r '.command[0]' "$T/ds.json")" "$IBCNI_IMAGE_NAME" "${cmd[@]}" 2>&1)
 	assert_eq 0 "$?" "podman run installer ($OUT)"
 	assert_match 'ib-sriov installed' "$OUT" "first run"
 	assert_installed "$host"
+	assert_file "$host/etc/ibcni/ibcni.conf" '{"ranges":{"ib-net":[[{"subnet":"10.56.1.0/24"}]]}}'
 	local before
 	before=$(stat -c '%n %i %Y' "$host"/opt/cni/bin/*)
-	OUT=$(podman run --rm --network host --privileged "${args[@]}" \
+	OUT=$(podman run --rm --network host "${args[@]}" \
 		--entrypoint "$(jq -r '.command[0]' "$T/ds.json")" "$IBCNI_IMAGE_NAME" "${cmd[@]}" 2>&1)
 	assert_eq 0 "$?" "podman run installer again ($OUT)"
 	assert_eq 4 "$(grep -c unchanged <<<"$OUT")" "second run: all four unchanged"

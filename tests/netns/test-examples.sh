@@ -199,25 +199,50 @@ test_examples_device_plugin_resources() {
 }
 
 test_examples_daemonset() {
-	local ds args version
+	# Least privilege (issue 22): the installer in an initContainer that
+	# exits (--no-sleep), the node agent as the long-running container,
+	# neither privileged; each directory the installer is told about is a
+	# volume mounted there; the agent's host mounts; SR-IOV nodes only.
+	local ds args version s='.spec.template.spec'
 	ds=$(yaml_docs "$EX/ibcni-daemonset.yaml")
 	version=$(sed -n 's/^VERSION := //p' "$EX/../Makefile")
-	assert_eq "docker.io/library/ibcni:$version" \
-		"$(jq -r '.spec.template.spec.containers[0].image' <<<"$ds")" "the image make image builds"
-	assert_eq '["/ibcni-install"]' "$(jq -c '.spec.template.spec.containers[0].command' <<<"$ds")" \
+	assert_eq "[\"docker.io/library/ibcni:$version\",\"docker.io/library/ibcni:$version\"]" \
+		"$(jq -c "[$s.initContainers[0].image, $s.containers[0].image]" <<<"$ds")" "the image make image builds"
+	assert_eq '["/ibcni-install"]' "$(jq -c "$s.initContainers[0].command" <<<"$ds")" \
 		"the image's installer"
-	# Each directory the installer is told about is a hostPath mounted there.
-	args=$(jq -c '.spec.template.spec.containers[0].args' <<<"$ds")
-	assert_eq '{"/host/opt/cni/bin":"/opt/cni/bin","/host/etc/modprobe.d":"/etc/modprobe.d","/host/etc/ibcni":"/etc/ibcni"}' \
-		"$(jq -c '.spec.template.spec as $s | [$s.containers[0].volumeMounts[] | . as $m |
-			{key: .mountPath, value: ($s.volumes[] | select(.name == $m.name) | .hostPath.path)}]
-			| from_entries' <<<"$ds")" "mounts"
-	assert_eq '["/host/opt/cni/bin","/host/etc/modprobe.d","/host/etc/ibcni"]' \
-		"$(jq -c '[.[(index("--cni-bin-dir") + 1)], .[(index("--modprobe-dir") + 1)],
-			.[(index("--node-conf-dir") + 1)]]' <<<"$args")" \
+	args=$(jq -c "$s.initContainers[0].args" <<<"$ds")
+	assert_eq '"--no-sleep"' "$(jq -c '.[0]' <<<"$args")" "the initContainer exits"
+	assert_eq '{"/host/opt/cni/bin":"/opt/cni/bin","/host/etc/ibcni":"/etc/ibcni","/etc/ibcni-ranges":"configMap:ibcni-node-ranges","/host/etc/modprobe.d":"/etc/modprobe.d"}' \
+		"$(jq -c "$s as \$s | [\$s.initContainers[0].volumeMounts[] | . as \$m |
+			{key: .mountPath, value: (\$s.volumes[] | select(.name == \$m.name) |
+			 .hostPath.path // \"configMap:\\(.configMap.name)\")}] | from_entries" <<<"$ds")" "installer mounts"
+	assert_eq '["/host/opt/cni/bin","/host/etc/ibcni","/etc/ibcni-ranges","$(NODE_NAME)"]' \
+		"$(jq -c '[.[(index("--cni-bin-dir") + 1)], .[(index("--node-conf-dir") + 1)],
+			.[(index("--node-ranges-dir") + 1)], .[(index("--node-name") + 1)]]' <<<"$args")" \
 		"the installer's directories are the mounts"
-	assert_eq true "$(jq -c 'index("--wait") != null' <<<"$args")" "the container stays up"
-	assert_eq true "$(jq -r '.spec.template.spec.hostNetwork' <<<"$ds")" "hostNetwork (the netns mode)"
+	assert_eq '"spec.nodeName"' "$(jq -c "$s.initContainers[0].env[] | select(.name == \"NODE_NAME\") |
+		.valueFrom.fieldRef.fieldPath" <<<"$ds")" "the node name from the downward API"
+	assert_eq false "$(jq -c 'index("--netns-mode") != null' <<<"$args")" "exclusive netns mode is opt-in"
+	assert_match '"--netns-mode", "exclusive"' "$(cat "$EX/ibcni-daemonset.yaml")" "the opt-in, commented"
+	# The agent: the fixed command, NET_ADMIN and SYS_ADMIN only.
+	assert_eq '["/ibcni/bin/ib-sriov","reconcile","--every","60"]' \
+		"$(jq -c "$s.containers[0] | .command + .args" <<<"$ds")" "the node agent"
+	assert_eq '[false,false]' "$(jq -c "[$s.initContainers[0], $s.containers[0]] |
+		map(.securityContext.privileged)" <<<"$ds")" "neither is privileged"
+	assert_eq '[["ALL"],["ALL"]]' "$(jq -c "[$s.initContainers[0], $s.containers[0]] |
+		map(.securityContext.capabilities.drop)" <<<"$ds")" "all capabilities dropped"
+	assert_eq '[null,["NET_ADMIN","SYS_ADMIN"]]' "$(jq -c "[$s.initContainers[0], $s.containers[0]] |
+		map(.securityContext.capabilities.add)" <<<"$ds")" "capabilities added"
+	assert_eq '{"/var/lib/cni":"/var/lib/cni","/run/ibcni":"/run/ibcni","/var/run/netns":"/var/run/netns HostToContainer","/etc/ibcni":"/etc/ibcni ro","/opt/cni/bin":"/opt/cni/bin ro","/sys":"/sys"}' \
+		"$(jq -c "$s as \$s | [\$s.containers[0].volumeMounts[] | . as \$m |
+			{key: .mountPath, value: ((\$s.volumes[] | select(.name == \$m.name) | .hostPath.path) +
+			 (if .mountPropagation then \" \\(.mountPropagation)\" else \"\" end) +
+			 (if .readOnly then \" ro\" else \"\" end))}] | from_entries" <<<"$ds")" "agent mounts"
+	assert_eq '"true"' "$(jq -c "$s.nodeSelector[\"feature.node.kubernetes.io/network-sriov.capable\"]" <<<"$ds")" \
+		"SR-IOV nodes only"
+	assert_eq '[]' "$(jq -c "[$s.tolerations[] | select(.key == null)]" <<<"$ds")" \
+		"no blanket toleration"
+	assert_eq true "$(jq -r "$s.hostNetwork" <<<"$ds")" "hostNetwork (the node's links)"
 }
 
 test_examples_boot_files() {
