@@ -79,7 +79,7 @@ static int add_requested_list(struct ipam_conf *c, struct json_object *parent, c
 
 static int requested_ips(struct cni_ctx *ctx, struct ipam_conf *c)
 {
-	static const char *const known[] = {"IP"};
+	static const char *const known[] = {"IP", "IB_IP_INDEX"};
 	const char *ip;
 	int ret;
 
@@ -139,35 +139,59 @@ static int parse_range(struct ipam_conf *c, struct ipam_rangeset *set, struct js
 	return 0;
 }
 
+int ipam_conf_parse_set(struct ipam_conf *c, struct json_object *list, const char *key, size_t i,
+			struct cni_error *err)
+{
+	char where[160], msg[320], why[256];
+	struct ipam_rangeset *set = new_set(c);
+	int ret;
+
+	if (!set)
+		return -ENOMEM;
+	if (!json_object_is_type(list, json_type_array))
+		return invalid(err, "invalid configuration",
+			       "each range set must be a list of ranges");
+	for (size_t j = 0; j < json_object_array_length(list); j++) {
+		snprintf(where, sizeof(where), "%s[%zu][%zu]", key, i, j);
+		ret = parse_range(c, set, json_object_array_get_idx(list, j), where, err);
+		if (ret)
+			return ret;
+	}
+	if (ipam_rangeset_check(set, why, sizeof(why))) {
+		snprintf(msg, sizeof(msg), "invalid range set %zu: %s", c->n_sets - 1, why);
+		snprintf(where, sizeof(where), "%s[%zu]", key, i);
+		return invalid(err, msg, where);
+	}
+	return 0;
+}
+
 /* A list of range sets, each a list of range objects (host-local "ranges"). */
 static int parse_sets(struct ipam_conf *c, struct json_object *sets, const char *key,
 		      struct cni_error *err)
 {
-	char where[96], msg[320], why[256];
 	int ret;
 
 	if (!json_object_is_type(sets, json_type_array))
 		return invalid(err, "invalid configuration",
 			       "ranges must be a list of lists of ranges");
 	for (size_t i = 0; i < json_object_array_length(sets); i++) {
-		struct json_object *list = json_object_array_get_idx(sets, i);
-		struct ipam_rangeset *set = new_set(c);
+		ret = ipam_conf_parse_set(c, json_object_array_get_idx(sets, i), key, i, err);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
 
-		if (!set)
-			return -ENOMEM;
-		if (!json_object_is_type(list, json_type_array))
-			return invalid(err, "invalid configuration",
-				       "each range set must be a list of ranges");
-		for (size_t j = 0; j < json_object_array_length(list); j++) {
-			snprintf(where, sizeof(where), "%s[%zu][%zu]", key, i, j);
-			ret = parse_range(c, set, json_object_array_get_idx(list, j), where, err);
-			if (ret)
-				return ret;
-		}
-		if (ipam_rangeset_check(set, why, sizeof(why))) {
-			snprintf(msg, sizeof(msg), "invalid range set %zu: %s", c->n_sets - 1, why);
-			snprintf(where, sizeof(where), "%s[%zu]", key, i);
-			return invalid(err, msg, where);
+int ipam_conf_sets_apart(const struct ipam_conf *c, struct cni_error *err)
+{
+	char msg[128];
+
+	for (size_t i = 0; i < c->n_sets; i++) {
+		for (size_t j = 0; j < i; j++) {
+			if (!ipam_rangesets_overlap(&c->sets[j], &c->sets[i]))
+				continue;
+			snprintf(msg, sizeof(msg), "range set %zu overlaps with %zu", j, i);
+			return invalid(err, msg, "range sets must not share addresses");
 		}
 	}
 	return 0;
@@ -177,18 +201,15 @@ static int check_sets(struct cni_ctx *ctx, struct ipam_conf *c, struct cni_error
 {
 	int v4 = 0, v6 = 0;
 	char msg[128];
+	int ret = ipam_conf_sets_apart(c, err);
 
+	if (ret)
+		return ret;
 	for (size_t i = 0; i < c->n_sets; i++) {
 		if (c->sets[i].r[0].subnet.family == AF_INET)
 			v4++;
 		else
 			v6++;
-		for (size_t j = 0; j < i; j++) {
-			if (!ipam_rangesets_overlap(&c->sets[j], &c->sets[i]))
-				continue;
-			snprintf(msg, sizeof(msg), "range set %zu overlaps with %zu", j, i);
-			return invalid(err, msg, "range sets must not share addresses");
-		}
 	}
 	if (ctx->conf->version < CNI_V030 && (v4 > 1 || v6 > 1)) {
 		snprintf(msg, sizeof(msg),
@@ -282,7 +303,9 @@ static int range_sets(const struct cni_conf_load *l, const struct cni_conf_field
 {
 	if (!f->v)
 		return 0;
-	return parse_sets(loaded(l)->c, f->v, f->where, l->err);
+	if (!ipam_conf_names_node(f->v))
+		return parse_sets(loaded(l)->c, f->v, f->where, l->err);
+	return ipam_conf_node_ranges(loaded(l)->ctx, loaded(l)->c, f->v, f->where, l->err);
 }
 
 static int some_range(const struct cni_conf_load *l, const struct cni_conf_field *f)
