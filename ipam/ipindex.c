@@ -63,8 +63,19 @@ int ipam_index_addrs(struct cni_ctx *ctx, const struct ipam_conf *c, struct cni_
 	for (size_t s = 0; s < c->n_sets; s++) {
 		const struct ipam_range *r = &c->sets[s].r[0];
 
-		if (ipam_range_at(r, c->index, &at[s]))
-			continue;
+		if (ipam_range_at(r, c->index, &at[s])) {
+			if (ipam_addr_cmp(&at[s], &r->gateway))
+				continue;
+			/* Refused here, not by the allocator: nothing is leased yet. */
+			snprintf(msg, sizeof(msg), "ipIndex %llu is the gateway of range set %zu",
+				 c->index, s);
+			return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG, msg,
+					  "%s %llu is %s, the range's gateway, which is never "
+					  "leased; ask for another index, or set rangeStart past "
+					  "the gateway",
+					  c->index_from, c->index,
+					  cni_addr_str(&at[s], desc, sizeof(desc)));
+		}
 		snprintf(msg, sizeof(msg), "ipIndex %llu is outside range set %zu", c->index, s);
 		return cni_errorf(&ctx->err, -ERANGE, CNI_ERR_INVALID_CONFIG, msg,
 				  "%s %llu lies past the end of range %s (%llu addresses from "

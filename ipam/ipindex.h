@@ -8,7 +8,7 @@
 
 /* The address c->index places after the first address of each set's first
  * range into at[c->n_sets]: 0, or code 7 naming ipIndex and the range when
- * it lies past the range's end. */
+ * it lies past the range's end or is its gateway. */
 int ipam_index_addrs(struct cni_ctx *ctx, const struct ipam_conf *c, struct cni_addr *at);
 
 /* Before anything is leased: code 111 when at[s] of a set not held[s] by

@@ -45,8 +45,7 @@ static int node_sets(struct cni_ctx *ctx, struct ipam_conf *c, struct cni_error 
 	if (!sets) {
 		if (uname(&u))
 			snprintf(u.nodename, sizeof(u.nodename), "(unknown)");
-		return cni_errorf(err, -ENOENT, CNI_ERR_INVALID_CONFIG,
-				  "no ranges for this node",
+		return cni_errorf(err, -ENOENT, CNI_ERR_INVALID_CONFIG, "no ranges for this node",
 				  "ipam.ranges is \"node\" but node %s has no range sets for "
 				  "network \"%s\" in %s (\"ranges\".\"%s\"); add the network to "
 				  "the node's entry (key %s) of the installer's ranges ConfigMap "

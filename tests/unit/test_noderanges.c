@@ -37,7 +37,7 @@ static void put(const char *text)
 }
 
 #define NODE_RANGES                                                                                \
-	"{\"ranges\": {\"ib0\": [[{\"subnet\": \"10.56.0.0/16\", \"rangeStart\": "                \
+	"{\"ranges\": {\"ib0\": [[{\"subnet\": \"10.56.0.0/16\", \"rangeStart\": "                 \
 	"\"10.56.3.0\", \"rangeEnd\": \"10.56.3.255\"}], [{\"subnet\": \"fd00:56::/64\"}]], "      \
 	"\"ib1\": [[{\"subnet\": \"10.57.3.0/24\"}]]}}"
 
@@ -81,9 +81,11 @@ ParameterizedTestParameters(noderanges, bad_ranges)
 	    {"{\"ranges\": {\"n\": [[{\"subnet\": \"10.0.0.0/33\"}]]}}",
 	     "\"ranges.n\": invalid range set 0: invalid CIDR address: 10.0.0.0/33 "
 	     "(ranges.n[0][0])"},
-	    {"{\"ranges\": {\"n\": [[{\"subnet\": \"10.0.0.0/24\", \"rangeStart\": \"10.0.1.1\"}]]}}",
+	    {"{\"ranges\": {\"n\": [[{\"subnet\": \"10.0.0.0/24\", \"rangeStart\": "
+	     "\"10.0.1.1\"}]]}}",
 	     "\"ranges.n\": invalid range set 0: RangeStart 10.0.1.1 not in network"},
-	    {"{\"ranges\": {\"n\": [[{\"subnet\": \"10.0.0.0/24\"}, {\"subnet\": \"fd00::/64\"}]]}}",
+	    {"{\"ranges\": {\"n\": [[{\"subnet\": \"10.0.0.0/24\"}, {\"subnet\": "
+	     "\"fd00::/64\"}]]}}",
 	     "\"ranges.n\": invalid range set 0:"},
 	    {"{\"ranges\": {\"n\": [[{\"subnet\": \"10.0.0.0/24\"}], [{\"subnet\": "
 	     "\"10.0.0.0/25\"}]]}}",
