@@ -38,6 +38,14 @@ int ipam_conf_load(struct cni_ctx *ctx, bool ranges_optional, struct ipam_conf *
  * /etc or /run, a regular file, bounded) into dns: 0, or code 7 naming it. */
 int ipam_resolv_conf(const char *path, struct cni_dns *dns, struct cni_error *err);
 
+/* A new, empty range set appended to c; NULL when out of memory. */
+struct ipam_rangeset *ipam_conf_new_set(struct ipam_conf *c);
+
+/* One range object ({subnet, rangeStart, rangeEnd, gateway}, where in
+ * messages) parsed and appended to set: 0, or code 7 with host-local's text. */
+int ipam_conf_parse_range(struct ipam_conf *c, struct ipam_rangeset *set, struct json_object *o,
+			  const char *where, struct cni_error *err);
+
 /* One range set (a JSON list of range objects, key[i] in messages) parsed and
  * checked as one of ipam.ranges, appended to c: 0, or code 7 naming key[i]. */
 int ipam_conf_parse_set(struct ipam_conf *c, struct json_object *list, const char *key, size_t i,
