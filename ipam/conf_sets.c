@@ -37,7 +37,7 @@ struct ipam_rangeset *ipam_conf_new_set(struct ipam_conf *c)
 
 /* One range object ({subnet, rangeStart, rangeEnd, gateway}) into set. */
 int ipam_conf_parse_range(struct ipam_conf *c, struct ipam_rangeset *set, struct json_object *o,
-		       const char *where, struct cni_error *err)
+			  const char *where, struct cni_error *err)
 {
 	const char *f[4] = {NULL, NULL, NULL, NULL};
 	static const char *const keys[4] = {"subnet", "rangeStart", "rangeEnd", "gateway"};
@@ -107,4 +107,3 @@ int ipam_conf_sets_apart(const struct ipam_conf *c, struct cni_error *err)
 	}
 	return 0;
 }
-
