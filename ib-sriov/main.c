@@ -63,5 +63,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "doctor"))
 		return ibsriov_doctor_main(argc, argv);
 	cni_delegate_builtin(&host_local);
+	/* The node's "ranges" are checked as the built-in ib-host-local reads them. */
+	cni_nodeconf_ranges_checker(ipam_node_ranges_check);
 	return cni_run(&plugin, argc, argv);
 }

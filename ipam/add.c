@@ -8,6 +8,7 @@
 #include "alloc.h"
 #include "conf.h"
 #include "ipam.h"
+#include "ipindex.h"
 #include "store.h"
 
 /* Give each requested address its range set, before anything is leased: a
@@ -40,8 +41,10 @@ static int match_requested(struct cni_ctx *ctx, const struct ipam_conf *c,
 			  "each requested address must fall inside a different range set");
 }
 
-/* host-local refuses a second lease for one attachment in the same set. */
-static int check_duplicate(struct cni_ctx *ctx, struct ipam_store *st, const struct ipam_conf *c)
+/* host-local refuses a second lease for one attachment in the same set; an
+ * ipIndex ADD repeated finds its own indexed address and keeps it (held). */
+static int check_duplicate(struct cni_ctx *ctx, struct ipam_store *st, const struct ipam_conf *c,
+			   const struct cni_addr *at, bool *held)
 {
 	char ip[INET6_ADDRSTRLEN], msg[sizeof(ctx->err.msg)];
 	struct cni_addr *owned;
@@ -55,6 +58,11 @@ static int check_duplicate(struct cni_ctx *ctx, struct ipam_store *st, const str
 		for (size_t s = 0; s < c->n_sets; s++) {
 			if (ipam_rangeset_find(&c->sets[s], &owned[i]) < 0)
 				continue;
+			if (c->has_index && !legacy && !ipam_addr_cmp(&owned[i], &at[s]) &&
+			    !held[s]) {
+				held[s] = true;
+				break;
+			}
 			snprintf(msg, sizeof(msg),
 				 "failed to allocate for range %zu: %s has been allocated to %s, "
 				 "duplicate allocation is not allowed",
@@ -68,40 +76,68 @@ static int check_duplicate(struct cni_ctx *ctx, struct ipam_store *st, const str
 	return ret;
 }
 
-int ipam_add(struct cni_ctx *ctx)
-{
+/* What one ADD works with, one entry per range set. */
+struct add {
 	struct ipam_conf c;
 	struct ipam_store st;
-	const struct cni_addr **want = NULL;
-	struct cni_ip *got = NULL;
+	const struct cni_addr **want;
+	struct cni_addr *at; /* ipIndex's addresses */
+	bool *held;	     /* already this attachment's (ipIndex asked again) */
+	struct cni_ip *got;
+};
+
+/* Everything checked before the first lease: a failure changes nothing. */
+static int prepare(struct cni_ctx *ctx, struct add *a)
+{
+	struct ipam_conf *c = &a->c;
+	int ret = ipam_conf_load(ctx, false, c);
+
+	if (!ret)
+		ret = ipam_index_load(ctx, c);
+	if (ret)
+		return ret;
+	a->want = calloc(c->n_sets, sizeof(*a->want));
+	a->at = calloc(c->n_sets, sizeof(*a->at));
+	a->held = calloc(c->n_sets, sizeof(*a->held));
+	a->got = calloc(c->n_sets, sizeof(*a->got));
+	if (!a->want || !a->at || !a->held || !a->got)
+		return -ENOMEM;
+	if (c->has_index) {
+		ret = ipam_index_addrs(ctx, c, a->at);
+		for (size_t s = 0; s < c->n_sets; s++)
+			a->want[s] = &a->at[s];
+	} else {
+		ret = match_requested(ctx, c, a->want);
+	}
+	if (!ret)
+		ret = ipam_store_open(&a->st, c->data_root, c->data_dir, c->name, true, &ctx->err);
+	if (!ret)
+		ret = check_duplicate(ctx, &a->st, c, a->at, a->held);
+	if (!ret && c->has_index)
+		ret = ipam_index_free(ctx, &a->st, c, a->at, a->held);
+	return ret;
+}
+
+int ipam_add(struct cni_ctx *ctx)
+{
+	struct add a = {0};
+	struct ipam_conf *c = &a.c;
 	size_t leased = 0;
 	int ret;
 
-	ipam_store_init(&st);
-	ret = ipam_conf_load(ctx, false, &c);
+	ipam_store_init(&a.st);
+	ret = prepare(ctx, &a);
 	if (ret)
 		goto out;
-	want = calloc(c.n_sets, sizeof(*want));
-	got = calloc(c.n_sets, sizeof(*got));
-	if (!want || !got) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	ret = match_requested(ctx, &c, want);
-	if (!ret)
-		ret = ipam_store_open(&st, c.data_root, c.data_dir, c.name, true, &ctx->err);
-	if (!ret)
-		ret = check_duplicate(ctx, &st, &c);
-	if (ret)
-		goto out;
-	for (; leased < c.n_sets; leased++) {
-		const struct ipam_request req = {.set = &c.sets[leased],
+	for (; leased < c->n_sets; leased++) {
+		const struct ipam_request req = {.set = &c->sets[leased],
 						 .idx = leased,
 						 .id = ctx->env.containerid,
 						 .ifname = ctx->env.ifname,
-						 .want = want[leased]};
+						 .want = a.want[leased],
+						 .held = a.held[leased]};
 
-		ret = ipam_alloc(&st, &req, &got[leased], &ctx->err);
+		ret = ipam_alloc(&a.st, &req, &a.got[leased], &ctx->err);
 		if (ret) {
 			/* host-local's prefix, on the message the allocator wrote. */
 			char prefix[64];
@@ -112,34 +148,38 @@ int ipam_add(struct cni_ctx *ctx)
 			goto rollback;
 		}
 	}
-	ctx->result = cni_result_dup(c.tmpl);
+	ctx->result = cni_result_dup(c->tmpl);
 	if (!ctx->result) {
 		ret = -ENOMEM;
 		goto rollback;
 	}
-	for (size_t i = 0; i < c.n_sets; i++) {
+	for (size_t i = 0; i < c->n_sets; i++) {
 		struct cni_ip *ip = cni_result_add_ip(ctx->result);
 
 		if (!ip) {
 			ret = -ENOMEM;
 			goto rollback;
 		}
-		*ip = got[i];
+		*ip = a.got[i];
 	}
 	goto out;
 
 rollback:
 	/* Only what this call leased: the attachment's older leases stay. */
 	while (leased-- > 0) {
-		struct cni_addr ip = {.family = got[leased].address.family};
+		struct cni_addr ip = {.family = a.got[leased].address.family};
 
-		memcpy(ip.a, got[leased].address.a, sizeof(ip.a));
-		ipam_store_release(&st, &ip);
+		if (a.held[leased])
+			continue;
+		memcpy(ip.a, a.got[leased].address.a, sizeof(ip.a));
+		ipam_store_release(&a.st, &ip);
 	}
 out:
-	ipam_store_close(&st);
-	ipam_conf_free(&c);
-	free(want);
-	free(got);
+	ipam_store_close(&a.st);
+	ipam_conf_free(c);
+	free(a.want);
+	free(a.at);
+	free(a.held);
+	free(a.got);
 	return ret;
 }

@@ -77,6 +77,10 @@ static int alloc_requested(struct ipam_store *s, const struct ipam_request *req,
 		snprintf(msg, sizeof(msg), "requested ip %s is subnet's gateway", ip);
 		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG, msg, NULL);
 	}
+	if (req->held) {
+		fill(out, r, want);
+		return 0;
+	}
 	if (ipam_range_reserved(r, want)) {
 		snprintf(msg, sizeof(msg), "requested ip %s is the network or broadcast address",
 			 ip);

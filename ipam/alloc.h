@@ -13,6 +13,7 @@ struct ipam_request {
 	size_t idx;
 	const char *id, *ifname;
 	const struct cni_addr *want;
+	bool held; /* want is leased to (id, ifname) already: only filled in */
 };
 
 /* Lease one address of req->set to (req->id, req->ifname): req->want when
@@ -20,7 +21,7 @@ struct ipam_request {
  * host-local's round-robin order (gateway, IPv4 network and broadcast
  * skipped). Fills out (address with the subnet's prefix, gateway). Errors
  * use host-local's messages: code 110 when exhausted, 111 when taken,
- * 7 when want cannot be leased from this set. */
+ * 7 when want cannot be leased from this set. With held, nothing is written. */
 int ipam_alloc(struct ipam_store *s, const struct ipam_request *req, struct cni_ip *out,
 	       struct cni_error *err);
 

@@ -16,16 +16,6 @@
 #include "base/util.h"
 #include "protocol/conf_table.h"
 
-void ipam_conf_free(struct ipam_conf *c)
-{
-	for (size_t i = 0; i < c->n_sets; i++)
-		free(c->sets[i].r);
-	free(c->sets);
-	free(c->requested);
-	cni_result_free(c->tmpl);
-	memset(c, 0, sizeof(*c));
-}
-
 static int invalid(struct cni_error *err, const char *msg, const char *details)
 {
 	return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG, msg, "%s", details);
@@ -79,7 +69,7 @@ static int add_requested_list(struct ipam_conf *c, struct json_object *parent, c
 
 static int requested_ips(struct cni_ctx *ctx, struct ipam_conf *c)
 {
-	static const char *const known[] = {"IP"};
+	static const char *const known[] = {"IP", "IB_IP_INDEX"};
 	const char *ip;
 	int ret;
 
@@ -96,79 +86,19 @@ static int requested_ips(struct cni_ctx *ctx, struct ipam_conf *c)
 	return ret;
 }
 
-static struct ipam_rangeset *new_set(struct ipam_conf *c)
-{
-	struct ipam_rangeset *s = realloc(c->sets, (c->n_sets + 1) * sizeof(*s));
-
-	if (!s)
-		return NULL;
-	c->sets = s;
-	memset(&s[c->n_sets], 0, sizeof(*s));
-	return &s[c->n_sets++];
-}
-
-/* One range object ({subnet, rangeStart, rangeEnd, gateway}) into set. */
-static int parse_range(struct ipam_conf *c, struct ipam_rangeset *set, struct json_object *o,
-		       const char *where, struct cni_error *err)
-{
-	const char *f[4] = {NULL, NULL, NULL, NULL};
-	static const char *const keys[4] = {"subnet", "rangeStart", "rangeEnd", "gateway"};
-	struct ipam_range *r;
-	char why[256], msg[320], path[96];
-	int ret;
-
-	if (!json_object_is_type(o, json_type_object))
-		return invalid(err, "invalid configuration", "each range must be an object");
-	for (int i = 0; i < 4; i++) {
-		snprintf(path, sizeof(path), "%s.%s", where, keys[i]);
-		ret = cni_json_string(o, keys[i], path, &f[i], err);
-		if (ret && ret != -ENOENT)
-			return ret;
-	}
-	r = realloc(set->r, (set->n + 1) * sizeof(*r));
-	if (!r)
-		return -ENOMEM;
-	set->r = r;
-	ret = ipam_range_parse(&set->r[set->n], &(struct ipam_range_spec){f[0], f[1], f[2], f[3]},
-			       why, sizeof(why));
-	if (ret) {
-		snprintf(msg, sizeof(msg), "invalid range set %zu: %s", c->n_sets - 1, why);
-		return invalid(err, msg, where);
-	}
-	set->n++;
-	return 0;
-}
-
 /* A list of range sets, each a list of range objects (host-local "ranges"). */
 static int parse_sets(struct ipam_conf *c, struct json_object *sets, const char *key,
 		      struct cni_error *err)
 {
-	char where[96], msg[320], why[256];
 	int ret;
 
 	if (!json_object_is_type(sets, json_type_array))
 		return invalid(err, "invalid configuration",
 			       "ranges must be a list of lists of ranges");
 	for (size_t i = 0; i < json_object_array_length(sets); i++) {
-		struct json_object *list = json_object_array_get_idx(sets, i);
-		struct ipam_rangeset *set = new_set(c);
-
-		if (!set)
-			return -ENOMEM;
-		if (!json_object_is_type(list, json_type_array))
-			return invalid(err, "invalid configuration",
-				       "each range set must be a list of ranges");
-		for (size_t j = 0; j < json_object_array_length(list); j++) {
-			snprintf(where, sizeof(where), "%s[%zu][%zu]", key, i, j);
-			ret = parse_range(c, set, json_object_array_get_idx(list, j), where, err);
-			if (ret)
-				return ret;
-		}
-		if (ipam_rangeset_check(set, why, sizeof(why))) {
-			snprintf(msg, sizeof(msg), "invalid range set %zu: %s", c->n_sets - 1, why);
-			snprintf(where, sizeof(where), "%s[%zu]", key, i);
-			return invalid(err, msg, where);
-		}
+		ret = ipam_conf_parse_set(c, json_object_array_get_idx(sets, i), key, i, err);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -177,18 +107,15 @@ static int check_sets(struct cni_ctx *ctx, struct ipam_conf *c, struct cni_error
 {
 	int v4 = 0, v6 = 0;
 	char msg[128];
+	int ret = ipam_conf_sets_apart(c, err);
 
+	if (ret)
+		return ret;
 	for (size_t i = 0; i < c->n_sets; i++) {
 		if (c->sets[i].r[0].subnet.family == AF_INET)
 			v4++;
 		else
 			v6++;
-		for (size_t j = 0; j < i; j++) {
-			if (!ipam_rangesets_overlap(&c->sets[j], &c->sets[i]))
-				continue;
-			snprintf(msg, sizeof(msg), "range set %zu overlaps with %zu", j, i);
-			return invalid(err, msg, "range sets must not share addresses");
-		}
 	}
 	if (ctx->conf->version < CNI_V030 && (v4 > 1 || v6 > 1)) {
 		snprintf(msg, sizeof(msg),
@@ -272,17 +199,19 @@ static int legacy_range(const struct cni_conf_load *l, const struct cni_conf_fie
 
 	if (!ld->subnet || !*ld->subnet)
 		return 0;
-	set = new_set(ld->c);
+	set = ipam_conf_new_set(ld->c);
 	if (!set)
 		return -ENOMEM;
-	return parse_range(ld->c, set, l->obj, l->prefix, l->err);
+	return ipam_conf_parse_range(ld->c, set, l->obj, l->prefix, l->err);
 }
 
 static int range_sets(const struct cni_conf_load *l, const struct cni_conf_field *f)
 {
 	if (!f->v)
 		return 0;
-	return parse_sets(loaded(l)->c, f->v, f->where, l->err);
+	if (!ipam_conf_names_node(f->v))
+		return parse_sets(loaded(l)->c, f->v, f->where, l->err);
+	return ipam_conf_node_ranges(loaded(l)->ctx, loaded(l)->c, f->v, f->where, l->err);
 }
 
 static int some_range(const struct cni_conf_load *l, const struct cni_conf_field *f)

@@ -20,6 +20,10 @@ int ipam_touches(const struct cni_conf *conf, char *buf, size_t len);
  * proof that a delegate found on CNI_PATH is this very code. */
 extern const struct cni_build_id ipam_build_id;
 
+/* The node configuration's check of one network's "ranges" entry
+ * (cni_nodeconf_ranges_fn): parsed exactly as ipam.ranges. */
+int ipam_node_ranges_check(struct json_object *sets, const char *key, char *why, size_t len);
+
 /* Lease one address per range set; ctx->result gets ips, routes and dns. */
 int ipam_add(struct cni_ctx *ctx);
 

@@ -13,13 +13,14 @@
 
 /* --help; the README's "ib-host-local" section has the full story of each key. */
 static const struct cni_plugin_key keys[] = {
-    {"ipam.ranges", "range sets [[{subnet, rangeStart, rangeEnd, gateway}]]"},
+    {"ipam.ranges", "range sets [[{subnet, rangeStart, rangeEnd, gateway}]], or \"node\""},
     {"ipam.subnet, rangeStart, ...", "the legacy single range"},
     {"ipam.routes", "copied into the result"},
     {"ipam.dataDir", "lease directory root (default /var/lib/cni/networks)"},
     {"ipam.resolvConf", "a resolv.conf whose entries become the result's dns"},
     {"args.cni.ips, runtimeConfig.ips", "requested addresses (CNI_ARGS IP= too)"},
     {"runtimeConfig.ipRanges", "range sets from the runtime, before the configured ones"},
+    {"args.cni.ipIndex", "the address N after each set's first (CNI_ARGS IB_IP_INDEX= too)"},
     {"logLevel, logFile", "panic..debug (default info); a file in /var/log/ibcni/"},
     {NULL, NULL},
 };

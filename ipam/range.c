@@ -283,3 +283,25 @@ unsigned long long ipam_range_size(const struct ipam_range *r)
 	}
 	return size;
 }
+
+bool ipam_range_at(const struct ipam_range *r, unsigned long long index, struct cni_addr *out)
+{
+	size_t n = alen(r->start.family);
+	unsigned int carry = 0;
+
+	/* start + index with a carry through every byte: an index that wraps
+	 * past the family's last address leaves a carry and is refused. */
+	*out = r->start;
+	for (size_t i = n; i-- > 0;) {
+		unsigned int sum = out->a[i] + (unsigned int)(index & 0xff) + carry;
+
+		out->a[i] = (unsigned char)sum;
+		carry = sum >> 8;
+		index >>= 8;
+	}
+	if (carry || index || ipam_addr_cmp(out, &r->end) > 0) {
+		*out = r->start;
+		return false;
+	}
+	return true;
+}

@@ -69,4 +69,8 @@ bool ipam_rangesets_overlap(const struct ipam_rangeset *a, const struct ipam_ran
  * excluded), saturating at UINT64_MAX. */
 unsigned long long ipam_range_size(const struct ipam_range *r);
 
+/* The address index places after r's first address (start; index 0 is
+ * start) into *out: true, or false (out = start) when it lies past end. */
+bool ipam_range_at(const struct ipam_range *r, unsigned long long index, struct cni_addr *out);
+
 #endif

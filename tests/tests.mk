@@ -13,7 +13,7 @@ $(NETNS_HELPER): tests/netns/cnihelper.c $(LIB)
 
 # Plugin modules that unit tests exercise directly (never a plugin's main.c).
 UNIT_EXTRA := $(patsubst %.c,$(OBJ)/%.o,ipam/range.c ipam/store.c ipam/store_lease.c \
-	ipam/store_write.c ipam/store_index.c ipam/alloc.c ipam/conf.c ipam/resolv.c \
+	ipam/store_write.c ipam/store_index.c ipam/alloc.c ipam/conf.c ipam/resolv.c ipam/noderanges.c ipam/ipindex.c ipam/conf_sets.c \
 	ib-sriov/conf.c ib-sriov/guid.c ib-sriov/record.c ib-sriov/record_io.c ib-sriov/gocache.c)
 
 $(OUT)/build/unit/%: tests/unit/%.c $(UNIT_EXTRA) $(LIB)

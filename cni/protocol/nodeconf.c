@@ -40,6 +40,7 @@ void cni_nodeconf_free(struct cni_nodeconf *nc)
 	if (!nc)
 		return;
 	free_dirs(nc);
+	json_object_put(nc->ranges);
 	memset(nc, 0, sizeof(*nc));
 }
 
@@ -138,6 +139,87 @@ static int parse_dirs(struct cni_nodeconf *nc, struct json_object *v, const char
 	return 0;
 }
 
+/* "ranges": its shape and bounds here, each network's range sets by the checker the
+ * plugin registered (ib-host-local's own parser), so the rules are never written twice. */
+static cni_nodeconf_ranges_fn ranges_check;
+
+void cni_nodeconf_ranges_checker(cni_nodeconf_ranges_fn fn)
+{
+	ranges_check = fn;
+}
+
+struct json_object *cni_nodeconf_ranges(const struct cni_nodeconf *nc, const char *network)
+{
+	struct json_object *v;
+
+	if (!nc || !nc->ranges || !network || !json_object_object_get_ex(nc->ranges, network, &v))
+		return NULL;
+	return v;
+}
+
+/* One network's list of range sets: 1..MAX sets, each 1..MAX range objects. */
+static int ranges_shape(struct json_object *sets, const char *key, const char *path,
+			struct cni_error *err)
+{
+	size_t n = 0;
+
+	if (json_object_is_type(sets, json_type_array))
+		n = json_object_array_length(sets);
+	if (!n || n > CNI_NODECONF_MAX_RANGE_SETS)
+		return bad(err, -EINVAL, path,
+			   "\"%s\" must be a list of 1 to %d range sets "
+			   "[[{\"subnet\": ...}], ...], as ipam.ranges",
+			   key, CNI_NODECONF_MAX_RANGE_SETS);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *set = json_object_array_get_idx(sets, i);
+		size_t m = 0;
+
+		if (json_object_is_type(set, json_type_array))
+			m = json_object_array_length(set);
+		if (!m || m > CNI_NODECONF_MAX_RANGES)
+			return bad(err, -EINVAL, path,
+				   "\"%s[%zu]\" must be a list of 1 to %d ranges", key, i,
+				   CNI_NODECONF_MAX_RANGES);
+		for (size_t j = 0; j < m; j++)
+			if (!json_object_is_type(json_object_array_get_idx(set, j),
+						 json_type_object))
+				return bad(err, -EINVAL, path,
+					   "\"%s[%zu][%zu]\" must be an object {\"subnet\": "
+					   "...}",
+					   key, i, j);
+	}
+	return 0;
+}
+
+static int parse_ranges(struct cni_nodeconf *nc, struct json_object *v, const char *path,
+			struct cni_error *err)
+{
+	char key[CNI_NODECONF_MAX_NETWORK + 16], why[512];
+	int ret;
+
+	if (!json_object_is_type(v, json_type_object) ||
+	    json_object_object_length(v) > CNI_NODECONF_MAX_NETWORKS)
+		return bad(err, -EINVAL, path,
+			   "\"ranges\" must be an object of at most %d networks "
+			   "{\"<network name>\": [[{\"subnet\": ...}]]}",
+			   CNI_NODECONF_MAX_NETWORKS);
+	json_object_object_foreach (v, name, sets) {
+		if (!*name || strlen(name) > CNI_NODECONF_MAX_NETWORK)
+			return bad(err, -EINVAL, path,
+				   "\"ranges\" has a network name of %zu bytes; a name is 1 to "
+				   "%d bytes, the network's \"name\"",
+				   strlen(name), CNI_NODECONF_MAX_NETWORK);
+		snprintf(key, sizeof(key), "ranges.%s", name);
+		ret = ranges_shape(sets, key, path, err);
+		if (ret)
+			return ret;
+		if (ranges_check && ranges_check(sets, key, why, sizeof(why)))
+			return bad(err, -EINVAL, path, "%s", why);
+	}
+	nc->ranges = json_object_get(v);
+	return 0;
+}
+
 static int parse_key(struct cni_nodeconf *nc, const char *key, struct json_object *v,
 		     const char *path, struct cni_error *err)
 {
@@ -157,6 +239,8 @@ static int parse_key(struct cni_nodeconf *nc, const char *key, struct json_objec
 				   json_object_to_json_string(v));
 		return 0;
 	}
+	if (!strcmp(key, "ranges"))
+		return parse_ranges(nc, v, path, err);
 	if (!strcmp(key, "maxWaitMs")) {
 		int64_t n;
 
@@ -170,7 +254,8 @@ static int parse_key(struct cni_nodeconf *nc, const char *key, struct json_objec
 		return 0;
 	}
 	return bad(err, -EINVAL, path,
-		   "unknown key \"%s\"; the keys are allowedDataDirs, deviceCheck and maxWaitMs",
+		   "unknown key \"%s\"; the keys are allowedDataDirs, deviceCheck, maxWaitMs and "
+		   "ranges",
 		   key);
 }
 

@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include <json-c/json.h>
+
 #include "base/error.h"
 
 #define CNI_NODECONF_PATH     "/etc/ibcni/ibcni.conf"
@@ -29,6 +31,8 @@ struct cni_nodeconf {
 	enum cni_device_check device_check;
 	/* "maxWaitMs": cap of every wait a NAD asks for; default 30000 */
 	unsigned int max_wait_ms;
+	/* "ranges": network name -> its range sets on this node; NULL when none */
+	struct json_object *ranges;
 };
 
 /* Fill *nc from path (NULL: CNI_NODECONF_PATH); an absent file gives the defaults. A file that
@@ -42,5 +46,26 @@ void cni_nodeconf_free(struct cni_nodeconf *nc);
 /* The defaults (what an absent file gives), static and read-only: for
  * contexts built without a file (unit tests, fuzzers). */
 const struct cni_nodeconf *cni_nodeconf_defaults(void);
+
+/* "ranges": {"<network name>": [[{subnet, rangeStart, rangeEnd, gateway}], ...]}, each
+ * network's range sets on this node, exactly as ib-host-local's ipam.ranges (its
+ * "ranges": "node" takes them). Bounded: networks, range sets, ranges per set. */
+#define CNI_NODECONF_MAX_NETWORKS   64
+#define CNI_NODECONF_MAX_RANGE_SETS 8
+#define CNI_NODECONF_MAX_RANGES	    16
+#define CNI_NODECONF_MAX_NETWORK    128 /* bytes of a network name */
+
+/* Checks one network's range sets (the JSON list under key, e.g. "ranges.net1") as the
+ * IPAM that reads them does: 0, or -EINVAL with the key path and the reason in why. */
+typedef int (*cni_nodeconf_ranges_fn)(struct json_object *sets, const char *key, char *why,
+				      size_t len);
+
+/* Register the check every later load runs on each network's range sets (ib-host-local
+ * and ib-sriov register ib-host-local's range parser); without one, only the shape and
+ * the bounds are checked. */
+void cni_nodeconf_ranges_checker(cni_nodeconf_ranges_fn fn);
+
+/* The range sets of network on this node (a JSON list borrowed from nc), or NULL. */
+struct json_object *cni_nodeconf_ranges(const struct cni_nodeconf *nc, const char *network);
 
 #endif

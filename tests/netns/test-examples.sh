@@ -21,6 +21,8 @@ declare -A KIND=(
 	[ib-sriov-rails.conflist]=conflist
 	[ib-sriov-nad.yaml]=nad
 	[whereabouts-nad.yaml]=nad
+	[nv-ipam-nad.yaml]=nad
+	[ibcni-node-ranges.yaml]=configmap
 	[sriov-device-plugin-config.yaml]=configmap
 	[ibcni-daemonset.yaml]=daemonset
 	[ib_core.conf]=modprobe
@@ -57,14 +59,49 @@ test_examples_parse() {
 		esac
 	done
 	# The JSON inside the YAML: each NAD's config and the ConfigMap's file.
-	for f in ib-sriov-nad.yaml whereabouts-nad.yaml; do
-		yaml_docs "$EX/$f" | while read -r doc; do
+	for f in ib-sriov-nad.yaml whereabouts-nad.yaml nv-ipam-nad.yaml; do
+		yaml_docs "$EX/$f" | jq -c 'select(.kind == "NetworkAttachmentDefinition")' | while read -r doc; do
 			jq -r .spec.config <<<"$doc" | jq -e . >/dev/null 2>&1 ||
 				fail "$f: spec.config of $(jq -r .metadata.name <<<"$doc") is not JSON"
 		done
 	done
 	yaml_docs "$EX/sriov-device-plugin-config.yaml" | jq -r '.data["config.json"]' | jq -e . >/dev/null ||
 		fail "sriov-device-plugin-config.yaml: config.json is not JSON"
+	for n in $(yaml_docs "$EX/ibcni-node-ranges.yaml" | jq -r '.data | keys[]'); do
+		yaml_docs "$EX/ibcni-node-ranges.yaml" | jq -r --arg n "$n" '.data[$n]' | jq -e 'type == "object"' >/dev/null ||
+			fail "ibcni-node-ranges.yaml: the entry of $n is not a JSON object"
+	done
+}
+
+# ibcni.conf as the installer writes it on node NODE from the example
+# ConfigMap's entry: "ranges" is that entry.
+node_ranges_conf() { # NODE
+	node_conf "$(yaml_docs "$EX/ibcni-node-ranges.yaml" | jq -r --arg n "$1" '.data[$n]' |
+		jq -c '{allowedDataDirs: ["/var/lib/cni/networks"], ranges: .}')"
+}
+
+test_examples_node_ranges_apart() {
+	# No address of one node's range sets is another node's: each node's
+	# ib-host-local, loaded with its entry, hands out its own block.
+	local n all=
+	for n in $(yaml_docs "$EX/ibcni-node-ranges.yaml" | jq -r '.data | keys[]'); do
+		all+=$(yaml_docs "$EX/ibcni-node-ranges.yaml" | jq -c --arg n "$n" '.data[$n] | fromjson | .[]')$'\n'
+	done
+	$PY -c 'import ipaddress, json, sys
+sets = [json.loads(l) for l in sys.stdin.read().splitlines() if l]
+spans = []
+for nets in sets:
+    for rs in nets:
+        for r in rs:
+            n = ipaddress.ip_network(r["subnet"])
+            a = ipaddress.ip_address(r.get("rangeStart", n[1]))
+            b = ipaddress.ip_address(r.get("rangeEnd", n[-2]))
+            spans.append((n.version, int(a), int(b)))
+spans.sort()
+for x, y in zip(spans, spans[1:]):
+    assert x[0] != y[0] or x[2] < y[1], "overlap %s %s" % (x, y)
+print(len(spans))' <<<"$all" >"$T/spans" 2>&1 || fail "node ranges overlap: $(cat "$T/spans")"
+	assert_eq 4 "$(cat "$T/spans")" "two nodes, two range sets each"
 }
 
 # A stand-in for whereabouts (a Go binary that needs the Kubernetes API):
@@ -103,14 +140,14 @@ run_netconf() {
 	n=${#p[@]}
 	for ((i = 0; i < n; i++)); do
 		[ -n "$prev" ] && p[i]=$(jq -c --argjson r "$prev" '. + {prevResult: $r}' <<<"${p[i]}")
-		CNI_PATH_OVERRIDE=$BIN:$T/stub cni_exec "$(example_plugin "${p[i]}")" ADD ctr1 pod1 net1 "${p[i]}" \
+		CNI_PATH_OVERRIDE=$BIN:$T/stub:$FIXTURES/standins cni_exec "$(example_plugin "${p[i]}")" ADD ctr1 pod1 net1 "${p[i]}" \
 			'IgnoreUnknown=1;K8S_POD_NAMESPACE=default;K8S_POD_NAME=pod1'
 		ADD_RC=$RC ADD_OUT=$OUT
 		[ "$RC" -eq 0 ] || break
 		prev=$OUT
 	done
 	for ((i = n - 1; i >= 0; i--)); do
-		CNI_PATH_OVERRIDE=$BIN:$T/stub cni_exec "$(example_plugin "${p[i]}")" DEL ctr1 pod1 net1 "${p[i]}"
+		CNI_PATH_OVERRIDE=$BIN:$T/stub:$FIXTURES/standins cni_exec "$(example_plugin "${p[i]}")" DEL ctr1 pod1 net1 "${p[i]}"
 		assert_eq 0 "$RC" "$name: DEL of $(jq -r .type <<<"${p[i]}") ($OUT)"
 	done
 }
@@ -159,6 +196,7 @@ test_examples_netconfs_run() {
 	check_netconf ib-sriov-rails.conflist "$(cat "$EX/ib-sriov-rails.conflist")" conflist ib ok
 	assert_json '[.ips[0].address, .ips[0].gateway, .routes]' '["192.168.120.2/24","192.168.120.1",[{"dst":"192.168.0.0/16"}]]'
 	local doc name
+	node_ranges_conf gpu-node-2 # "ranges": "node" on the second node
 	while read -r doc; do
 		name=$(jq -r .metadata.name <<<"$doc")
 		case $name in
@@ -168,6 +206,22 @@ test_examples_netconfs_run() {
 			assert_match 'link_state' "$(jq -r .details <<<"$OUT")" "$name: the setting named"
 			assert_match 'ib-sriov ADD ctr1/net1: .*link_state' "$(cat /var/log/ibcni/ib-sriov-network.log 2>/dev/null)" \
 				"$name: its logFile"
+			# Without it, the node's own block of the network.
+			check_netconf "$name" "$(jq -r .spec.config <<<"$doc" | jq -c 'del(.link_state)')" netconf ib ok
+			assert_json '[.ips[].address]' '["192.168.2.1/16","fd00:111::2:0/64"]'
+			node_ranges_conf gpu-node-1
+			check_netconf "$name" "$(jq -r .spec.config <<<"$doc" | jq -c 'del(.link_state)')" netconf ib ok
+			assert_json '[.ips[].address]' '["192.168.1.1/16","fd00:111::1:0/64"]'
+			node_ranges_conf gpu-node-2
+			;;
+		ib-nv-ipam-network)
+			check_netconf "$name" "$(jq -r .spec.config <<<"$doc")" netconf ib ok
+			assert_json '[.ips[].address]' '["10.70.3.10/16"]'
+			assert_eq '{"type":"nv-ipam","poolName":"ib-pool-1","poolType":"ippool"}' \
+				"$(jq -c .ipam /run/ibcni-standin/nv-ipam.ADD.json)" "nv-ipam got its keys"
+			[ -f /run/ibcni-standin/nv-ipam.DEL.json ] || fail "nv-ipam's DEL was not run"
+			assert_eq ib-pool-1 "$(yaml_docs "$EX/nv-ipam-nad.yaml" | jq -r 'select(.kind == "IPPool") | .metadata.name')" \
+				"the IPPool is the NAD's pool"
 			;;
 		roce-network)
 			check_netconf "$name" "$(jq -r .spec.config <<<"$doc")" netconf eth vf-setting
@@ -183,7 +237,8 @@ test_examples_netconfs_run() {
 			fail "a NAD this test does not know: $name"
 			;;
 		esac
-	done < <(yaml_docs "$EX/ib-sriov-nad.yaml"; yaml_docs "$EX/whereabouts-nad.yaml")
+	done < <(yaml_docs "$EX/ib-sriov-nad.yaml"; yaml_docs "$EX/whereabouts-nad.yaml"
+		yaml_docs "$EX/nv-ipam-nad.yaml" | jq -c 'select(.kind == "NetworkAttachmentDefinition")')
 }
 
 test_examples_device_plugin_resources() {

@@ -623,3 +623,46 @@ test_code_health_format_checked() {
 	gcc $cflags -c "$T/range.c" -o "$T/bad.o" 2>/dev/null && fail "a stray %d built under -Werror"
 	true
 }
+
+# ipIndex: the address N places after each set's first address, the same host
+# part on every rail; refusals change nothing on disk.
+test_ip_index() {
+	local conf rails before
+	rails='"ranges":[[{"subnet":"10.60.0.0/16","rangeStart":"10.60.1.0","rangeEnd":"10.60.1.255"}],[{"subnet":"fd00:60::/64"}]]'
+	conf=$(ipam_conf ix "$T/ix" "$rails")
+	cni_exec ib-host-local ADD r5 /proc/self/ns/net net1 "$conf" "IB_IP_INDEX=5"
+	assert_eq 0 "$RC" "ADD index 5 ($OUT)"
+	assert_json '[.ips[].address]' '["10.60.1.5/16","fd00:60::6/64"]'
+	assert_file "$T/ix/ix/10.60.1.5" $'r5\r\nnet1'
+	assert_file "$T/ix/ix/fd00:60::6" $'r5\r\nnet1'
+	# Asked again by the same attachment: the same addresses, no new lease.
+	cni_exec ib-host-local ADD r5 /proc/self/ns/net net1 "$conf" "IB_IP_INDEX=5"
+	assert_eq 0 "$RC" "idempotent ADD ($OUT)"
+	assert_json '[.ips[].address]' '["10.60.1.5/16","fd00:60::6/64"]'
+	assert_eq 4 "$(ls "$T/ix/ix" | grep -vc lock)" "two leases and two pointers"
+	# args.cni wins over CNI_ARGS; index 0 is rangeStart (or the subnet's
+	# first host: the default gateway, refused before anything is leased).
+	cni_exec ib-host-local ADD r1 /proc/self/ns/net net1 "${conf%\}},\"args\":{\"cni\":{\"ipIndex\":1}}}" "IB_IP_INDEX=9"
+	assert_json '[.ips[].address]' '["10.60.1.1/16","fd00:60::2/64"]'
+	before=$(store_dump "$T/ix/ix")
+	cni_exec ib-host-local ADD r0 /proc/self/ns/net net1 "${conf%\}},\"args\":{\"cni\":{\"ipIndex\":0}}}"
+	assert_eq '{"cniVersion":"1.0.0","code":7,"msg":"ipIndex 0 is the gateway of range set 1","details":"args.cni.ipIndex 0 is fd00:60::1, the range'"'"'s gateway, which is never leased; ask for another index, or set rangeStart past the gateway"}' \
+		"$(jq -c . <<<"$OUT")" "the gateway"
+	cni_exec ib-host-local ADD other /proc/self/ns/net net1 "$conf" "IB_IP_INDEX=5"
+	assert_eq '{"cniVersion":"1.0.0","code":111,"msg":"ipIndex 5: 10.60.1.5 of range set 0 is taken","details":"another attachment holds that address; ask for another index, or DEL the attachment that holds it"}' \
+		"$(jq -c . <<<"$OUT")" "taken"
+	cni_exec ib-host-local ADD other /proc/self/ns/net net1 "$conf" "IB_IP_INDEX=256"
+	assert_eq '{"cniVersion":"1.0.0","code":7,"msg":"ipIndex 256 is outside range set 0","details":"CNI_ARGS IB_IP_INDEX 256 lies past the end of range 10.60.1.0-10.60.1.255 (256 addresses from its first); ask for a smaller index or widen the range"}' \
+		"$(jq -c . <<<"$OUT")" "outside"
+	# Taken in the second set only: the first set's address is not leased either.
+	cni_exec ib-host-local ADD v6 /proc/self/ns/net net1 \
+		"$(ipam_conf ix "$T/ix" '"ranges":[[{"subnet":"10.61.0.0/24"}],[{"subnet":"fd00:60::/64"}]]')" "IB_IP_INDEX=5"
+	assert_json '[.code,.msg]' '[111,"ipIndex 5: fd00:60::6 of range set 1 is taken"]'
+	cni_exec ib-host-local ADD other /proc/self/ns/net net1 "$conf" "IB_IP_INDEX=x"
+	assert_json '[.code,.details]' '[7,"CNI_ARGS IB_IP_INDEX is x; it must be an integer from 0 to 4294967295 (the address that many places after the range'"'"'s first one)"]'
+	assert_eq "$before" "$(store_dump "$T/ix/ix")" "refusals changed nothing"
+	cni_exec ib-host-local DEL r5 /proc/self/ns/net net1 "$conf" "IB_IP_INDEX=5"
+	assert_eq 0 "$RC" "DEL ($OUT)"
+	[ -e "$T/ix/ix/10.60.1.5" ] && fail "DEL left the lease"
+	true
+}

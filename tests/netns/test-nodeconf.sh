@@ -183,3 +183,87 @@ test_waits_capped_by_the_node() {
 	cni_exec ib-sriov ADD ctr1 /proc/self/ns/net net1 "$conf"
 	[ "$(jq -r .code <<<"$OUT")" = 7 ] && fail "60000 still refused: $OUT"
 }
+
+# "ranges": "node": each node's range sets for the network come from ibcni.conf.
+NODE_RANGES='"ranges":{"ib0":[[{"subnet":"10.56.0.0/16","rangeStart":"10.56.3.1","rangeEnd":"10.56.3.254","gateway":"10.56.0.1"}],[{"subnet":"fd00:56::/64","rangeStart":"fd00:56::3:0","rangeEnd":"fd00:56::3:ffff"}]]}'
+
+node_ranges_conf() { # NAME [RANGES]
+	printf '{"cniVersion":"1.1.0","name":"%s","type":"x","ipam":{"type":"ib-host-local","dataDir":"%s","ranges":%s}}' \
+		"$1" "$T" "${2:-\"node\"}"
+}
+
+test_ranges_node_from_the_node_conf() {
+	local conf node
+	node_conf '{"allowedDataDirs":["'"$T"'"],'"$NODE_RANGES"'}'
+	conf=$(node_ranges_conf ib0)
+	hl "$conf" ADD c1
+	assert_eq 0 "$RC" "ADD ($OUT)"
+	assert_json '[.ips[]|[.address,.gateway]]' '[["10.56.3.1/16","10.56.0.1"],["fd00:56::3:0/64","fd00:56::1"]]'
+	assert_file "$T/ib0/10.56.3.1" $'c1\r\nnet1'
+	assert_file "$T/ib0/fd00:56::3:0" $'c1\r\nnet1'
+	assert_file "$T/ib0/last_reserved_ip.0" "10.56.3.1"
+	hl "$conf" ADD c2
+	assert_json '[.ips[].address]' '["10.56.3.2/16","fd00:56::3:1/64"]'
+	hl "${conf%\}},\"prevResult\":$OUT}" CHECK c2
+	assert_eq 0 "$RC" "CHECK ($OUT)"
+	hl "$conf" DEL c1
+	assert_eq 0 "$RC" "DEL ($OUT)"
+	[ -e "$T/ib0/10.56.3.1" ] && fail "DEL left the lease"
+	# Mixed: the node's sets where "node" stands, the NAD's own after them.
+	hl "$(node_ranges_conf ib0 '["node",[{"subnet":"10.99.0.0/24"}]]')" ADD c3
+	assert_json '[.ips[].address]' '["10.56.3.3/16","fd00:56::3:2/64","10.99.0.2/24"]'
+	# GC keeps c2 and c3, as for any range.
+	hl "${conf%\}},\"cni.dev/valid-attachments\":[{\"containerID\":\"c2\",\"ifname\":\"net1\"}]}" GC
+	assert_eq 0 "$RC" "GC ($OUT)"
+	assert_eq "10.56.3.2 fd00:56::3:1" "$(cd "$T/ib0" && ls | grep -v -e lock -e last_ | sort | tr '\n' ' ' | sed 's/ $//')" "GC released c3 only"
+}
+
+test_ranges_node_without_an_entry() {
+	local conf node
+	node=$(uname -n)
+	node_conf '{"allowedDataDirs":["'"$T"'"],'"$NODE_RANGES"'}'
+	conf=$(node_ranges_conf storage)
+	hl "$conf" ADD c1
+	assert_eq 1 "$RC" "ADD without an entry"
+	assert_eq '{"cniVersion":"1.1.0","code":7,"msg":"no ranges for this node","details":"ipam.ranges is \"node\" but node '"$node"' has no range sets for network \"storage\" in /etc/ibcni/ibcni.conf (\"ranges\".\"storage\"); add the network to the node'"'"'s entry (key '"$node"') of the installer'"'"'s ranges ConfigMap and rerun the installer (--node-ranges-dir, --node-name)"}' \
+		"$(jq -c . <<<"$OUT")" "the error"
+	[ -e "$T/storage" ] && fail "a refused ADD created the lease directory"
+	hl "$conf" DEL c1
+	assert_eq 0 "$RC" "DEL goes by owner ($OUT)"
+	# A bad entry is the admin's: the file and the key path, for every verb.
+	node_conf '{"ranges":{"ib0":[[{"subnet":"10.56.0.0/16","rangeStart":"10.57.0.1"}]]}}'
+	for cmd in ADD DEL; do
+		hl "$(node_ranges_conf ib0)" $cmd c1
+		assert_eq '{"cniVersion":"1.1.0","code":7,"msg":"invalid node configuration","details":"/etc/ibcni/ibcni.conf: \"ranges.ib0\": invalid range set 0: RangeStart 10.57.0.1 not in network 10.56.0.0/16 (ranges.ib0[0][0])"}' \
+			"$(jq -c . <<<"$OUT")" "$cmd: bad entry"
+	done
+	node_conf '{"ranges":{"ib0":[]}}'
+	hl "$(node_ranges_conf ib0)" ADD c1
+	assert_json '.details' '"/etc/ibcni/ibcni.conf: \"ranges.ib0\" must be a list of 1 to 8 range sets [[{\"subnet\": ...}], ...], as ipam.ranges"'
+}
+
+# The same through ib-sriov's built-in ib-host-local: the outer load's node
+# config reaches it.
+test_ranges_node_builtin_in_ib_sriov() {
+	local conf
+	sim_node 1 2 eth
+	pod_ns pod1
+	node_conf '{"allowedDataDirs":["/var/lib/cni/networks","'"$T"'"],"ranges":{"rdma-net":[[{"subnet":"10.56.0.0/16","rangeStart":"10.56.7.10","rangeEnd":"10.56.7.20"}]]}}'
+	conf=$(printf '{"cniVersion":"1.1.0","name":"rdma-net","type":"ib-sriov","deviceID":"%s","logLevel":"debug","ipam":{"type":"ib-host-local","dataDir":"%s","ranges":"node"}}' \
+		"$(sim_vf_addr 0 1)" "$T/leases")
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf"
+	assert_eq 0 "$RC" "ADD ($OUT)"
+	assert_match "ib-host-local \\(built in\\)" "$ERR" "served in-process"
+	assert_json '[.ips[].address]' '["10.56.7.10/16"]'
+	assert_eq '["10.56.7.10/16"]' \
+		"$(ip -n pod1 -j addr show net1 | jq -c '[.[0].addr_info[]|select(.scope=="global")|"\(.local)/\(.prefixlen)"]')" "on the pod's interface"
+	assert_file "$T/leases/rdma-net/10.56.7.10" $'ctr1\r\nnet1'
+	cni_exec ib-sriov DEL ctr1 pod1 net1 "$conf"
+	assert_eq 0 "$RC" "DEL ($OUT)"
+	[ -e "$T/leases/rdma-net/10.56.7.10" ] && fail "DEL left the lease"
+	# A node without an entry: ib-sriov rolls back with the IPAM's error.
+	node_conf '{"allowedDataDirs":["'"$T"'"]}'
+	cni_exec ib-sriov ADD ctr2 pod1 net1 "$conf"
+	assert_json '[.code,.msg]' '[7,"no ranges for this node"]'
+	assert_no_link pod1 net1
+}

@@ -80,7 +80,8 @@ static inline char *alloc_str(const struct ipam_rangeset *s, const char *id, con
 	if (want)
 		w = ip(want);
 	memset(err, 0, sizeof(*err));
-	if (ipam_alloc(&st, &(struct ipam_request){s, 0, id, "eth0", want ? &w : NULL}, &got, err))
+	if (ipam_alloc(&st, &(struct ipam_request){s, 0, id, "eth0", want ? &w : NULL, false}, &got,
+		       err))
 		return NULL;
 	cni_prefix_str(&got.address, out, sizeof(out));
 	return out;

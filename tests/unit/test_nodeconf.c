@@ -146,7 +146,7 @@ ParameterizedTestParameters(nodeconf, bad_contents)
 	    {"[]", "must be a JSON object"},
 	    {"{} {}", "not JSON"},
 	    {"{\"maxWaitMS\": 5}", "unknown key \"maxWaitMS\"; the keys are allowedDataDirs, "
-				   "deviceCheck and maxWaitMs"},
+				   "deviceCheck, maxWaitMs and ranges"},
 	    {"{\"dataDir\": \"/x\"}", "unknown key \"dataDir\""},
 	    {"{\"deviceCheck\": \"on\"}",
 	     "\"deviceCheck\" is \"on\"; it must be \"kubelet\" or \"off\""},

@@ -199,3 +199,51 @@ Test(range, sizes_exclude_gateway_network_broadcast)
 	r = mk("10.0.0.0/16", NULL, NULL);
 	cr_assert_eq(ipam_range_size(&r), 65533);
 }
+
+/* ipIndex's math: index places after the range's first address. */
+Test(range, index_counts_from_the_first_address)
+{
+	struct ipam_range r = mk("10.1.2.0/24", NULL, NULL);
+	struct cni_addr a;
+	char buf[INET6_ADDRSTRLEN];
+
+	cr_assert(ipam_range_at(&r, 0, &a));
+	cr_assert_str_eq(cni_addr_str(&a, buf, sizeof(buf)), "10.1.2.1");
+	cr_assert(ipam_range_at(&r, 253, &a));
+	cr_assert_str_eq(cni_addr_str(&a, buf, sizeof(buf)), "10.1.2.254");
+	cr_assert_not(ipam_range_at(&r, 254, &a), "past rangeEnd (the broadcast)");
+	cr_assert_str_eq(cni_addr_str(&a, buf, sizeof(buf)), "10.1.2.1");
+
+	r = mk("10.56.0.0/16", "10.56.3.250", "10.56.4.10");
+	cr_assert(ipam_range_at(&r, 0, &a));
+	cr_assert_str_eq(cni_addr_str(&a, buf, sizeof(buf)), "10.56.3.250");
+	cr_assert(ipam_range_at(&r, 6, &a), "the carry into the next byte");
+	cr_assert_str_eq(cni_addr_str(&a, buf, sizeof(buf)), "10.56.4.0");
+	cr_assert(ipam_range_at(&r, 16, &a));
+	cr_assert_str_eq(cni_addr_str(&a, buf, sizeof(buf)), "10.56.4.10");
+	cr_assert_not(ipam_range_at(&r, 17, &a));
+	cr_assert_not(ipam_range_at(&r, 4294967295ULL, &a));
+	cr_assert_not(ipam_range_at(&r, ~0ULL, &a));
+}
+
+Test(range, index_in_ipv6_and_at_the_top)
+{
+	struct ipam_range r = mk("2001:db8::/64", "2001:db8::ff00", NULL);
+	struct cni_addr a;
+	char buf[INET6_ADDRSTRLEN];
+
+	cr_assert(ipam_range_at(&r, 0x100, &a));
+	cr_assert_str_eq(cni_addr_str(&a, buf, sizeof(buf)), "2001:db8::1:0");
+	cr_assert(ipam_range_at(&r, ~0ULL - 0xff00, &a), "the /64's last address");
+	cr_assert_str_eq(cni_addr_str(&a, buf, sizeof(buf)), "2001:db8::ffff:ffff:ffff:ffff");
+	cr_assert_not(ipam_range_at(&r, ~0ULL - 0xfeff, &a), "the carry out of the /64");
+	r = mk("2001:db8::/126", NULL, NULL);
+	cr_assert(ipam_range_at(&r, 2, &a));
+	cr_assert_str_eq(cni_addr_str(&a, buf, sizeof(buf)), "2001:db8::3");
+	cr_assert_not(ipam_range_at(&r, 3, &a));
+	/* The family's last address: an index past it wraps, which is refused. */
+	r = mk("255.255.255.0/24", "255.255.255.250", "255.255.255.254");
+	cr_assert(ipam_range_at(&r, 4, &a));
+	cr_assert_not(ipam_range_at(&r, 6, &a));
+	cr_assert_not(ipam_range_at(&r, 0x100000000ULL, &a));
+}

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+/* "ranges": "node": a NAD is cluster-wide, a host-local store is per node, so
+ * one NAD range would hand the same addresses out on every node. The admin's
+ * node configuration gives each node its own range sets per network instead
+ * ("ranges" in /etc/ibcni/ibcni.conf, written by the installer from the
+ * ConfigMap entry of the node); the store, leases, DEL, CHECK and GC are
+ * those of any range. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "conf.h"
+#include "ipam.h"
+#include "base/util.h"
+
+#define NODE "node"
+
+static bool is_node(struct json_object *v)
+{
+	return json_object_is_type(v, json_type_string) && !strcmp(json_object_get_string(v), NODE);
+}
+
+bool ipam_conf_names_node(struct json_object *v)
+{
+	if (is_node(v))
+		return true;
+	if (!json_object_is_type(v, json_type_array))
+		return false;
+	for (size_t i = 0; i < json_object_array_length(v); i++)
+		if (is_node(json_object_array_get_idx(v, i)))
+			return true;
+	return false;
+}
+
+/* The node's sets for c->name, each parsed as ipam.ranges would be. */
+static int node_sets(struct cni_ctx *ctx, struct ipam_conf *c, struct cni_error *err)
+{
+	const struct cni_nodeconf *node = ctx->node ? ctx->node : cni_nodeconf_defaults();
+	struct json_object *sets = cni_nodeconf_ranges(node, c->name);
+	char where[CNI_NODECONF_MAX_NETWORK + 64];
+	struct utsname u;
+	int ret;
+
+	if (!sets) {
+		if (uname(&u))
+			snprintf(u.nodename, sizeof(u.nodename), "(unknown)");
+		return cni_errorf(err, -ENOENT, CNI_ERR_INVALID_CONFIG, "no ranges for this node",
+				  "ipam.ranges is \"node\" but node %s has no range sets for "
+				  "network \"%s\" in %s (\"ranges\".\"%s\"); add the network to "
+				  "the node's entry (key %s) of the installer's ranges ConfigMap "
+				  "and rerun the installer (--node-ranges-dir, --node-name)",
+				  u.nodename, c->name ? c->name : "", CNI_NODECONF_PATH,
+				  c->name ? c->name : "", u.nodename);
+	}
+	snprintf(where, sizeof(where), "%s ranges.%s", CNI_NODECONF_PATH, c->name);
+	for (size_t i = 0; i < json_object_array_length(sets); i++) {
+		ret = ipam_conf_parse_set(c, json_object_array_get_idx(sets, i), where, i, err);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int ipam_conf_node_ranges(struct cni_ctx *ctx, struct ipam_conf *c, struct json_object *v,
+			  const char *key, struct cni_error *err)
+{
+	bool seen = false;
+	int ret;
+
+	if (is_node(v))
+		return node_sets(ctx, c, err);
+	for (size_t i = 0; i < json_object_array_length(v); i++) {
+		struct json_object *e = json_object_array_get_idx(v, i);
+
+		if (!is_node(e)) {
+			ret = ipam_conf_parse_set(c, e, key, i, err);
+		} else if (seen) {
+			ret = cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG,
+					 "invalid configuration",
+					 "%s[%zu]: \"node\" may stand for one range set of %s only "
+					 "once (it brings all of this node's sets for the network)",
+					 key, i, key);
+		} else {
+			seen = true;
+			ret = node_sets(ctx, c, err);
+		}
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int ipam_node_ranges_check(struct json_object *sets, const char *key, char *why, size_t len)
+{
+	struct ipam_conf c = {0};
+	struct cni_error err = {0};
+	int ret = 0;
+
+	for (size_t i = 0; i < json_object_array_length(sets) && !ret; i++)
+		ret = ipam_conf_parse_set(&c, json_object_array_get_idx(sets, i), key, i, &err);
+	if (!ret)
+		ret = ipam_conf_sets_apart(&c, &err);
+	if (ret == -EINVAL)
+		snprintf(why, len, "\"%s\": %s (%s)", key, err.msg, err.details);
+	else if (ret)
+		snprintf(why, len, "\"%s\": %s", key, strerror(-ret));
+	ipam_conf_free(&c);
+	return ret ? -EINVAL : 0;
+}
