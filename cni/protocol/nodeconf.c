@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -61,10 +63,13 @@ static int bad(struct cni_error *err, int ret, const char *path, const char *fmt
 }
 
 /* The file's bytes, when it is one only root could have written: opened
- * without following a link or blocking on a FIFO, checked on the fd. */
-static int read_conf(const char *path, char **raw, size_t *len, struct cni_error *err)
+ * without following a link or blocking on a FIFO, checked on the fd. name is
+ * below dirfd (AT_FDCWD for the main file); path names it in messages. */
+static int read_conf(int dirfd, const char *name, const char *path, char **raw, size_t *len,
+		     struct cni_error *err)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	_cleanup_close_ int fd =
+	    openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	struct stat st;
 	int ret;
 
@@ -78,7 +83,7 @@ static int read_conf(const char *path, char **raw, size_t *len, struct cni_error
 	if (!S_ISREG(st.st_mode))
 		return bad(err, -EINVAL, path, "is not a regular file");
 	/* root in production; the unit tests run it as their own user. */
-	if (st.st_uid != cni_euid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
+	if (!cni_path_private(&st))
 		return bad(err, -EPERM, path,
 			   "must be owned by uid %u and not group- or other-writable "
 			   "(owner %u, mode %04o); chown root and chmod 0644 it",
@@ -271,35 +276,145 @@ static int set_defaults(struct cni_nodeconf *nc)
 	return 0;
 }
 
-int cni_nodeconf_load(struct cni_nodeconf *nc, const char *path, struct cni_error *err)
+/* Which file set each key: a key is set once, in ibcni.conf or in one
+ * drop-in, so no file silently overrides another. */
+struct origins {
+	char key[CNI_NODECONF_MAX_KEYS][32];
+	char path[CNI_NODECONF_MAX_KEYS][256];
+	size_t n;
+};
+
+static int note_origin(struct origins *o, const char *key, const char *path, struct cni_error *err)
+{
+	for (size_t i = 0; i < o->n; i++)
+		if (!strcmp(o->key[i], key))
+			return bad(err, -EINVAL, path,
+				   "\"%s\" is set in %s already; set each key in one file", key,
+				   o->path[i]);
+	/* Beyond the bounds (more keys than the known ones, a longer path):
+	 * parse_key refuses the unknown, and the path is only for the message. */
+	if (o->n == CNI_NODECONF_MAX_KEYS ||
+	    check_snprintf(o->key[o->n], sizeof(o->key[0]), "%s", key) ||
+	    check_snprintf(o->path[o->n], sizeof(o->path[0]), "%s", path))
+		return 0;
+	o->n++;
+	return 0;
+}
+
+/* One file (dirfd/name, shown as path): -ENOENT when absent, else 0 or an
+ * error naming the file and the key. */
+static int load_file(struct cni_nodeconf *nc, int dirfd, const char *name, const char *path,
+		     struct origins *o, struct cni_error *err)
 {
 	_cleanup_json_ struct json_object *root = NULL;
 	_cleanup_free_ char *raw = NULL;
 	struct cni_error input = {0};
 	const char *why = NULL;
 	size_t len = 0;
+	int ret = read_conf(dirfd, name, path, &raw, &len, err);
+
+	if (ret)
+		return ret;
+	if (!(root = cni_json_parse(raw, len, &why)))
+		return bad(err, -EINVAL, path, "not JSON: %s", why);
+	if (!json_object_is_type(root, json_type_object))
+		return bad(err, -EINVAL, path, "must be a JSON object");
+	if (cni_json_check_input(root, raw, len, &input))
+		return bad(err, -EINVAL, path, "%s", input.details);
+	json_object_object_foreach (root, key, v) {
+		ret = note_origin(o, key, path, err);
+		if (!ret)
+			ret = parse_key(nc, key, v, path, err);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* The drop-in names of dir, "*.conf" without a leading dot, sorted: at most
+ * CNI_NODECONF_MAX_DROPINS, more is an error (a directory we did not fill). */
+static int dropin_names(int dfd, const char *dir, char (*names)[NAME_MAX + 1], size_t *n,
+			struct cni_error *err)
+{
+	_cleanup_close_ int fd = dup(dfd);
+	struct dirent *e;
+	DIR *d;
+
+	*n = 0;
+	if (fd < 0 || !(d = fdopendir(fd)))
+		return cni_errorf(err, -errno, CNI_ERR_IO, "cannot read the node configuration",
+				  "%s: %s", dir, strerror(errno));
+	fd = -1;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+
+		if (e->d_name[0] == '.' || len < 6 || strcmp(e->d_name + len - 5, ".conf"))
+			continue;
+		if (*n == CNI_NODECONF_MAX_DROPINS) {
+			closedir(d);
+			return bad(err, -E2BIG, dir, "holds more than %d *.conf files",
+				   CNI_NODECONF_MAX_DROPINS);
+		}
+		memcpy(names[(*n)++], e->d_name, len + 1);
+	}
+	closedir(d);
+	qsort(names, *n, sizeof(names[0]), cmp_name);
+	return 0;
+}
+
+/* The "*.conf" files of path ".d" in name order: the keys a release after the first adds
+ * live there, so an older release, which refuses a key it does not know in
+ * ibcni.conf and never reads the directory, still runs every DEL. */
+static int load_dropins(struct cni_nodeconf *nc, const char *path, struct origins *o,
+			struct cni_error *err)
+{
+	char dir[PATH_MAX], file[PATH_MAX], names[CNI_NODECONF_MAX_DROPINS][NAME_MAX + 1];
+	_cleanup_close_ int dfd = -1;
+	size_t n = 0;
+	int ret = check_snprintf(dir, sizeof(dir), "%s.d", path);
+
+	if (ret)
+		return bad(err, ret, path, "the name is too long");
+	dfd = cni_path_opendir(dir, CNI_PATH_PRIVATE);
+	if (dfd == -ENOENT)
+		return 0;
+	if (dfd == -EPERM)
+		return bad(err, -EPERM, dir,
+			   "must be a directory owned by uid %u and not group- or "
+			   "other-writable; chown root and chmod 0755 it",
+			   (unsigned int)cni_euid());
+	if (dfd < 0)
+		return bad(err, dfd, dir, "must be a directory, not a link: %s", strerror(-dfd));
+	ret = dropin_names(dfd, dir, names, &n, err);
+	for (size_t i = 0; !ret && i < n; i++) {
+		ret = check_snprintf(file, sizeof(file), "%s/%s", dir, names[i]);
+		if (!ret)
+			ret = load_file(nc, dfd, names[i], file, o, err);
+		if (ret == -ENOENT) /* removed since the listing */
+			ret = 0;
+	}
+	return ret;
+}
+
+int cni_nodeconf_load(struct cni_nodeconf *nc, const char *path, struct cni_error *err)
+{
+	struct origins o;
 	int ret;
 
 	path = path ? path : CNI_NODECONF_PATH;
+	o.n = 0;
 	ret = set_defaults(nc);
 	if (!ret)
-		ret = read_conf(path, &raw, &len, err);
+		ret = load_file(nc, AT_FDCWD, path, path, &o, err);
 	if (ret == -ENOENT)
-		return 0;
-	if (!ret && !(root = cni_json_parse(raw, len, &why)))
-		ret = bad(err, -EINVAL, path, "not JSON: %s", why);
-	if (!ret && !json_object_is_type(root, json_type_object))
-		ret = bad(err, -EINVAL, path, "must be a JSON object");
-	if (!ret && cni_json_check_input(root, raw, len, &input)) {
-		ret = bad(err, -EINVAL, path, "%s", input.details);
-	}
-	if (!ret) {
-		json_object_object_foreach (root, key, v) {
-			ret = parse_key(nc, key, v, path, err);
-			if (ret)
-				break;
-		}
-	}
+		ret = 0;
+	if (!ret)
+		ret = load_dropins(nc, path, &o, err);
 	if (ret)
 		cni_nodeconf_free(nc);
 	return ret;

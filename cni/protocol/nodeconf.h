@@ -12,6 +12,10 @@
 
 #define CNI_NODECONF_PATH     "/etc/ibcni/ibcni.conf"
 #define CNI_NODECONF_MAX_DIRS 16
+/* Drop-ins: every "*.conf" in CNI_NODECONF_PATH ".d", read after the file itself. */
+#define CNI_NODECONF_MAX_DROPINS 16
+/* More than the known keys (a bound for the one-file-per-key check). */
+#define CNI_NODECONF_MAX_KEYS 16
 /* The file is a few lines; anything larger is not one we wrote. */
 #define CNI_NODECONF_MAX_SIZE (64 * 1024)
 /* The default of "allowedDataDirs": host-local's own default dataDir. */
@@ -35,9 +39,10 @@ struct cni_nodeconf {
 	struct json_object *ranges;
 };
 
-/* Fill *nc from path (NULL: CNI_NODECONF_PATH); an absent file gives the defaults. A file that
- * is not a root-owned regular file (not group/other writable), not JSON, or has an unknown key
- * or a bad value is an error naming the file and the key. */
+/* Fill *nc from path (NULL: CNI_NODECONF_PATH), then from every "*.conf" in path ".d" in name
+ * order; absent files give the defaults. A file that is not a root-owned regular file (not
+ * group/other writable), not JSON, has an unknown key, a bad value or a key another file set is an
+ * error naming the file and the key. */
 int cni_nodeconf_load(struct cni_nodeconf *nc, const char *path, struct cni_error *err);
 
 /* Release what cni_nodeconf_load allocated; *nc is zeroed. NULL is ignored. */

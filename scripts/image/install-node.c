@@ -99,8 +99,7 @@ int load_node_ranges(struct opts *o)
 	 * followed (the admin's mount, not a pod's). */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0 && errno == ENOENT) {
-		printf("ibcni-install: %s: no entry for node %s; \"ranges\" left out of "
-		       "ibcni.conf\n",
+		printf("ibcni-install: %s: no entry for node %s; no \"ranges\" on this node\n",
 		       path, o->node_name);
 		return 0;
 	}
@@ -140,18 +139,55 @@ static void put_keys(const struct opts *o, struct cni_json_buf *b)
 		first = false;
 		cni_json_put_raw(b, cni_i64_str(o->max_wait_ms, num));
 	}
-	if (o->ranges) {
-		cni_json_put_key(b, "ranges", first);
-		cni_json_put_raw(b, o->ranges);
+}
+
+static bool old_keys_given(const struct opts *o)
+{
+	return o->n_dirs || o->device_check || o->max_wait_ms >= 0;
+}
+
+/* "ranges" goes into the drop-in ibcni.conf.d/ranges.conf, never into
+ * ibcni.conf: a previous release refuses a key it does not know there (every
+ * DEL included) and never reads the drop-ins, so a downgrade strands no pod.
+ * No entry for this node removes an earlier drop-in: its ranges are stale. */
+static int write_ranges(const struct opts *o, int dfd)
+{
+	_cleanup_free_ char *text = NULL;
+	_cleanup_close_ int ddfd = -1;
+	struct cni_json_buf b = {0};
+	int ret;
+
+	if (mkdirat(dfd, "ibcni.conf.d", 0755) < 0 && errno != EEXIST)
+		return -errno;
+	ddfd = openat(dfd, "ibcni.conf.d", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (ddfd < 0)
+		return -errno;
+	if (!o->ranges) {
+		if (unlinkat(ddfd, "ranges.conf", 0) < 0)
+			return errno == ENOENT ? 0 : -errno;
+		printf("ibcni-install: %s/ibcni.conf.d/ranges.conf removed\n", o->node_dir);
+		return fsync(ddfd) < 0 ? -errno : 0;
 	}
+	cni_json_put_raw(&b, "{");
+	cni_json_put_key(&b, "ranges", true);
+	cni_json_put_raw(&b, o->ranges);
+	cni_json_put_raw(&b, "}\n");
+	text = cni_json_buf_take(&b);
+	if (!text)
+		return -ENOMEM;
+	ret = write_atomic(ddfd, "ranges.conf", text, strlen(text), 0644);
+	if (!ret && fsync(ddfd) < 0)
+		ret = -errno;
+	if (!ret)
+		printf("ibcni-install: %s/ibcni.conf.d/ranges.conf: %s", o->node_dir, text);
+	return ret;
 }
 
 /* Written atomically: a temp name in the directory, fsync, rename. */
-int write_node_conf(const struct opts *o)
+static int write_main(const struct opts *o, int dfd)
 {
 	struct cni_json_buf b = {0};
 	_cleanup_free_ char *text = NULL;
-	_cleanup_close_ int dfd = -1;
 	int ret;
 
 	cni_json_put_raw(&b, "{");
@@ -160,18 +196,33 @@ int write_node_conf(const struct opts *o)
 	text = cni_json_buf_take(&b);
 	if (!text)
 		return -ENOMEM;
-	/* The host's /etc/ibcni, which nothing else creates. */
-	if (mkdir(o->node_dir, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	dfd = open(o->node_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	ret = dfd < 0 ? -errno : write_atomic(dfd, "ibcni.conf", text, strlen(text), 0644);
+	ret = write_atomic(dfd, "ibcni.conf", text, strlen(text), 0644);
 	if (!ret && fsync(dfd) < 0)
 		ret = -errno;
-	if (ret) {
-		fprintf(stderr, "ibcni-install: cannot write %s/ibcni.conf: %s\n", o->node_dir,
-			strerror(-ret));
-		return ret;
+	if (!ret)
+		printf("ibcni-install: %s/ibcni.conf: %s", o->node_dir, text);
+	return ret;
+}
+
+int write_node_conf(const struct opts *o)
+{
+	_cleanup_close_ int dfd = -1;
+	int ret = 0;
+
+	/* The host's /etc/ibcni, which nothing else creates. */
+	if (mkdir(o->node_dir, 0755) < 0 && errno != EEXIST)
+		ret = -errno;
+	if (!ret) {
+		dfd = open(o->node_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dfd < 0)
+			ret = -errno;
 	}
-	printf("ibcni-install: %s/ibcni.conf: %s", o->node_dir, text);
-	return 0;
+	if (!ret && old_keys_given(o))
+		ret = write_main(o, dfd);
+	if (!ret && o->ranges_dir)
+		ret = write_ranges(o, dfd);
+	if (ret)
+		fprintf(stderr, "ibcni-install: cannot write the node configuration in %s: %s\n",
+			o->node_dir, strerror(-ret));
+	return ret;
 }

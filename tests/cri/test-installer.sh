@@ -228,7 +228,9 @@ test_installer_defers_to_sno_modprobe() {
 
 test_installer_writes_node_ranges() {
 	# --node-name --node-ranges-dir: DIR/NAME (a ConfigMap entry, a link
-	# into ..data as kubelet mounts it) becomes "ranges" beside the keys.
+	# into ..data as kubelet mounts it) becomes the drop-in
+	# ibcni.conf.d/ranges.conf: ibcni.conf keeps only the keys a previous
+	# release knows, so a downgrade never fails on it.
 	local d=$T/bin e=$T/etc cm=$T/cm
 	mkdir -p "$cm/..data"
 	printf '%s' '{"ib-net":[[{"subnet":"10.56.1.0/24","rangeStart":"10.56.1.10","rangeEnd":"10.56.1.200"}]],"ib-net2":[[{"subnet":"10.57.1.0/24"}],[{"subnet":"fd00:1::/64"}]]}' \
@@ -236,12 +238,23 @@ test_installer_writes_node_ranges() {
 	ln -s ..data/node-1 "$cm/node-1"
 	installer --cni-bin-dir "$d" --node-conf-dir "$e" --max-wait-ms 100 --node-name node-1 --node-ranges-dir "$cm"
 	assert_eq 0 "$RC" "install ($OUT)"
-	assert_file "$e/ibcni.conf" '{"maxWaitMs":100,"ranges":{"ib-net":[[{"subnet":"10.56.1.0/24","rangeStart":"10.56.1.10","rangeEnd":"10.56.1.200"}]],"ib-net2":[[{"subnet":"10.57.1.0/24"}],[{"subnet":"fd00:1::/64"}]]}}'
-	# No entry for this node: "ranges" left out, said in one line.
+	assert_file "$e/ibcni.conf" '{"maxWaitMs":100}'
+	assert_file "$e/ibcni.conf.d/ranges.conf" '{"ranges":{"ib-net":[[{"subnet":"10.56.1.0/24","rangeStart":"10.56.1.10","rangeEnd":"10.56.1.200"}]],"ib-net2":[[{"subnet":"10.57.1.0/24"}],[{"subnet":"fd00:1::/64"}]]}}'
+	# No entry for this node: the earlier drop-in removed (its ranges are
+	# another node's now), ibcni.conf left alone, said in one line.
 	installer --cni-bin-dir "$d" --node-conf-dir "$e" --node-name node-2 --node-ranges-dir "$cm"
 	assert_eq 0 "$RC" "no entry ($OUT)"
 	assert_eq 1 "$(grep -c "no entry for node node-2" <<<"$OUT")" "one line"
-	assert_file "$e/ibcni.conf" '{}'
+	assert_file "$e/ibcni.conf" '{"maxWaitMs":100}'
+	[ ! -e "$e/ibcni.conf.d/ranges.conf" ] || fail "a stale ranges drop-in was kept"
+	# Written again for node-1.
+	installer --cni-bin-dir "$d" --node-conf-dir "$e" --node-name node-1 --node-ranges-dir "$cm"
+	assert_eq 0 "$RC" "install again ($OUT)"
+	# A symlink planted at the drop-in's name is replaced, never written through.
+	ln -sf "$T/victim" "$e/ibcni.conf.d/ranges.conf"
+	installer --cni-bin-dir "$d" --node-conf-dir "$e" --node-name node-1 --node-ranges-dir "$cm"
+	assert_eq 0 "$RC" "over a link ($OUT)"
+	[ ! -L "$e/ibcni.conf.d/ranges.conf" ] && [ ! -e "$T/victim" ] || fail "the link was followed"
 	# Bad entries: exit 1 naming the file, nothing installed or written.
 	local bad
 	for bad in '[]' '{"n":[{"subnet":"10.0.0.0/24"}]}' '{"n":[]}' '{"n":[[1]]}' '{"n":[[{"subnet":1}]]}' '{"n":' \

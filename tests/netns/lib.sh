@@ -26,14 +26,21 @@ lib_init() {
 	ip link set lo up
 }
 
-# node_conf JSON: /etc/ibcni/ibcni.conf as an admin writes it (root, 0644);
-# "" removes it (the defaults).
+# node_conf JSON: /etc/ibcni/ibcni.conf as an admin writes it (root, 0644),
+# its drop-ins removed; "" removes it (the defaults).
 node_conf() {
+	rm -rf /etc/ibcni/ibcni.conf.d
 	if [ -z "$1" ]; then
 		rm -f /etc/ibcni/ibcni.conf
 		return
 	fi
 	printf '%s\n' "$1" >/etc/ibcni/ibcni.conf && chmod 0644 /etc/ibcni/ibcni.conf
+}
+
+# node_dropin NAME JSON: /etc/ibcni/ibcni.conf.d/NAME as the installer writes it.
+node_dropin() {
+	mkdir -p -m 0755 /etc/ibcni/ibcni.conf.d
+	printf '%s\n' "$2" >"/etc/ibcni/ibcni.conf.d/$1" && chmod 0644 "/etc/ibcni/ibcni.conf.d/$1"
 }
 
 lib_finish() {

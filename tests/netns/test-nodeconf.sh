@@ -218,6 +218,31 @@ test_ranges_node_from_the_node_conf() {
 	assert_eq "10.56.3.2 fd00:56::3:1" "$(cd "$T/ib0" && ls | grep -v -e lock -e last_ | sort | tr '\n' ' ' | sed 's/ $//')" "GC released c3 only"
 }
 
+# The installer writes the node's ranges as the drop-in ibcni.conf.d/ranges.conf
+# (a previous release, which refuses keys it does not know in ibcni.conf,
+# never reads it): the plugins take them from there, and a key in both files
+# is refused naming both.
+test_ranges_node_from_the_dropin() {
+	local conf
+	node_conf '{"allowedDataDirs":["'"$T"'"]}'
+	node_dropin ranges.conf '{'"$NODE_RANGES"'}'
+	conf=$(node_ranges_conf ib0)
+	hl "$conf" ADD c1
+	assert_eq 0 "$RC" "ADD ($OUT)"
+	assert_json '[.ips[].address]' '["10.56.3.1/16","fd00:56::3:0/64"]'
+	assert_file "$T/ib0/10.56.3.1" $'c1\r\nnet1'
+	hl "$conf" DEL c1
+	assert_eq 0 "$RC" "DEL ($OUT)"
+	[ -e "$T/ib0/10.56.3.1" ] && fail "DEL left the lease"
+	node_conf '{"allowedDataDirs":["'"$T"'"],'"$NODE_RANGES"'}'
+	node_dropin ranges.conf '{'"$NODE_RANGES"'}'
+	hl "$conf" ADD c2
+	assert_eq '{"cniVersion":"1.1.0","code":7,"msg":"invalid node configuration","details":"/etc/ibcni/ibcni.conf.d/ranges.conf: \"ranges\" is set in /etc/ibcni/ibcni.conf already; set each key in one file"}' \
+		"$(jq -c . <<<"$OUT")" "a key in two files"
+	[ -n "$(ls "$T/ib0" | grep -v -e lock -e last_)" ] && fail "a refused ADD leased"
+	node_conf ''
+}
+
 test_ranges_node_without_an_entry() {
 	local conf node
 	node=$(uname -n)
@@ -225,7 +250,7 @@ test_ranges_node_without_an_entry() {
 	conf=$(node_ranges_conf storage)
 	hl "$conf" ADD c1
 	assert_eq 1 "$RC" "ADD without an entry"
-	assert_eq '{"cniVersion":"1.1.0","code":7,"msg":"no ranges for this node","details":"ipam.ranges is \"node\" but node '"$node"' has no range sets for network \"storage\" in /etc/ibcni/ibcni.conf (\"ranges\".\"storage\"); add the network to the node'"'"'s entry (key '"$node"') of the installer'"'"'s ranges ConfigMap and rerun the installer (--node-ranges-dir, --node-name)"}' \
+	assert_eq '{"cniVersion":"1.1.0","code":7,"msg":"no ranges for this node","details":"ipam.ranges is \"node\" but node '"$node"' has no range sets for network \"storage\" in /etc/ibcni/ibcni.conf.d/ranges.conf or /etc/ibcni/ibcni.conf (\"ranges\".\"storage\"); add the network to the node'"'"'s entry (key '"$node"') of the installer'"'"'s ranges ConfigMap and rerun the installer (--node-ranges-dir, --node-name)"}' \
 		"$(jq -c . <<<"$OUT")" "the error"
 	[ -e "$T/storage" ] && fail "a refused ADD created the lease directory"
 	hl "$conf" DEL c1

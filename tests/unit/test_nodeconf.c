@@ -269,3 +269,100 @@ Test(nodeconf, unreadable_parent_is_an_io_error)
 	cr_assert_str_eq(err.msg, "cannot read the node configuration");
 	cr_assert(strstr(err.details, "Not a directory"), "%s", err.details);
 }
+
+/* A drop-in at ibcni.conf.d/name, as the installer writes one. */
+static void put_dropin(const char *name, const char *text, mode_t dmode)
+{
+	char d[160], rel[200];
+
+	snprintf(d, sizeof(d), "%s/ibcni.conf.d", dir);
+	mkdir(d, 0755);
+	cr_assert_eq(chmod(d, dmode), 0);
+	snprintf(rel, sizeof(rel), "ibcni.conf.d/%s", name);
+	tree_put(dir, rel, text);
+	snprintf(rel, sizeof(rel), "%s/%s", d, name);
+	cr_assert_eq(chmod(rel, 0644), 0);
+}
+
+Test(nodeconf, dropins_add_keys_in_name_order_and_ignore_other_files)
+{
+	struct cni_nodeconf nc;
+	struct cni_error err = {0};
+
+	put("{\"maxWaitMs\": 100}");
+	put_dropin("20-check.conf", "{\"deviceCheck\": \"off\"}", 0755);
+	put_dropin("10-ranges.conf", "{\"ranges\": {\"ib0\": [[{\"subnet\": \"10.56.1.0/24\"}]]}}",
+		   0755);
+	/* Not drop-ins: another suffix, a hidden temp file of an atomic write. */
+	put_dropin("README", "not json", 0755);
+	put_dropin(".30-x.conf.ibcni-new", "not json", 0755);
+	cr_assert_eq(cni_nodeconf_load(&nc, path, &err), 0, "%s", err.details);
+	cr_assert_eq(nc.max_wait_ms, 100);
+	cr_assert_eq(nc.device_check, CNI_DEVICE_CHECK_OFF);
+	cr_assert_not_null(cni_nodeconf_ranges(&nc, "ib0"));
+	cni_nodeconf_free(&nc);
+}
+
+Test(nodeconf, dropins_without_the_main_file)
+{
+	struct cni_nodeconf nc;
+	struct cni_error err = {0};
+
+	put_dropin("ranges.conf", "{\"deviceCheck\": \"off\"}", 0755);
+	cr_assert_eq(cni_nodeconf_load(&nc, path, &err), 0, "%s", err.details);
+	cr_assert_eq(nc.device_check, CNI_DEVICE_CHECK_OFF);
+	cr_assert_eq(nc.max_wait_ms, 30000);
+	cni_nodeconf_free(&nc);
+}
+
+Test(nodeconf, a_key_in_two_files_names_both)
+{
+	struct cni_nodeconf nc;
+	struct cni_error err = {0};
+	char want[400];
+
+	put("{\"deviceCheck\": \"kubelet\"}");
+	put_dropin("a.conf", "{\"deviceCheck\": \"off\"}", 0755);
+	cr_assert_lt(cni_nodeconf_load(&nc, path, &err), 0);
+	cr_assert_eq(err.code, 7);
+	snprintf(want, sizeof(want), "%s/ibcni.conf.d/a.conf: \"deviceCheck\" is set in %s already",
+		 dir, path);
+	cr_assert(strstr(err.details, want), "%s", err.details);
+}
+
+Test(nodeconf, a_bad_dropin_is_named)
+{
+	struct cni_nodeconf nc;
+	struct cni_error err = {0};
+
+	put_dropin("b.conf", "{\"maxWaitMs\": -1}", 0755);
+	cr_assert_lt(cni_nodeconf_load(&nc, path, &err), 0);
+	cr_assert_eq(err.code, 7);
+	cr_assert(strstr(err.details, "ibcni.conf.d/b.conf: \"maxWaitMs\""), "%s", err.details);
+}
+
+Test(nodeconf, a_writable_dropin_dir_is_refused)
+{
+	struct cni_nodeconf nc;
+	struct cni_error err = {0};
+
+	put_dropin("c.conf", "{}", 0777);
+	cr_assert_lt(cni_nodeconf_load(&nc, path, &err), 0);
+	cr_assert_eq(err.code, 7);
+	cr_assert(strstr(err.details, "ibcni.conf.d: must be a directory owned by uid"), "%s",
+		  err.details);
+}
+
+Test(nodeconf, a_linked_dropin_is_refused)
+{
+	struct cni_nodeconf nc;
+	struct cni_error err = {0};
+	char target[160], link[200];
+
+	put_dropin("d.conf", "{}", 0755);
+	snprintf(target, sizeof(target), "%s/ibcni.conf.d/d.conf", dir);
+	snprintf(link, sizeof(link), "%s/ibcni.conf.d/e.conf", dir);
+	cr_assert_eq(symlink(target, link), 0);
+	cr_assert_lt(cni_nodeconf_load(&nc, path, &err), 0);
+	cr_assert(strstr(err.details, "e.conf: is a symbolic link"), "%s", err.details);
+}
