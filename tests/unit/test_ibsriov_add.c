@@ -144,10 +144,10 @@ static bool dir_has_files(const char *dir)
 	return any;
 }
 
-/* Our record or its Go-format twin. */
+/* Our record, its Go-format twin or the device-info file. */
 static bool records_left(void)
 {
-	return dir_has_files("state") || dir_has_files("gostate");
+	return dir_has_files("state") || dir_has_files("gostate") || dir_has_files("devinfo");
 }
 
 static void assert_as_found(const struct fake_kernel *before, const char *when)
@@ -515,4 +515,42 @@ Test(ibsriov_add, device_check_off_never_asks_kubelet, .init = sysfs, .fini = te
 	cr_assert_eq(ibsriov_add(ctx), 0, "%s: %s", ctx->err.msg, ctx->err.details);
 	ctx->env.command = CNI_CMD_DEL;
 	cr_assert_eq(ibsriov_del(ctx), 0, "DEL: %s %s", ctx->err.msg, ctx->err.details);
+}
+
+/* The Device Information file (device-info-spec 1.1.0) of an InfiniBand VF
+ * with rdmaIsolation and of a RoCE VF, byte for byte; DEL removes it. */
+Test(ibsriov_add, device_info_file, .init = sysfs, .fini = teardown)
+{
+	static const char *const keys[] = {
+	    "\"guid\":\"02:00:00:00:00:00:00:09\",\"rdmaIsolation\":true",
+	    "\"mac\":\"02:11:22:33:44:55\",\"runtimeConfig\":{\"CNIDeviceInfoFile\":"
+	    "\"/var/run/k8s.cni.cncf.io/devinfo/cni/n-c1_net1-multus\"}",
+	};
+	static const char *const files[] = {"n-c1_net1", "n-c1_net1-multus"};
+	static const char *const want[] = {
+	    "{\"type\":\"pci\",\"version\":\"1.1.0\",\"pci\":{\"pci-address\":\"0000:03:00.2\","
+	    "\"pf-pci-address\":\"0000:03:00.0\",\"rdma-device\":\"mlx5_1\"},\"ibcni\":{"
+	    "\"vf-index\":1,\"pf-netdev\":\"pf0\",\"link-layer\":\"InfiniBand\",\"port\":1,"
+	    "\"guid\":\"02:00:00:00:00:00:00:09\"}}\n",
+	    "{\"type\":\"pci\",\"version\":\"1.1.0\",\"pci\":{\"pci-address\":\"0000:03:00.2\","
+	    "\"pf-pci-address\":\"0000:03:00.0\",\"rdma-device\":\"mlx5_1\"},\"ibcni\":{"
+	    "\"vf-index\":1,\"pf-netdev\":\"pf0\",\"link-layer\":\"Ethernet\",\"port\":1,"
+	    "\"mac\":\"02:11:22:33:44:55\"}}\n",
+	};
+	char path[256];
+
+	for (int i = 0; i < 2; i++) {
+		_cleanup_free_ char *text = NULL;
+		struct cni_ctx *ctx;
+
+		kernel(i == 0);
+		ctx = ctx_for(keys[i]);
+		cr_assert_eq(ibsriov_add(ctx), 0, "%s %s", ctx->err.msg, ctx->err.details);
+		snprintf(path, sizeof(path), "%s/%s", fake_path("devinfo"), files[i]);
+		cr_assert_eq(read_file(path, 65536, &text, NULL), 0, "%s", path);
+		cr_assert_str_eq(text, want[i]);
+		ctx->env.command = CNI_CMD_DEL;
+		cr_assert_eq(ibsriov_del(ctx), 0, "DEL: %s", ctx->err.details);
+		cr_assert_eq(access(path, F_OK), -1, "%s stayed after DEL", path);
+	}
 }
