@@ -15,6 +15,7 @@
 #include "add.h"
 #include "protocol/delegate.h"
 #include "devinfo.h"
+#include "portwait.h"
 #include "base/json.h"
 #include "state/lock.h"
 #include "kernel/netns.h"
@@ -160,7 +161,7 @@ static int check_fits(struct add *a)
 		return cni_errorf(err, -ENODEV, CNI_ERR_DEVICE, "the VF has no RDMA device",
 				  "pkey %#06x needs the pkey table under %s/infiniband/", c->pkey,
 				  c->device);
-	return 0;
+	return ibsriov_port_wait_fits(a);
 }
 
 static int pod_ifname_free(struct add *a)
@@ -340,6 +341,9 @@ static int attach(struct add *a)
 		ret = ibsriov_pkey_child(a);
 	if (!ret)
 		ret = ibsriov_move_in(a);
+	/* Up in the pod: the port's state is the one the pod will use. */
+	if (!ret)
+		ret = ibsriov_port_wait(a);
 	return ret;
 }
 
