@@ -15,7 +15,7 @@
 #include "kernel/verbs.h"
 #include "portwait.h"
 
-#define PORT_POLL_MS 20 /* sysfs: a read is cheap */
+#define PORT_POLL_MS  20  /* sysfs: a read is cheap */
 #define VERBS_POLL_MS 100 /* verbs: a child process per query */
 
 /* The RDMA device as the pod sees it: moved (rdmaIsolation), else in sysfs. */
@@ -29,8 +29,7 @@ static const char *port_dev(const struct add *a)
 /* Port 1 of the VF's RDMA device: from the host's sysfs, else (the device
  * is in the pod's network namespace, which the host's sysfs does not show)
  * through verbs inside the pod. *poll is the interval that way allows. */
-static int port_read(struct add *a, uint64_t deadline, struct cni_verbs_port *p,
-		     unsigned int *poll)
+static int port_read(struct add *a, uint64_t deadline, struct cni_verbs_port *p, unsigned int *poll)
 {
 	struct cni_verbs_dev d;
 	unsigned int state, phys, left;
@@ -147,11 +146,10 @@ int ibsriov_port_wait_fits(struct add *a)
 	if (!a->conf.port_wait_ms)
 		return 0;
 	if (a->vfio || !*a->pci.rdma_dev)
-		return cni_errorf(&a->ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG,
-				  "invalid configuration",
-				  "\"waitPortActiveMs\" is %u but %s has no RDMA device%s: the key "
-				  "applies to VFs whose RDMA port the kernel drives; remove it",
-				  a->conf.port_wait_ms, a->conf.device,
-				  a->vfio ? " (bound to vfio-pci)" : "");
+		return cni_errorf(
+		    &a->ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid configuration",
+		    "\"waitPortActiveMs\" is %u but %s has no RDMA device%s: the key "
+		    "applies to VFs whose RDMA port the kernel drives; remove it",
+		    a->conf.port_wait_ms, a->conf.device, a->vfio ? " (bound to vfio-pci)" : "");
 	return 0;
 }

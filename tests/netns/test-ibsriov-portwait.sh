@@ -93,3 +93,25 @@ test_port_wait_refused_without_rdma_device() {
 	assert_match 'waitPortActiveMs.*no RDMA device' "$OUT" "names the key"
 	assert_host_unchanged "$before" "refused"
 }
+
+# The doctor reports each free VF's port state and recommends a value,
+# capped by maxWaitMs; without readable port states it recommends nothing.
+test_doctor_recommends_wait_port_active() {
+	sim_node 1 2 ib
+	OUT=$(timeout 20 "$BIN/ib-sriov" doctor --json 2>/dev/null)
+	assert_json '.waitPortActiveMs | [.recommendedMs, .portsSeen]' '[null,0]'
+	assert_json '[.findings[] | select(.subject == "waitPortActiveMs")] | length' '0'
+	port_set 0 0 "4: ACTIVE" "5: LinkUp"
+	port_set 0 1 "2: INIT" "5: LinkUp"
+	OUT=$(timeout 20 "$BIN/ib-sriov" doctor --json 2>/dev/null)
+	assert_json '[.pfs[0].vfs[] | [.portState, .portPhysState]]' '[["ACTIVE","LinkUp"],["INIT","LinkUp"]]'
+	assert_json '.waitPortActiveMs | [.recommendedMs, .maxWaitMs, .portsSeen, .portsActive, .portsPending, .portsDown]' '[5000,30000,2,1,1,0]'
+	assert_match 'INIT.*waitPortActiveMs' "$(jq -r '.findings[] | select(.subject == "0000:03:01.1 (mlx5_0_1 port 1)") | .what' <<<"$OUT")" "the INIT port's finding"
+	assert_match 'subnet manager has not configured' "$(jq -r '.findings[] | select(.subject == "0000:03:01.1 (mlx5_0_1 port 1)") | .fix' <<<"$OUT")" "its fix"
+	assert_match 'recommended "waitPortActiveMs": 5000' "$(jq -r '.findings[] | select(.subject == "waitPortActiveMs") | .what' <<<"$OUT")" "the knob"
+	node_conf '{"maxWaitMs":3000}'
+	OUT=$(timeout 20 "$BIN/ib-sriov" doctor --json 2>/dev/null)
+	assert_json '.waitPortActiveMs.recommendedMs' '3000'
+	OUT=$(timeout 20 "$BIN/ib-sriov" doctor 2>/dev/null)
+	assert_match 'recommended "waitPortActiveMs": 3000' "$OUT" "the text report names the knob"
+}
