@@ -16,8 +16,8 @@
 #define HINT_IB_MS  15000
 #define HINT_ETH_MS 5000
 
-void doctor_vf_port(struct doctor *d, struct json_object *o, const char *addr,
-		    const char *rdma_dev, bool ib)
+void doctor_vf_port(struct doctor *d, struct json_object *o, const char *addr, const char *rdma_dev,
+		    bool ib)
 {
 	unsigned int state, phys;
 	char subject[CNI_PCI_ADDR_LEN + CNI_RDMA_NAME_MAX + 16];

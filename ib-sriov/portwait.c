@@ -61,15 +61,16 @@ const char *ibsriov_port_fix(int state, unsigned int phys, bool ib)
 {
 	switch (state) {
 	case CNI_VERBS_PORT_DOWN:
+		/* rxe and mlx5 RoCE report Disabled for a netdev without carrier. */
+		if (!ib)
+			return "a RoCE port follows its netdev's carrier: check the cable, the "
+			       "PF's link and the VF's \"link_state\" (\"auto\" or \"enable\")";
 		if (phys == 3)
 			return "the port is disabled (physical state Disabled): enable it on the "
 			       "switch or with ibportstate, and check the VF's \"link_state\"";
 		if (phys == 2)
 			return "the port is polling for a peer (physical state Polling): check the "
 			       "cable and the switch port";
-		if (!ib)
-			return "a RoCE port follows its netdev's carrier: check the cable, the "
-			       "PF's link and the VF's \"link_state\" (\"auto\" or \"enable\")";
 		return "no physical link: check the cable and the switch port, and the VF's "
 		       "\"link_state\" (\"auto\" or \"enable\")";
 	case CNI_VERBS_PORT_INIT:

@@ -45,7 +45,7 @@ test_port_never_active_rolls_back() {
 	conf=$(sriov_conf ib-host-local '"waitPortActiveMs":300')
 	for state in "2: INIT|5: LinkUp|INIT .physical state LinkUp..*subnet manager has not configured the port" \
 		"1: DOWN|2: Polling|DOWN .physical state Polling..*cable" \
-		"1: DOWN|3: Disabled|DOWN .physical state Disabled..*disabled" \
+		"1: DOWN|3: Disabled|DOWN .physical state Disabled..*carrier" \
 		"1: DOWN|5: LinkUp|DOWN .physical state LinkUp..*carrier.*link_state" \
 		"3: ARMED|5: LinkUp|ARMED .physical state LinkUp..*bringing the port up"; do
 		IFS='|' read -r s phys want <<<"$state"

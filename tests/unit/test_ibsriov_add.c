@@ -18,6 +18,7 @@
 #include "fake_verbs.h"
 #include "helpers.h"
 #include "ibsriov.h"
+#include "portwait.h"
 #include "protocol/podres.h"
 #include "base/util.h"
 
@@ -553,4 +554,43 @@ Test(ibsriov_add, device_info_file, .init = sysfs, .fini = teardown)
 		cr_assert_eq(ibsriov_del(ctx), 0, "DEL: %s", ctx->err.details);
 		cr_assert_eq(access(path, F_OK), -1, "%s stayed after DEL", path);
 	}
+}
+
+/* waitPortActiveMs on InfiniBand: a port that stays INIT fails the ADD
+ * (code 11, the state named) with the kernel as found; ACTIVE passes. */
+Test(ibsriov_add, port_wait_infiniband, .init = sysfs, .fini = teardown)
+{
+	const char *state = "sys/bus/pci/devices/0000:03:00.2/infiniband/mlx5_1/ports/1/state";
+	struct fake_kernel before;
+	struct cni_ctx *ctx;
+
+	kernel(true);
+	before = fk;
+	tree_put(base, state, "2: INIT\n");
+	ctx = ctx_for("\"guid\":\"02:00:00:00:00:00:00:09\",\"waitPortActiveMs\":100");
+	cr_assert_neq(ibsriov_add(ctx), 0);
+	assert_cni_error(&ctx->err, CNI_ERR_TRY_AGAIN, "the VF's RDMA port is not ACTIVE");
+	cr_assert(strstr(ctx->err.details, "mlx5_1 port 1 (VF 0000:03:00.2) is INIT"), "%s",
+		  ctx->err.details);
+	cr_assert(strstr(ctx->err.details, "subnet manager has not configured the port"), "%s",
+		  ctx->err.details);
+	assert_as_found(&before, "after the wait");
+	tree_put(base, state, "4: ACTIVE\n");
+	kernel(true);
+	ctx = ctx_for("\"guid\":\"02:00:00:00:00:00:00:09\",\"waitPortActiveMs\":100");
+	cr_assert_eq(ibsriov_add(ctx), 0, "%s %s", ctx->err.msg, ctx->err.details);
+	ctx->env.command = CNI_CMD_DEL;
+	cr_assert_eq(ibsriov_del(ctx), 0, "DEL: %s", ctx->err.details);
+}
+
+/* Each state's fix names what to do about it (InfiniBand and RoCE). */
+Test(ibsriov_add, port_fix_names_each_state)
+{
+	cr_assert(strstr(ibsriov_port_fix(2, 5, true), "subnet manager has not configured"));
+	cr_assert(strstr(ibsriov_port_fix(1, 2, true), "Polling"));
+	cr_assert(strstr(ibsriov_port_fix(1, 3, true), "disabled"));
+	cr_assert(strstr(ibsriov_port_fix(1, 5, true), "cable"));
+	cr_assert(strstr(ibsriov_port_fix(1, 3, false), "carrier"));
+	cr_assert(strstr(ibsriov_port_fix(3, 5, true), "ARMED"));
+	cr_assert(strstr(ibsriov_port_fix(0, 0, true), "NOP"));
 }
