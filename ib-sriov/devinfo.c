@@ -13,7 +13,8 @@
  *   "ibcni": {"vf-index": N of the PF's virtfnN, "pf-netdev": the PF's
  *             netdev, "link-layer": "InfiniBand" or "Ethernet", "port": 1
  *             (the VF's RDMA port, with "rdma-device"), "guid" (InfiniBand)
- *             or "mac" (RoCE): the address the pod got}
+ *             or "mac" (RoCE): the address the pod got; absent for a
+ *             passed-through PF, of which only the address is known}
  * "representor-device" is left out: a VF in legacy SR-IOV mode has none,
  * and ib-sriov does not look for one in switchdev mode. Multus reads the
  * file into network-status through network-attachment-definition-client's
@@ -76,19 +77,18 @@ static void put_ours(struct cni_json_buf *b, const struct add *a)
 {
 	const struct ibsriov_record *r = &a->rec;
 	char buf[32];
-	bool first = true;
 
+	/* A passed-through PF: nothing but its address is known. */
+	if (a->pf_passthrough)
+		return;
 	cni_json_put_key(b, "ibcni", false);
 	cni_json_put_raw(b, "{");
-	if (!a->pf_passthrough) {
-		snprintf(buf, sizeof(buf), "%d", a->pci.vf_index);
-		cni_json_put_key(b, "vf-index", true);
-		cni_json_put_raw(b, buf);
-		put_str(b, "pf-netdev", a->pci.pf_netdev, false);
-		first = false;
-	}
-	put_str(b, "link-layer", a->ib ? "InfiniBand" : "Ethernet", first);
-	if (*rdma_dev(a)) {
+	snprintf(buf, sizeof(buf), "%d", a->pci.vf_index);
+	cni_json_put_key(b, "vf-index", true);
+	cni_json_put_raw(b, buf);
+	put_str(b, "pf-netdev", a->pci.pf_netdev, false);
+	put_str(b, "link-layer", a->ib ? "InfiniBand" : "Ethernet", false);
+	if (!a->vfio && *rdma_dev(a)) {
 		cni_json_put_key(b, "port", false);
 		cni_json_put_raw(b, "1");
 	}

@@ -72,8 +72,10 @@ int cni_devinfo_remove(const char *dir, const char *name)
 		return 0;
 	if (fd < 0)
 		return fd;
-	/* No fsync: memory, as the write. */
-	if (unlinkat(fd, name, 0) < 0 && errno != ENOENT)
+	/* No fsync: memory, as the write. A directory at the name was never
+	 * ours (the write's rename fails on one): keeping the record for it
+	 * would fail every DEL. */
+	if (unlinkat(fd, name, 0) < 0 && errno != ENOENT && errno != EISDIR)
 		return -errno;
 	if (unlinkat(fd, tmp, 0) < 0 && errno != ENOENT)
 		return -errno;

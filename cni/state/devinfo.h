@@ -36,7 +36,7 @@ int cni_devinfo_write(const char *dir, const char *name, const char *text);
 
 /* Remove dir/name and its temp file; absent (file or dir) is success, and
  * so is a directory that is a link or not a directory (nothing was written
- * through it). */
+ * through it) and a directory at the name (never ours). */
 int cni_devinfo_remove(const char *dir, const char *name);
 
 #endif

@@ -117,3 +117,42 @@ test_devinfo_hostile_names_rejected() {
 	assert_host_unchanged "$before" "refused ADDs"
 	[ ! -e /run/k8s.cni.cncf.io ] || fail "the directory was created"
 }
+
+# A directory planted at the file's name fails the ADD (code 5) and is
+# never taken for ours: the rollback completes, and the host is as found.
+test_devinfo_directory_at_the_name() {
+	sim_node 1 2 ib
+	pod_ns pod1
+	local conf before mac
+	conf=$(sriov_conf "")
+	mac=$(ip -j link show vf0_1 | jq -r ".[0].address")
+	mkdir -p "$DEVINFO/rdma-net-ctr1_net1"
+	before=$(host_state)
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf"
+	assert_eq 5 "$(jq -r .code <<<"$OUT")" "ADD with a directory at the name ($OUT)"
+	assert_host_unchanged "$before" "failed ADD"
+	vf_as_found vf0_1 "$mac" 1500
+	[ -d "$DEVINFO/rdma-net-ctr1_net1" ] || fail "the planted directory was removed"
+}
+
+# vfio-pci: a VF (no rdma-device, no netdev) and a passed-through PF (its
+# address only).
+test_devinfo_vfio_vf_and_pf() {
+	sim_node 1 2 ib
+	pod_ns pod1
+	local conf
+	ln -sfn ../../drivers/vfio-pci "/sys/bus/pci/devices/$(sim_vf_addr 0 1)/driver"
+	conf=$(sriov_conf "" '"vfioPciMode":true')
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf"
+	assert_eq 0 "$RC" "ADD of a vfio VF ($OUT $ERR)"
+	assert_file "$DEVINFO/rdma-net-ctr1_net1" '{"type":"pci","version":"1.1.0","pci":{"pci-address":"0000:03:01.1","pf-pci-address":"0000:03:00.0"},"ibcni":{"vf-index":1,"pf-netdev":"pf0","link-layer":"Ethernet"}}'
+	cni_exec ib-sriov DEL ctr1 pod1 net1 "$conf"
+	[ ! -e "$DEVINFO/rdma-net-ctr1_net1" ] || fail "the vfio VF's file stayed after DEL"
+	ln -sfn ../../drivers/vfio-pci /sys/bus/pci/devices/0000:03:00.0/driver
+	conf=$(sriov_conf "" '"vfioPciMode":true' 1.1.0 0000:03:00.0)
+	cni_exec ib-sriov ADD ctr2 pod1 net1 "$conf"
+	assert_eq 0 "$RC" "ADD of a vfio PF ($OUT $ERR)"
+	assert_file "$DEVINFO/rdma-net-ctr2_net1" '{"type":"pci","version":"1.1.0","pci":{"pci-address":"0000:03:00.0"}}'
+	cni_exec ib-sriov DEL ctr2 pod1 net1 "$conf"
+	[ ! -e "$DEVINFO/rdma-net-ctr2_net1" ] || fail "the PF's file stayed after DEL"
+}
