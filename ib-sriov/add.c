@@ -14,6 +14,8 @@
 #include "guid.h"
 #include "add.h"
 #include "protocol/delegate.h"
+#include "devinfo.h"
+#include "portwait.h"
 #include "base/json.h"
 #include "state/lock.h"
 #include "kernel/netns.h"
@@ -160,7 +162,7 @@ static int check_fits(struct add *a)
 		return cni_errorf(err, -ENODEV, CNI_ERR_DEVICE, "the VF has no RDMA device",
 				  "pkey %#06x needs the pkey table under %s/infiniband/", c->pkey,
 				  c->device);
-	return 0;
+	return ibsriov_port_wait_fits(a);
 }
 
 static int pod_ifname_free(struct add *a)
@@ -205,6 +207,9 @@ static int record_start(struct add *a)
 	r->vf = a->pci.vf_index;
 	if (a->pf_passthrough)
 		r->flags |= IBSRIOV_REC_PF_PASSTHROUGH;
+	/* Named before the file exists, so that every release removes it. */
+	copy_str(r->devinfo, sizeof(r->devinfo), a->devinfo);
+	r->flags |= IBSRIOV_REC_HAS_DEVINFO;
 	if (!a->vfio) {
 		r->flags |= IBSRIOV_REC_HAS_NETDEV;
 		copy_str(r->orig_name, sizeof(r->orig_name), a->vf.name);
@@ -279,7 +284,9 @@ static int validate(struct add *a)
 		return cni_errorf(&a->ctx->err, ret, CNI_ERR_INVALID_ENV, "invalid attachment name",
 				  "CNI_CONTAINERID and CNI_IFNAME together exceed %d bytes",
 				  IBSRIOV_RECORD_NAME_MAX);
-	ret = cni_device_check(a->ctx, "deviceID", &dev, 1);
+	ret = ibsriov_devinfo_name(a);
+	if (!ret)
+		ret = cni_device_check(a->ctx, "deviceID", &dev, 1);
 	if (ret)
 		return ret;
 	return resolve_device(a);
@@ -337,6 +344,9 @@ static int attach(struct add *a)
 		ret = ibsriov_pkey_child(a);
 	if (!ret)
 		ret = ibsriov_move_in(a);
+	/* Up in the pod: the port's state is the one the pod will use. */
+	if (!ret)
+		ret = ibsriov_port_wait(a);
 	return ret;
 }
 
@@ -365,9 +375,12 @@ static int run_ipam(struct add *a, bool *done)
  * record says ADD finished, and which twin it left. */
 static int finish(struct add *a)
 {
-	int ret = ibsriov_gocache_save(&a->rec, cni_version_str(a->ctx->conf->version),
-				       a->ctx->conf->ipam_type);
+	int ret = ibsriov_devinfo_write(a);
 
+	if (ret)
+		return ret;
+	ret = ibsriov_gocache_save(&a->rec, cni_version_str(a->ctx->conf->version),
+				   a->ctx->conf->ipam_type);
 	a->rec.flags |= IBSRIOV_REC_COMPLETE;
 	if (!ret)
 		ret = ibsriov_record_save(&a->rec);

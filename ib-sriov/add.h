@@ -18,6 +18,7 @@ struct add {
 	int netns_fd;
 	struct ibsriov_record rec;
 	struct cni_result *ipam;
+	char devinfo[NAME_MAX + 1]; /* the device-info file's name (devinfo.c) */
 };
 
 /* Fill the CNI error for a failed step (kernel errno and extended ack in

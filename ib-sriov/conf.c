@@ -297,6 +297,12 @@ static int pkey_wait(const struct cni_conf_load *l, const struct cni_conf_field 
 	return wait_key(l, f, IBSRIOV_PKEY_WAIT_MS);
 }
 
+/* No default wait: 0 keeps ADD as it was (portwait.c). */
+static int port_wait(const struct cni_conf_load *l, const struct cni_conf_field *f)
+{
+	return wait_key(l, f, 0);
+}
+
 static int dns(const struct cni_conf_load *l, const struct cni_conf_field *f)
 {
 	struct load *ld = loaded(l);
@@ -374,6 +380,7 @@ static const struct cni_conf_key keys[] = {
     CNI_CONF_INT("mtu", AT(mtu), 68, 65535),
     CNI_CONF_PARSE("netdevWaitMs", AT(c.netdev_wait_ms), netdev_wait),
     CNI_CONF_PARSE("pkeyWaitMs", AT(c.pkey_wait_ms), pkey_wait),
+    CNI_CONF_PARSE("waitPortActiveMs", AT(c.port_wait_ms), port_wait),
     CNI_CONF_STEP(dns),
     CNI_CONF_STEP(ipam_type),
     CNI_CONF_STEP(ib_kubernetes),

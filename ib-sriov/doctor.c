@@ -151,6 +151,7 @@ int ibsriov_doctor_main(int argc, char **argv)
 	doctor_section_mode(&d);
 	doctor_section_pfs(&d);
 	doctor_section_rdma(&d);
+	doctor_section_portwait(&d);
 	doctor_put(d.root, "attachments", atts);
 	doctor_put(d.root, "findings", d.findings);
 	sum = json_object_new_object();

@@ -39,6 +39,10 @@ struct doctor {
 	bool rdma, exclusive, boot_known, boot_exclusive, shared_plugin;
 	struct json_object *held; /* deviceID -> the attachment holding it */
 	struct cni_sys *sys;	  /* the kernel context of the report */
+	/* VF RDMA ports as sysfs shows them (doctor_vf.c), for the
+	 * waitPortActiveMs hint (doctor_portwait.c). */
+	unsigned int ports_seen, ports_active, ports_pending, ports_down;
+	bool ports_ib;
 };
 
 /* doctor_report.c. Add v under key (v NULL: JSON null); o owns v. */
@@ -66,6 +70,15 @@ void doctor_section_mode(struct doctor *d);
 
 /* d->root's "pfs": every SR-IOV PF and its VFs, with their findings. */
 void doctor_section_pfs(struct doctor *d);
+
+/* The state of port 1 of VF rdma_dev (sysfs) into o ("portState",
+ * "portPhysState") and d's port counts; nothing when sysfs has none. */
+void doctor_vf_port(struct doctor *d, struct json_object *o, const char *addr, const char *rdma_dev,
+		    bool ib);
+
+/* d->root's "waitPortActiveMs": the value to give networks on this node,
+ * why, and a finding naming the knob when VF ports were seen. */
+void doctor_section_portwait(struct doctor *d);
 
 /* d->root's "rdmaDevices": each RDMA device as verbs sees it from here. */
 void doctor_section_rdma(struct doctor *d);

@@ -135,6 +135,8 @@ static struct json_object *vf_report(struct doctor *d, const char *addr, struct 
 		       ? doctor_str(link_state_str(info->link_state))
 		       : NULL);
 	doctor_put(o, "attachedBy", doctor_str(f->held));
+	if (*vf->rdma_dev && !f->held)
+		doctor_vf_port(d, o, addr, vf->rdma_dev, f->ib);
 	vf_findings(d, f);
 	return o;
 }

@@ -37,6 +37,7 @@ struct ibsriov_conf {
 	const char *mac_from; /* which key gave the MAC */
 	unsigned int mtu;     /* 0: leave it */
 	unsigned int netdev_wait_ms, pkey_wait_ms;
+	unsigned int port_wait_ms; /* "waitPortActiveMs" (portwait.c); 0: no wait */
 };
 
 /* Parse and validate every key (code 7 naming the key and the accepted

@@ -24,6 +24,8 @@ static const struct cni_plugin_key keys[] = {
     {"min_tx_rate, max_tx_rate", "Eth: Mbps, min <= max"},
     {"mtu", "the pod interface's MTU"},
     {"netdevWaitMs", "IB: wait for the netdev after a GUID rebind (default 10000)"},
+    {"waitPortActiveMs", "wait for the VF's RDMA port to be ACTIVE (default 0: no wait)"},
+    {"runtimeConfig.CNIDeviceInfoFile", "where the device-info file goes (Multus' name)"},
     {"ipam", "IPAM delegate: ib-host-local, host-local, whereabouts, ..."},
     {"dns", "DNS for the result when the IPAM gives none"},
     {"logLevel, logFile", "panic..debug (default info); a file in /var/log/ibcni/"},

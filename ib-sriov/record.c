@@ -98,6 +98,7 @@ static const struct cni_rec_key rec_keys[] = {
     {"go_twin", CNI_REC_STR, REC(go_twin), .flag = IBSRIOV_REC_HAS_GO_TWIN},
     {"mac", CNI_REC_MAC6, REC(mac), .flag = IBSRIOV_REC_HAS_MAC},
     {"guid", CNI_REC_GUID, REC(guid), .flag = IBSRIOV_REC_HAS_GUID},
+    {"devinfo", CNI_REC_STR, REC(devinfo), .flag = IBSRIOV_REC_HAS_DEVINFO},
     {NULL},
 };
 

@@ -46,6 +46,7 @@ enum {
 	IBSRIOV_REC_HAS_RDMA_INDEX = 1 << 10, /* rdma_index[] parallel to rdma[] */
 	IBSRIOV_REC_HAS_MAC = 1 << 11,	      /* mac is the pod's (Ethernet) */
 	IBSRIOV_REC_HAS_GUID = 1 << 12,	      /* guid is the pod's (InfiniBand) */
+	IBSRIOV_REC_HAS_DEVINFO = 1 << 13,    /* devinfo names the device-info file */
 };
 
 struct ibsriov_record {
@@ -87,6 +88,9 @@ struct ibsriov_record {
 	 * attachment per MAC and per GUID. Older builds ignore the keys. */
 	unsigned char mac[6];
 	uint64_t guid;
+	/* The Device Information file's name (devinfo.c), known before the
+	 * first change; an older build ignores the key (and leaves the file). */
+	char devinfo[NAME_MAX + 1];
 };
 
 /* The record's file name for an attachment, "<containerID>:<ifname>" (no

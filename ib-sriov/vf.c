@@ -13,6 +13,7 @@
 
 #include "base/cleanup.h"
 #include "guid.h"
+#include "devinfo.h"
 #include "ibsriov.h"
 #include "state/lock.h"
 #include "kernel/netns.h"
@@ -191,6 +192,8 @@ int ibsriov_release(struct cni_sys *sys, struct ibsriov_record *r, struct cni_er
 				  "PF %s VF %d refused %s: %s %s", r->pf, r->vf, what ? what : "?",
 				  strerror(-ret), cni_sys_ext_ack(sys));
 	ret = ibsriov_netdev_restore(sys, r, err);
+	if (!ret)
+		ret = ibsriov_devinfo_remove(r, err);
 	if (ret)
 		return ret;
 	ret = ibsriov_record_remove(r);

@@ -399,3 +399,46 @@ int cni_pci_sriov_counts(const char *root, const char *pf, unsigned int *num, un
 		return ret;
 	return read_count(root, pf, "sriov_totalvfs", total);
 }
+
+int cni_pci_port_attr_parse(const char *text, unsigned int max, unsigned int *out)
+{
+	char buf[32];
+	uint64_t v;
+
+	if (!text)
+		return -EINVAL;
+	copy_str(buf, sizeof(buf), text);
+	buf[strcspn(buf, ":\n")] = '\0';
+	if (parse_u64(buf, 10, max, &v))
+		return -EINVAL;
+	*out = (unsigned int)v;
+	return 0;
+}
+
+static int port_attr(const char *root, const char *addr, const char *rdma_dev, unsigned int port,
+		     const char *attr, unsigned int *out)
+{
+	_cleanup_free_ char *buf = NULL;
+	char path[SYSFS_PATH_MAX], sub[SYSFS_PATH_MAX];
+	int ret;
+
+	if (check_snprintf(sub, sizeof(sub), "infiniband/%s/ports/%u/%s", rdma_dev, port, attr) ||
+	    dev_path(path, sizeof(path), root, addr, sub))
+		return -ENAMETOOLONG;
+	ret = read_file(path, 64, &buf, NULL);
+	if (ret)
+		return ret;
+	return cni_pci_port_attr_parse(buf, 255, out);
+}
+
+int cni_pci_port_state(const char *root, const char *addr, const char *rdma_dev, unsigned int port,
+		       unsigned int *state, unsigned int *phys)
+{
+	int ret = port_attr(root, addr, rdma_dev, port, "state", state);
+
+	if (ret)
+		return ret;
+	if (port_attr(root, addr, rdma_dev, port, "phys_state", phys))
+		*phys = 0;
+	return 0;
+}

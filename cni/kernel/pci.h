@@ -71,6 +71,19 @@ int cni_pci_rebind(const char *root, const char *addr);
 int cni_pci_pkeys(const char *root, const char *addr, const char *rdma_dev, unsigned int port,
 		  uint16_t *pkeys, size_t max);
 
+/* The number of an RDMA port attribute as sysfs prints it, "N: NAME"
+ * ("4: ACTIVE", "5: LinkUp"; a bare "N" too), at most max: 0 with *out, or
+ * -EINVAL. */
+int cni_pci_port_attr_parse(const char *text, unsigned int max, unsigned int *out);
+
+/* The logical state (ports/<port>/state: 1 DOWN ... 4 ACTIVE, numbered as
+ * CNI_VERBS_PORT_*) and, when sysfs has it (else 0), the physical state
+ * (phys_state: 2 Polling, 3 Disabled, 5 LinkUp ...) of an RDMA port of addr:
+ * 0, -ENOENT when the device or port is not in this sysfs (another network
+ * namespace has it), -EINVAL when unreadable. */
+int cni_pci_port_state(const char *root, const char *addr, const char *rdma_dev, unsigned int port,
+		       unsigned int *state, unsigned int *phys);
+
 /* SR-IOV PFs under <root>/devices (a virtfn0 link or an sriov_totalvfs
  * file), sorted; how many (at most max) or -errno. */
 int cni_pci_sriov_pfs(const char *root, char pfs[][CNI_PCI_ADDR_LEN], size_t max);

@@ -119,13 +119,13 @@ links_state() {
 	}' | sort
 }
 
-# Names, types and modes under our state directories and the lease
-# directory (contents change: round-robin pointers). ib-host-local's owner
+# Names, types and modes under our state directories, the device-info
+# directory and the lease directory (contents change: round-robin pointers). ib-host-local's owner
 # index is a cache checked against the lease files on every lookup: a
 # stale entry or a missing token costs a rebuild, so its files are left out
 # (its temp files are not: see converged).
 files_state() {
-	find /var/lib/cni "$T/leases" /run/ibcni -mindepth 1 -printf '%p %y %m\n' 2>/dev/null |
+	find /var/lib/cni "$T/leases" /run/ibcni /run/k8s.cni.cncf.io -mindepth 1 -printf '%p %y %m\n' 2>/dev/null |
 		grep -Ev '/\.ib-host-local/[^/]+/(token|owners/[^/]+) ' | sort
 }
 
@@ -144,7 +144,7 @@ converged() {
 	now=$(files_state | grep -Ev "$keep")
 	[ "$now" == "$(grep -Ev "$keep" <<<"$BASE_FILES")" ] ||
 		cfail "files differ: $(diff <(grep -Ev "$keep" <<<"$BASE_FILES") <(echo "$now") | grep '^[<>]' | tr '\n' ' ')"
-	now=$(find /var/lib/cni "$T/leases" \( -name '*.tmp' -o -name '.*.??????' -o -name tmp \) 2>/dev/null)
+	now=$(find /var/lib/cni "$T/leases" /run/k8s.cni.cncf.io \( -name '*.tmp' -o -name '.*.??????' -o -name tmp \) 2>/dev/null)
 	[ -z "$now" ] || cfail "temp files left: $now"
 	for f in /run/ibcni/*/*.lock "$T"/leases/*/lock /var/lib/cni/networks/*/lock; do
 		[ -e "$f" ] || continue

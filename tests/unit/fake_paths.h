@@ -6,9 +6,10 @@
 
 const char *fake_path(const char *what);
 
-#define CNI_PCI_ROOT	  fake_path("sys/bus/pci")
-#define IBSRIOV_STATE_DIR fake_path("state")
-#define IBSRIOV_GO_DIR	  fake_path("gostate")
-#define IBSRIOV_LOCK_DIR  fake_path("lock")
+#define CNI_PCI_ROOT	    fake_path("sys/bus/pci")
+#define IBSRIOV_STATE_DIR   fake_path("state")
+#define IBSRIOV_GO_DIR	    fake_path("gostate")
+#define IBSRIOV_LOCK_DIR    fake_path("lock")
+#define IBSRIOV_DEVINFO_DIR fake_path("devinfo")
 
 #endif

@@ -172,6 +172,14 @@ ParameterizedTestParameters(ibsriov, config_table)
 	    {"\"deviceID\":\"0000:3b:00.2\",\"pkeyWaitMs\":600000", "", 7,
 	     "\"pkeyWaitMs\" is 600000; this node allows waits of at most 30000 ms "
 	     "(\"maxWaitMs\" in /etc/ibcni/ibcni.conf)"},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"waitPortActiveMs\":30000", "", 0, ""},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"waitPortActiveMs\":30001", "", 7,
+	     "\"waitPortActiveMs\" is 30001; this node allows waits of at most 30000 ms "
+	     "(\"maxWaitMs\" in /etc/ibcni/ibcni.conf)"},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"waitPortActiveMs\":-1", "", 7,
+	     "\"waitPortActiveMs\" is -1; it must be from 0 to 600000"},
+	    {"\"deviceID\":\"0000:3b:00.2\",\"waitPortActiveMs\":\"5\"", "", 7,
+	     "\"waitPortActiveMs\" must be an integer from 0 to 600000"},
 	    {"\"deviceID\":\"0000:3b:00.2\",\"unknownKey\":{\"x\":1}", "", 0, ""},
 	    {"\"deviceID\":\"0000:3b:00.2\",\"ipam\":{\"type\":\"../host-local\"}", "", 7,
 	     "\"ipam.type\" is \"../host-local\"; it must be a plugin name found on CNI_PATH"},

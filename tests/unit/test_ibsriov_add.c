@@ -19,6 +19,7 @@
 #include "fake_verbs.h"
 #include "helpers.h"
 #include "ibsriov.h"
+#include "portwait.h"
 #include "protocol/podres.h"
 #include "base/util.h"
 
@@ -154,10 +155,10 @@ static bool dir_has_files(const char *dir)
 	return any;
 }
 
-/* Our record or its Go-format twin. */
+/* Our record, its Go-format twin or the device-info file. */
 static bool records_left(void)
 {
-	return dir_has_files("state") || dir_has_files("gostate");
+	return dir_has_files("state") || dir_has_files("gostate") || dir_has_files("devinfo");
 }
 
 static void assert_as_found(const struct fake_kernel *before, const char *when)
@@ -684,4 +685,81 @@ Test(ibsriov_add, guid_fallback_vfio_vf, .init = sysfs, .fini = teardown)
 	cr_assert_eq(ibsriov_del(ctx), 0, "DEL: %s", ctx->err.details);
 	cr_assert_eq(vf_guid(), 0, "DEL restores the zero GUID");
 	cr_assert_not(records_left());
+}
+
+/* The Device Information file (device-info-spec 1.1.0) of an InfiniBand VF
+ * with rdmaIsolation and of a RoCE VF, byte for byte; DEL removes it. */
+Test(ibsriov_add, device_info_file, .init = sysfs, .fini = teardown)
+{
+	static const char *const keys[] = {
+	    "\"guid\":\"02:00:00:00:00:00:00:09\",\"rdmaIsolation\":true",
+	    "\"mac\":\"02:11:22:33:44:55\",\"runtimeConfig\":{\"CNIDeviceInfoFile\":"
+	    "\"/var/run/k8s.cni.cncf.io/devinfo/cni/n-c1_net1-multus\"}",
+	};
+	static const char *const files[] = {"n-c1_net1", "n-c1_net1-multus"};
+	static const char *const want[] = {
+	    "{\"type\":\"pci\",\"version\":\"1.1.0\",\"pci\":{\"pci-address\":\"0000:03:00.2\","
+	    "\"pf-pci-address\":\"0000:03:00.0\",\"rdma-device\":\"mlx5_1\"},\"ibcni\":{"
+	    "\"vf-index\":1,\"pf-netdev\":\"pf0\",\"link-layer\":\"InfiniBand\",\"port\":1,"
+	    "\"guid\":\"02:00:00:00:00:00:00:09\"}}\n",
+	    "{\"type\":\"pci\",\"version\":\"1.1.0\",\"pci\":{\"pci-address\":\"0000:03:00.2\","
+	    "\"pf-pci-address\":\"0000:03:00.0\",\"rdma-device\":\"mlx5_1\"},\"ibcni\":{"
+	    "\"vf-index\":1,\"pf-netdev\":\"pf0\",\"link-layer\":\"Ethernet\",\"port\":1,"
+	    "\"mac\":\"02:11:22:33:44:55\"}}\n",
+	};
+	char path[256];
+
+	for (int i = 0; i < 2; i++) {
+		_cleanup_free_ char *text = NULL;
+		struct cni_ctx *ctx;
+
+		kernel(i == 0);
+		ctx = ctx_for(keys[i]);
+		cr_assert_eq(ibsriov_add(ctx), 0, "%s %s", ctx->err.msg, ctx->err.details);
+		snprintf(path, sizeof(path), "%s/%s", fake_path("devinfo"), files[i]);
+		cr_assert_eq(read_file(path, 65536, &text, NULL), 0, "%s", path);
+		cr_assert_str_eq(text, want[i]);
+		ctx->env.command = CNI_CMD_DEL;
+		cr_assert_eq(ibsriov_del(ctx), 0, "DEL: %s", ctx->err.details);
+		cr_assert_eq(access(path, F_OK), -1, "%s stayed after DEL", path);
+	}
+}
+
+/* waitPortActiveMs on InfiniBand: a port that stays INIT fails the ADD
+ * (code 11, the state named) with the kernel as found; ACTIVE passes. */
+Test(ibsriov_add, port_wait_infiniband, .init = sysfs, .fini = teardown)
+{
+	const char *state = "sys/bus/pci/devices/0000:03:00.2/infiniband/mlx5_1/ports/1/state";
+	struct fake_kernel before;
+	struct cni_ctx *ctx;
+
+	kernel(true);
+	before = fk;
+	tree_put(base, state, "2: INIT\n");
+	ctx = ctx_for("\"guid\":\"02:00:00:00:00:00:00:09\",\"waitPortActiveMs\":100");
+	cr_assert_neq(ibsriov_add(ctx), 0);
+	assert_cni_error(&ctx->err, CNI_ERR_TRY_AGAIN, "the VF's RDMA port is not ACTIVE");
+	cr_assert(strstr(ctx->err.details, "mlx5_1 port 1 (VF 0000:03:00.2) is INIT"), "%s",
+		  ctx->err.details);
+	cr_assert(strstr(ctx->err.details, "subnet manager has not configured the port"), "%s",
+		  ctx->err.details);
+	assert_as_found(&before, "after the wait");
+	tree_put(base, state, "4: ACTIVE\n");
+	kernel(true);
+	ctx = ctx_for("\"guid\":\"02:00:00:00:00:00:00:09\",\"waitPortActiveMs\":100");
+	cr_assert_eq(ibsriov_add(ctx), 0, "%s %s", ctx->err.msg, ctx->err.details);
+	ctx->env.command = CNI_CMD_DEL;
+	cr_assert_eq(ibsriov_del(ctx), 0, "DEL: %s", ctx->err.details);
+}
+
+/* Each state's fix names what to do about it (InfiniBand and RoCE). */
+Test(ibsriov_add, port_fix_names_each_state)
+{
+	cr_assert(strstr(ibsriov_port_fix(2, 5, true), "subnet manager has not configured"));
+	cr_assert(strstr(ibsriov_port_fix(1, 2, true), "Polling"));
+	cr_assert(strstr(ibsriov_port_fix(1, 3, true), "disabled"));
+	cr_assert(strstr(ibsriov_port_fix(1, 5, true), "cable"));
+	cr_assert(strstr(ibsriov_port_fix(1, 3, false), "carrier"));
+	cr_assert(strstr(ibsriov_port_fix(3, 5, true), "ARMED"));
+	cr_assert(strstr(ibsriov_port_fix(0, 0, true), "NOP"));
 }

@@ -166,3 +166,30 @@ Test(pci, pkey_table)
 		  (keys[0] == 0x8001 && keys[1] == 0xffff));
 	cr_assert_eq(cni_pci_pkeys(root, "0000:03:00.2", "mlx5_3", 2, keys, 8), -ENOENT);
 }
+
+/* ports/N/state and phys_state as the kernel prints them ("%d: %s\n"). */
+Test(pci, port_attr_parse)
+{
+	static const struct {
+		const char *text;
+		int ret;
+		unsigned int want;
+	} cases[] = {
+	    {"4: ACTIVE\n", 0, 4},    {"2: INIT", 0, 2},	   {"1: DOWN\n", 0, 1},
+	    {"3: ARMED\n", 0, 3},     {"5: ACTIVE_DEFER\n", 0, 5}, {"0: NOP\n", 0, 0},
+	    {"5: LinkUp\n", 0, 5},    {"2: Polling\n", 0, 2},	   {"7\n", 0, 7},
+	    {"", -EINVAL, 0},	      {"ACTIVE\n", -EINVAL, 0},	   {"-1: X", -EINVAL, 0},
+	    {"256: X\n", -EINVAL, 0}, {" 4: ACTIVE", -EINVAL, 0},  {"4x: ACTIVE", -EINVAL, 0},
+	};
+	unsigned int v;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		v = 99;
+		cr_assert_eq(cni_pci_port_attr_parse(cases[i].text, 255, &v), cases[i].ret,
+			     "\"%s\"", cases[i].text);
+		if (!cases[i].ret)
+			cr_assert_eq(v, cases[i].want, "\"%s\": %u", cases[i].text, v);
+	}
+	cr_assert_eq(cni_pci_port_attr_parse(NULL, 255, &v), -EINVAL);
+	cr_assert_eq(cni_pci_port_attr_parse("6: X", 5, &v), -EINVAL);
+}

@@ -157,8 +157,9 @@ contains "the blocking namespace is named" "named network namespace pod" "$out"
 contains "the boot-time fix is given" "options ib_core netns_mode=1" "$out"
 expect "the mode did not change" exclusive "$(kernel_mode)"
 
-# The verbs view (tests/vm/verbs.sh).
+# The verbs view (tests/vm/verbs.sh), then waitPortActiveMs (portwait.sh).
 . /verbs.sh
+. /portwait.sh
 
 echo "vm: $pass passed, $fail failed"
 poweroff -f

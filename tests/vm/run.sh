@@ -55,6 +55,7 @@ cp "$root"/build/static/bin/{ib-sriov,rdma-ns,ib-host-local} "$R/bin/"
 ln "$R/bin/rdma-ns" "$R/bin/rdma"	# rdma-cni's name, as make install adds it
 cp "$root/tests/vm/init.sh" "$R/init"
 cp "$root/tests/vm/verbs.sh" "$R/verbs.sh"
+cp "$root/tests/vm/portwait.sh" "$R/portwait.sh"
 for tool in ip rdma; do
 	path=$(command -v $tool) || die "iproute2's $tool is missing"
 	mkdir -p "$R/usr/sbin"

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The attachment's Device Information file (docs/architecture.md, "Device
+ * information"): named before any change, written as ADD's last step,
+ * removed with the record by every release. */
+#ifndef IBSRIOV_DEVINFO_H
+#define IBSRIOV_DEVINFO_H
+
+#include "add.h"
+#include "state/devinfo.h"
+
+#ifndef IBSRIOV_DEVINFO_DIR
+#define IBSRIOV_DEVINFO_DIR CNI_DEVINFO_DIR
+#endif
+
+/* The file name into a->devinfo (runtimeConfig.CNIDeviceInfoFile, else
+ * Multus' name for the attachment): code 7 naming the key when it is not a
+ * safe name in the spec's directory. Before any side effect. */
+int ibsriov_devinfo_name(struct add *a);
+
+/* Write the file for the attachment a built (code 5 on failure: ADD
+ * rolls back, and the release removes the file with the record). */
+int ibsriov_devinfo_write(struct add *a);
+
+/* Remove the file r names (IBSRIOV_REC_HAS_DEVINFO; nothing otherwise):
+ * for every release (ADD's rollback, DEL, GC, a dead pod's release). 0,
+ * or -errno with err filled (code 5; the record stays for a retry). */
+int ibsriov_devinfo_remove(const struct ibsriov_record *r, struct cni_error *err);
+
+#endif
