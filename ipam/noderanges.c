@@ -45,14 +45,15 @@ static int node_sets(struct cni_ctx *ctx, struct ipam_conf *c, struct cni_error 
 	if (!sets) {
 		if (uname(&u))
 			snprintf(u.nodename, sizeof(u.nodename), "(unknown)");
-		return cni_errorf(err, -ENOENT, CNI_ERR_INVALID_CONFIG, "no ranges for this node",
-				  "ipam.ranges is \"node\" but node %s has no range sets for "
-				  "network \"%s\" in %s.d/ranges.conf or %s (\"ranges\".\"%s\"); add "
-				  "the network to "
-				  "the node's entry (key %s) of the installer's ranges ConfigMap "
-				  "and rerun the installer (--node-ranges-dir, --node-name)",
-				  u.nodename, c->name ? c->name : "", CNI_NODECONF_PATH,
-				  CNI_NODECONF_PATH, c->name ? c->name : "", u.nodename);
+		return cni_errorf(
+		    err, -ENOENT, CNI_ERR_INVALID_CONFIG, "no ranges for this node",
+		    "ipam.ranges is \"node\" but node %s has no range sets for "
+		    "network \"%s\" in %s.d/ranges.conf or %s (\"ranges\".\"%s\"); add "
+		    "the network to "
+		    "the node's entry (key %s) of the installer's ranges ConfigMap "
+		    "and rerun the installer (--node-ranges-dir, --node-name)",
+		    u.nodename, c->name ? c->name : "", CNI_NODECONF_PATH, CNI_NODECONF_PATH,
+		    c->name ? c->name : "", u.nodename);
 	}
 	snprintf(where, sizeof(where), "%s ranges.%s", CNI_NODECONF_PATH, c->name);
 	for (size_t i = 0; i < json_object_array_length(sets); i++) {

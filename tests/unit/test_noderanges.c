@@ -244,7 +244,8 @@ Test(noderanges, no_entry_names_node_network_file_and_fix)
 	cr_assert_str_eq(ctx.err.msg, "no ranges for this node");
 	snprintf(want, sizeof(want),
 		 "ipam.ranges is \"node\" but node %s has no range sets for network \"ib9\" in "
-		 "/etc/ibcni/ibcni.conf.d/ranges.conf or /etc/ibcni/ibcni.conf (\"ranges\".\"ib9\"); add the network to the node's entry "
+		 "/etc/ibcni/ibcni.conf.d/ranges.conf or /etc/ibcni/ibcni.conf "
+		 "(\"ranges\".\"ib9\"); add the network to the node's entry "
 		 "(key %s) of the installer's ranges ConfigMap and rerun the installer "
 		 "(--node-ranges-dir, --node-name)",
 		 u.nodename, u.nodename);
