@@ -86,6 +86,19 @@ int ibsriov_release(struct cni_sys *sys, struct ibsriov_record *r, struct cni_er
 /* The same under the VF's lock, for DEL and GC. */
 int ibsriov_release_locked(struct cni_sys *sys, struct ibsriov_record *r, struct cni_error *err);
 
+/* heal.c: whether r's pod is gone: its netns path no longer exists or is
+ * no longer a network namespace (cni_netns_gone); false when that cannot
+ * be told (logged) or no path was recorded. */
+bool ibsriov_pod_gone(const struct ibsriov_record *r);
+
+/* Release the attachment of a pod that is gone, under the VF lock the
+ * caller holds: IPAM DEL through the config r recorded (else same, the
+ * caller's network when it is r's; CNI_PATH r's, else cni_path), then
+ * ibsriov_release without looking at r's netns again. A failed IPAM DEL
+ * stops there (the record stays, nothing leaks). 0 or -errno, err filled. */
+int ibsriov_release_gone(struct cni_sys *sys, struct ibsriov_record *r, const struct cni_conf *same,
+			 const char *cni_path, struct cni_error *err);
+
 /* Take IBSRIOV_LOCK_DIR/<kind>-<pci>.lock ("vf" per VF, "pf" around a
  * rebind) with a bounded wait; the locked fd, or -errno with err filled. */
 int ibsriov_lock(const char *kind, const char *pci, struct cni_error *err);

@@ -98,6 +98,8 @@ static const struct cni_rec_key rec_keys[] = {
     {"go_twin", CNI_REC_STR, REC(go_twin), .flag = IBSRIOV_REC_HAS_GO_TWIN},
     {"mac", CNI_REC_MAC6, REC(mac), .flag = IBSRIOV_REC_HAS_MAC},
     {"guid", CNI_REC_GUID, REC(guid), .flag = IBSRIOV_REC_HAS_GUID},
+    {"ipam_conf", CNI_REC_PSTR, REC(ipam_conf), .flag = IBSRIOV_REC_HAS_IPAM},
+    {"cni_path", CNI_REC_PSTR, REC(cni_path), .flag = IBSRIOV_REC_HAS_IPAM},
     {NULL},
 };
 
@@ -139,6 +141,8 @@ void ibsriov_record_clear(struct ibsriov_record *r)
 	free(r->network);
 	free(r->container_id);
 	free(r->netns);
+	free(r->ipam_conf);
+	free(r->cni_path);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -46,6 +46,7 @@ enum {
 	IBSRIOV_REC_HAS_RDMA_INDEX = 1 << 10, /* rdma_index[] parallel to rdma[] */
 	IBSRIOV_REC_HAS_MAC = 1 << 11,	      /* mac is the pod's (Ethernet) */
 	IBSRIOV_REC_HAS_GUID = 1 << 12,	      /* guid is the pod's (InfiniBand) */
+	IBSRIOV_REC_HAS_IPAM = 1 << 13,	      /* ipam_conf, cni_path (heal.c) */
 };
 
 struct ibsriov_record {
@@ -87,6 +88,11 @@ struct ibsriov_record {
 	 * attachment per MAC and per GUID. Older builds ignore the keys. */
 	unsigned char mac[6];
 	uint64_t guid;
+	/* What the attachment's IPAM DEL needs when no runtime sends one (a
+	 * pod gone without DEL, heal.c): the network's cniVersion, name, type
+	 * and ipam as ADD got them, and ADD's CNI_PATH. Owned; NULL when none
+	 * (no IPAM, or an older build's record). Older builds ignore the keys. */
+	char *ipam_conf, *cni_path;
 };
 
 /* The record's file name for an attachment, "<containerID>:<ifname>" (no

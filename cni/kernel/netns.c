@@ -13,6 +13,7 @@
 #include "base/cleanup.h"
 #include "base/error.h"
 #include "base/log.h"
+#include "base/util.h"
 #include "kernel/netns.h"
 #include "kernel/sys.h"
 
@@ -214,6 +215,35 @@ int cni_netns_open(struct cni_sys *sys, const char *path, struct cni_error *err)
 		    err, -EINVAL, CNI_ERR_INVALID_ENV, "CNI_NETNS is the host network namespace",
 		    "%s is the plugin's own network namespace; a pod needs its own", path);
 	return steal_fd(fd);
+}
+
+int cni_netns_gone(const char *path)
+{
+	_cleanup_close_ int fd = -1, ns = -1;
+	struct statfs sfs;
+	char self[64];
+	int type;
+
+	if (!path || *path != '/')
+		return -EINVAL;
+	fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ENOTDIR ? 1 : -errno;
+	if (fstatfs(fd, &sfs) < 0)
+		return -errno;
+	if (sfs.f_type != NSFS_MAGIC)
+		return 1;
+	/* The same file, readable for the ioctl: nsfs files never block. */
+	if (check_snprintf(self, sizeof(self), "/proc/self/fd/%d", fd))
+		return -ENAMETOOLONG;
+	ns = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (ns < 0)
+		return -errno;
+	type = ioctl(ns, NS_GET_NSTYPE);
+	/* No answer (an older kernel, qemu-user): alive, for all we know. */
+	if (type < 0)
+		return -errno;
+	return type != CLONE_NEWNET;
 }
 
 int cni_netns_is_current(struct cni_sys *sys, int fd)
