@@ -4,6 +4,7 @@
 #ifndef CNI_NODECONF_H
 #define CNI_NODECONF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/error.h"
@@ -29,6 +30,10 @@ struct cni_nodeconf {
 	enum cni_device_check device_check;
 	/* "maxWaitMs": cap of every wait a NAD asks for; default 30000 */
 	unsigned int max_wait_ms;
+	/* "reclaimLeases": `ib-sriov reconcile` frees ib-host-local leases
+	 * whose owner is gone (another plugin may own leases in the same
+	 * data directory, so only the admin can say); default false */
+	bool reclaim_leases;
 };
 
 /* Fill *nc from path (NULL: CNI_NODECONF_PATH); an absent file gives the defaults. A file that
