@@ -138,7 +138,8 @@ int ibsriov_heal(struct add *a)
 	struct cni_ctx *ctx = a->ctx;
 	struct ibsriov_record *r = &a->stale;
 	bool same = r->network && !strcmp(r->network, ctx->conf->name);
-	int ret = ibsriov_release_gone(a->sys, r, same ? ctx->conf : NULL, ctx->env.path, &ctx->err);
+	int ret =
+	    ibsriov_release_gone(a->sys, r, same ? ctx->conf : NULL, ctx->env.path, &ctx->err);
 
 	if (ret)
 		log_warn("%s holds %s and its pod is gone (netns %s), but it cannot be released: "

@@ -103,6 +103,10 @@ int ibsriov_release_gone(struct cni_sys *sys, struct ibsriov_record *r, const st
  * rebind) with a bounded wait; the locked fd, or -errno with err filled. */
 int ibsriov_lock(const char *kind, const char *pci, struct cni_error *err);
 
+/* The same waiting at most wait_ms (-EAGAIN, code 11, when held). */
+int ibsriov_lock_wait(const char *kind, const char *pci, unsigned int wait_ms,
+		      struct cni_error *err);
+
 /* The CNI commands (README, "ib-sriov"): ADD undoes every completed step on
  * failure; DEL succeeds for anything already gone; CHECK compares the pod
  * with prevResult; GC releases this network's stale records; STATUS asks
@@ -112,6 +116,10 @@ int ibsriov_del(struct cni_ctx *ctx);
 int ibsriov_check(struct cni_ctx *ctx);
 int ibsriov_gc(struct cni_ctx *ctx);
 int ibsriov_status(struct cni_ctx *ctx);
+
+/* `ib-sriov reconcile [--dry-run] [--grace SECONDS] [--every SECONDS]`
+ * (reconcile.c): the node agent; exit 0 (2 on a usage error). */
+int ibsriov_reconcile_main(int argc, char **argv);
 
 /* `ib-sriov doctor [--json]` (doctor.c): the node's readiness report on
  * stdout; 1 when a finding is an error, 2 on a usage error, else 0. */
