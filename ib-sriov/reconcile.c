@@ -189,8 +189,8 @@ static int parse_secs(const char *opt, const char *s, unsigned int *out)
 	uint64_t v;
 
 	if (!s || parse_u64(s, 10, SECONDS_MAX, &v)) {
-		fprintf(stderr, "ib-sriov reconcile: %s takes a number of seconds, 0 to %d\n%s", opt,
-			SECONDS_MAX, usage);
+		fprintf(stderr, "ib-sriov reconcile: %s takes a number of seconds, 0 to %d\n%s",
+			opt, SECONDS_MAX, usage);
 		return -EINVAL;
 	}
 	*out = (unsigned int)v;
@@ -216,7 +216,8 @@ static int parse_args(int argc, char **argv, struct reconcile_opts *o)
 		else if (n == 7 && !strncmp(a, "--every", n))
 			secs = &o->every;
 		if (!secs) {
-			fprintf(stderr, "ib-sriov reconcile: unknown argument \"%s\"\n%s", a, usage);
+			fprintf(stderr, "ib-sriov reconcile: unknown argument \"%s\"\n%s", a,
+				usage);
 			return -EINVAL;
 		}
 		ret = parse_secs(a, eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL), secs);

@@ -68,7 +68,8 @@ static int note_lease(int dirfd, const char *name, void *arg)
 		if (!strcmp(net->owners[i].id, text) && !strcmp(net->owners[i].ifname, cr + 2))
 			break;
 	if (i == net->n) {
-		if (net->n == OWNERS_MAX || copy_str(net->owners[i].id, sizeof(net->owners[i].id), text) ||
+		if (net->n == OWNERS_MAX ||
+		    copy_str(net->owners[i].id, sizeof(net->owners[i].id), text) ||
 		    copy_str(net->owners[i].ifname, sizeof(net->owners[i].ifname), cr + 2))
 			return 0;
 		net->owners[i].files = 0;
@@ -95,7 +96,8 @@ static int cache_says_gone(const char *network, const struct owner *o)
 	if (check_snprintf(path, sizeof(path), "%s/%s-%s-%s", LIBCNI_RESULTS_DIR, network, o->id,
 			   o->ifname) ||
 	    read_file(path, CACHE_MAX, &text, &len) || !(root = cni_json_parse(text, len, &why)) ||
-	    !json_object_object_get_ex(root, "netns", &v) || !json_object_is_type(v, json_type_string))
+	    !json_object_object_get_ex(root, "netns", &v) ||
+	    !json_object_is_type(v, json_type_string))
 		return 0;
 	return cni_netns_gone(json_object_get_string(v)) > 0;
 }

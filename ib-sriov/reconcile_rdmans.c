@@ -110,8 +110,8 @@ void reconcile_rdmans(struct reconcile_pass *p)
 	read_counts(rd, counts, sizeof(counts), deadline);
 	if (cni_child_wait_until(pid, deadline, &status))
 		cni_child_kill(pid, 2000);
-	if (sscanf(counts, "reconcile: %u records, released %u, kept %u, skipped %u", &n,
-		   &released, &kept, &skipped) != 4) {
+	if (sscanf(counts, "reconcile: %u records, released %u, kept %u, skipped %u", &n, &released,
+		   &kept, &skipped) != 4) {
 		log_warn("%s reconcile gave no counts (status %d): its records are left", path,
 			 status);
 		return;
