@@ -55,7 +55,7 @@ void ibsriov_heal_note(struct add *a)
 		r->flags |= IBSRIOV_REC_HAS_IPAM;
 }
 
-bool ibsriov_pod_gone(const struct ibsriov_record *r)
+bool ibsriov_pod_gone(struct cni_sys *sys, const struct ibsriov_record *r)
 {
 	int ret;
 
@@ -66,6 +66,15 @@ bool ibsriov_pod_gone(const struct ibsriov_record *r)
 	if (ret < 0)
 		log_warn("cannot tell whether netns %s of %s is gone (%s): kept", r->netns, r->name,
 			 strerror(-ret));
+	if (ret <= 0)
+		return false;
+	ret = ibsriov_netdev_back(sys, r);
+	if (ret < 0)
+		log_warn("netns %s of %s is gone, but the VF cannot be looked for (%s): kept",
+			 r->netns, r->name, strerror(-ret));
+	else if (!ret)
+		log_info("netns %s of %s is gone, but VF %s is not back on the host: kept",
+			 r->netns, r->name, r->device);
 	return ret > 0;
 }
 
@@ -125,7 +134,8 @@ int ibsriov_release_gone(struct cni_sys *sys, struct ibsriov_record *r, const st
 
 bool ibsriov_heal_take(struct add *a, struct ibsriov_record *r)
 {
-	if (a->healed >= HEAL_MAX || strcmp(r->device, a->conf.device) || !ibsriov_pod_gone(r))
+	if (a->healed >= HEAL_MAX || strcmp(r->device, a->conf.device) ||
+	    !ibsriov_pod_gone(a->sys, r))
 		return false;
 	a->stale = *r;
 	memset(r, 0, sizeof(*r));

@@ -86,10 +86,17 @@ int ibsriov_release(struct cni_sys *sys, struct ibsriov_record *r, struct cni_er
 /* The same under the VF's lock, for DEL and GC. */
 int ibsriov_release_locked(struct cni_sys *sys, struct ibsriov_record *r, struct cni_error *err);
 
+/* Whether the VF netdev r moved into its pod is back in the host's
+ * namespace, as the kernel returns it when the pod's namespace dies (1),
+ * or not (0), or -errno; 1 when r moved no netdev into the pod. */
+int ibsriov_netdev_back(struct cni_sys *sys, const struct ibsriov_record *r);
+
 /* heal.c: whether r's pod is gone: its netns path no longer exists or is
- * no longer a network namespace (cni_netns_gone); false when that cannot
- * be told (logged) or no path was recorded. */
-bool ibsriov_pod_gone(const struct ibsriov_record *r);
+ * no longer a network namespace (cni_netns_gone), and the VF netdev it
+ * held is back on the host (a view of the node without the runtime's
+ * netns directory, or a namespace kept alive elsewhere, never passes both);
+ * false when either cannot be told (logged) or no path was recorded. */
+bool ibsriov_pod_gone(struct cni_sys *sys, const struct ibsriov_record *r);
 
 /* Release the attachment of a pod that is gone, under the VF lock the
  * caller holds: IPAM DEL through the config r recorded (else same, the

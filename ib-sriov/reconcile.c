@@ -68,7 +68,7 @@ static void settle_locked(struct reconcile_pass *p, const char *name)
 		p->kept++;
 		return;
 	}
-	if (!ibsriov_pod_gone(&r)) {
+	if (!ibsriov_pod_gone(p->sys, &r)) {
 		p->kept++;
 	} else if (p->o->dry_run) {
 		p->released++;
@@ -126,7 +126,7 @@ static int one_record(int dirfd, const char *name, void *arg)
 		log_debug("kept %s: cannot read it: %s", name, strerror(-got));
 		return reconcile_stop();
 	}
-	if (!ibsriov_pod_gone(&r)) {
+	if (!ibsriov_pod_gone(p->sys, &r)) {
 		p->kept++;
 	} else if (reconcile_young(p, dirfd, name, &age)) {
 		p->skipped++;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/magic.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -217,6 +218,23 @@ int cni_netns_open(struct cni_sys *sys, const char *path, struct cni_error *err)
 	return steal_fd(fd);
 }
 
+/* 1 when path's directory is there (so the file in it is gone), else
+ * -ENOENT: a view without the runtime's directory (an agent's container
+ * without that mount, another PID namespace's /proc, a /proc/PID gone)
+ * proves nothing. */
+static int parent_here(const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+
+	if (slash == path || check_snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path))
+		return -ENOENT;
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return -ENOENT;
+	return 1;
+}
+
 int cni_netns_gone(const char *path)
 {
 	_cleanup_close_ int fd = -1, ns = -1;
@@ -227,8 +245,10 @@ int cni_netns_gone(const char *path)
 	if (!path || *path != '/')
 		return -EINVAL;
 	fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
+		return parent_here(path);
 	if (fd < 0)
-		return errno == ENOENT || errno == ENOTDIR ? 1 : -errno;
+		return -errno;
 	if (fstatfs(fd, &sfs) < 0)
 		return -errno;
 	if (sfs.f_type != NSFS_MAGIC)

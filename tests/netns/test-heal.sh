@@ -276,3 +276,33 @@ test_reconcile_leases_only_when_enabled_and_orphaned() {
 	assert_eq 0 "$RC" "a bad node config still exits 0"
 	assert_match '"reclaimLeases" is "yes"; it must be true' "$ERR" "names the key"
 }
+
+# What the agent cannot prove gone it keeps: a view of the node without the
+# runtime's netns files (a container without that mount), a parent
+# directory missing (another PID namespace's /proc/PID), a VF not back on
+# the host (its namespace kept alive elsewhere, or not yet torn down).
+test_reconcile_keeps_what_it_cannot_prove_gone() {
+	local conf
+	sim_node 1 3 eth
+	pod_ns p0; pod_ns p1
+	for i in 0 1; do
+		cni_exec ib-sriov ADD c$i p$i net1 "$(sriov_conf ib-host-local "" 1.1.0 "$(sim_vf_addr 0 $i)")"
+		assert_eq 0 "$RC" "ADD c$i ($OUT)"
+	done
+	age /var/lib/cni/ibcni/ib-sriov/*
+	mount -t tmpfs hidden /run/netns
+	reconcile --grace 0
+	assert_eq "reconcile: 2 records, released 0, kept 2, skipped 0 (young/locked), leases freed 0" \
+		"$(summary)" "netns files hidden"
+	assert_match "netns /run/netns/p0 of c0:net1 is gone, but VF $(sim_vf_addr 0 0) is not back on the host: kept" "$ERR" "its line"
+	umount /run/netns
+	assert_link p0 net1 '.ifname' '"net1"'
+	# A recorded path whose directory is missing from this view.
+	jq -c '.netns="/proc/999999/ns/net"' /var/lib/cni/ibcni/ib-sriov/c1:net1 >"$T/rec"
+	cat "$T/rec" >/var/lib/cni/ibcni/ib-sriov/c1:net1
+	age /var/lib/cni/ibcni/ib-sriov/*
+	reconcile --grace 0
+	assert_match "cannot tell whether netns /proc/999999/ns/net of c1:net1 is gone" "$ERR" "missing directory"
+	assert_eq "c0:net1 c1:net1" "$(records)" "records kept"
+	assert_eq "c0 c1" "$(lease_owners)" "leases kept"
+}
