@@ -75,4 +75,3 @@ bool reconcile_has_record(const char *id)
 		return true;
 	return h.found;
 }
-
