@@ -229,6 +229,7 @@ static int record_start(struct add *a)
 		r->flags |= IBSRIOV_REC_HAS_ATTRS;
 	}
 	ibsriov_held_note(a);
+	ibsriov_heal_note(a);
 	ret = ibsriov_record_save(r);
 	if (ret)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_IO, "cannot write the attachment record",
@@ -350,6 +351,35 @@ static int attach(struct add *a)
 	return ret;
 }
 
+/* Node-wide, so that no other ADD records the same MAC or GUID between
+ * the check and this record. A device another attachment holds (two pods
+ * on one vfio-bound VF, or a VF whose pod is alive but not yet DELed) is
+ * refused in the same pass; one whose pod is gone is released first
+ * (heal.c), outside the node lock, and the VF is read again. */
+static int claim(struct add *a)
+{
+	int held, ret;
+
+	for (;;) {
+		held = ibsriov_lock("addr", "node", &a->ctx->err);
+		ret = held;
+		if (held >= 0)
+			ret = ibsriov_others_free(a);
+		if (!ret)
+			ret = record_start(a);
+		cni_lock_release(held);
+		if (ret != -ESTALE || !a->has_stale)
+			return ret;
+		ret = ibsriov_heal(a);
+		if (!ret)
+			ret = resolve_links(a, false);
+		if (!ret)
+			ret = check_fits(a);
+		if (ret)
+			return ret;
+	}
+}
+
 /* IPAM, outside every lock; a vfio-bound RoCE VF gets its addresses too
  * (DPDK applications read them from the network status), unconfigured. */
 static int run_ipam(struct add *a, bool *done)
@@ -395,7 +425,7 @@ int ibsriov_add(struct cni_ctx *ctx)
 	struct add a = {.ctx = ctx, .sys = &sys, .netns_fd = -1};
 	struct cni_error undo = {0};
 	bool ipam_done = false;
-	int lock = -1, held, ret;
+	int lock = -1, ret;
 
 	ret = ibsriov_conf_load(ctx, &a.conf, false);
 	if (!ret)
@@ -413,17 +443,7 @@ int ibsriov_add(struct cni_ctx *ctx)
 	ret = prepare(&a);
 	if (ret)
 		goto out;
-	/* Node-wide, so that no other ADD records the same MAC or GUID between
-	 * the check and this record. A device another attachment holds (two
-	 * pods on one vfio-bound VF, or a VF whose pod is gone but not yet
-	 * DELed) is refused in the same pass. */
-	held = ibsriov_lock("addr", "node", &ctx->err);
-	ret = held;
-	if (held >= 0)
-		ret = ibsriov_others_free(&a);
-	if (!ret)
-		ret = record_start(&a);
-	cni_lock_release(held);
+	ret = claim(&a);
 	if (ret)
 		goto out;
 	ret = attach(&a);
@@ -455,5 +475,6 @@ out:
 		close(a.netns_fd);
 	cni_result_free(a.ipam);
 	ibsriov_record_clear(&a.rec);
+	ibsriov_record_clear(&a.stale);
 	return ret;
 }

@@ -19,6 +19,10 @@ struct add {
 	struct ibsriov_record rec;
 	struct cni_result *ipam;
 	char devinfo[NAME_MAX + 1]; /* the device-info file's name (devinfo.c) */
+	/* heal.c: another attachment's record holding the device, its pod gone. */
+	struct ibsriov_record stale;
+	bool has_stale;
+	unsigned int healed; /* stale records released by this ADD */
 };
 
 /* Fill the CNI error for a failed step (kernel errno and extended ack in
@@ -81,10 +85,26 @@ bool ibsriov_record_guid(const struct ibsriov_record *r, uint64_t *guid);
  * else the VF's own (none for a passed-through PF). */
 void ibsriov_held_note(struct add *a);
 
-/* One pass over the other attachments' records: code 101 when one holds the
- * device, else code 7 naming the key, the value and the holder when one
+/* One pass over the other attachments' records: -ESTALE (no error filled)
+ * when one of a pod that is gone holds the device (a->stale), code 101
+ * when another one holds it, else code 7 naming the key, the value and the holder when one
  * holds the MAC or GUID the config asks for. Run under the VF lock and the
  * node's "addr" lock, up to the record's first write. */
 int ibsriov_others_free(struct add *a);
+
+/* heal.c: note in a->rec the IPAM config (cniVersion, name, type, ipam) and
+ * CNI_PATH its IPAM DEL needs when no runtime sends one. */
+void ibsriov_heal_note(struct add *a);
+
+/* Whether r, another attachment's record, holds a's device and its pod is
+ * gone: then r is moved into a->stale (r left empty) for ibsriov_heal.
+ * Bounded per ADD. */
+bool ibsriov_heal_take(struct add *a, struct ibsriov_record *r);
+
+/* Release a->stale (under the VF lock ADD holds, outside the "addr" lock):
+ * its leases, the VF, the record; one log line; a->pci.netdev names the VF
+ * netdev where the release left it. 0, or -errno with the
+ * release's error in ctx->err (the record stays). */
+int ibsriov_heal(struct add *a);
 
 #endif

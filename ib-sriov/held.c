@@ -143,6 +143,8 @@ static int other_free(int dirfd, const char *name, void *arg)
 	(void)dirfd;
 	if (!strcmp(name, o->a->rec.name) || ibsriov_record_load(name, &r))
 		return 0;
+	if (ibsriov_heal_take(o->a, &r))
+		return 1;
 	device = device_held(o->a, &r);
 	if (!device && addr_held(o->a, &r, &o->addr))
 		o->ret = -EADDRINUSE;
@@ -163,7 +165,7 @@ int ibsriov_others_free(struct add *a)
 				  "cannot read the attachment records", "%s: %s", IBSRIOV_STATE_DIR,
 				  strerror(-ret));
 	if (ret > 0)
-		return -EBUSY;
+		return a->has_stale ? -ESTALE : -EBUSY;
 	if (o.ret)
 		return cni_error_adopt(&a->ctx->err, &o.addr, o.ret);
 	return 0;

@@ -88,6 +88,26 @@ int ibsriov_release(struct cni_sys *sys, struct ibsriov_record *r, struct cni_er
 /* The same under the VF's lock, for DEL and GC. */
 int ibsriov_release_locked(struct cni_sys *sys, struct ibsriov_record *r, struct cni_error *err);
 
+/* Whether the VF netdev r moved into its pod is back in the host's
+ * namespace, as the kernel returns it when the pod's namespace dies (1),
+ * or not (0), or -errno; 1 when r moved no netdev into the pod. */
+int ibsriov_netdev_back(struct cni_sys *sys, const struct ibsriov_record *r);
+
+/* heal.c: whether r's pod is gone: its netns path no longer exists or is
+ * no longer a network namespace (cni_netns_gone), and the VF netdev it
+ * held is back on the host (a view of the node without the runtime's
+ * netns directory, or a namespace kept alive elsewhere, never passes both);
+ * false when either cannot be told (logged) or no path was recorded. */
+bool ibsriov_pod_gone(struct cni_sys *sys, const struct ibsriov_record *r);
+
+/* Release the attachment of a pod that is gone, under the VF lock the
+ * caller holds: IPAM DEL through the config r recorded (else same, the
+ * caller's network when it is r's; CNI_PATH r's, else cni_path), then
+ * ibsriov_release without looking at r's netns again. A failed IPAM DEL
+ * stops there (the record stays, nothing leaks). 0 or -errno, err filled. */
+int ibsriov_release_gone(struct cni_sys *sys, struct ibsriov_record *r, const struct cni_conf *same,
+			 const char *cni_path, struct cni_error *err);
+
 /* Take IBSRIOV_LOCK_DIR/<kind>-<pci>.lock ("vf" per VF, "pf" around a
  * rebind) with a bounded wait; the locked fd, or -errno with err filled. */
 int ibsriov_lock(const char *kind, const char *pci, struct cni_error *err);
@@ -98,6 +118,10 @@ int ibsriov_lock(const char *kind, const char *pci, struct cni_error *err);
 bool ibsriov_check_guid(const struct ibsriov_conf *conf, const struct ibsriov_record *rec,
 			uint64_t *guid);
 
+/* The same waiting at most wait_ms (-EAGAIN, code 11, when held). */
+int ibsriov_lock_wait(const char *kind, const char *pci, unsigned int wait_ms,
+		      struct cni_error *err);
+
 /* The CNI commands (README, "ib-sriov"): ADD undoes every completed step on
  * failure; DEL succeeds for anything already gone; CHECK compares the pod
  * with prevResult; GC releases this network's stale records; STATUS asks
@@ -107,6 +131,10 @@ int ibsriov_del(struct cni_ctx *ctx);
 int ibsriov_check(struct cni_ctx *ctx);
 int ibsriov_gc(struct cni_ctx *ctx);
 int ibsriov_status(struct cni_ctx *ctx);
+
+/* `ib-sriov reconcile [--dry-run] [--grace SECONDS] [--every SECONDS]`
+ * (reconcile.c): the node agent; exit 0 (2 on a usage error). */
+int ibsriov_reconcile_main(int argc, char **argv);
 
 /* `ib-sriov doctor [--json]` (doctor.c): the node's readiness report on
  * stdout; 1 when a finding is an error, 2 on a usage error, else 0. */

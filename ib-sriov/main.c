@@ -37,7 +37,10 @@ static const struct cni_plugin plugin = {
     .about = "ib-sriov: SR-IOV VF plugin for InfiniBand and RoCE",
     .keys = keys,
     .admin = "  ib-sriov doctor [--json]              what will make pods fail on this node, each\n"
-	     "                                        finding with its fix",
+	     "                                        finding with its fix\n"
+	     "  ib-sriov reconcile [--dry-run] [--grace SECONDS] [--every SECONDS]\n"
+	     "                                        the node agent: release attachments of pods\n"
+	     "                                        gone without DEL (docs/operators.md)",
     .add = ibsriov_add,
     .del = ibsriov_del,
     .check = ibsriov_check,
@@ -64,6 +67,10 @@ int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "doctor"))
 		return ibsriov_doctor_main(argc, argv);
+	/* Before the builtin: outside a CNI request there is no node config
+	 * for it to borrow, so the agent's IPAM requests are exec'ed. */
+	if (argc > 1 && !strcmp(argv[1], "reconcile"))
+		return ibsriov_reconcile_main(argc, argv);
 	cni_delegate_builtin(&host_local);
 	/* The node's "ranges" are checked as the built-in ib-host-local reads them. */
 	cni_nodeconf_ranges_checker(ipam_node_ranges_check);

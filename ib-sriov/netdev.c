@@ -262,6 +262,22 @@ static int find_on_host(struct cni_sys *sys, const struct ibsriov_record *r, str
 	return -ENODEV;
 }
 
+int ibsriov_netdev_back(struct cni_sys *sys, const struct ibsriov_record *r)
+{
+	struct cni_link l;
+	int ret;
+
+	/* Nothing of it was in the pod's namespace to come back (an IPoIB
+	 * child dies with it; its parent never left). */
+	if (r->kind == IBSRIOV_VFIO || !(r->flags & IBSRIOV_REC_HAS_NETDEV) ||
+	    (r->flags & IBSRIOV_REC_HAS_CHILD))
+		return 1;
+	ret = find_on_host(sys, r, &l);
+	if (ret == -ENODEV)
+		return 0;
+	return ret ? ret : 1;
+}
+
 /* Step two, after the PF side: name, MTU, MAC and state as found. */
 int ibsriov_netdev_restore(struct cni_sys *sys, const struct ibsriov_record *r,
 			   struct cni_error *err)

@@ -99,6 +99,8 @@ static const struct cni_rec_key rec_keys[] = {
     {"mac", CNI_REC_MAC6, REC(mac), .flag = IBSRIOV_REC_HAS_MAC},
     {"guid", CNI_REC_GUID, REC(guid), .flag = IBSRIOV_REC_HAS_GUID},
     {"devinfo", CNI_REC_STR, REC(devinfo), .flag = IBSRIOV_REC_HAS_DEVINFO},
+    {"ipam_conf", CNI_REC_PSTR, REC(ipam_conf), .flag = IBSRIOV_REC_HAS_IPAM},
+    {"cni_path", CNI_REC_PSTR, REC(cni_path), .flag = IBSRIOV_REC_HAS_IPAM},
     {NULL},
 };
 
@@ -140,6 +142,8 @@ void ibsriov_record_clear(struct ibsriov_record *r)
 	free(r->network);
 	free(r->container_id);
 	free(r->netns);
+	free(r->ipam_conf);
+	free(r->cni_path);
 	memset(r, 0, sizeof(*r));
 }
 

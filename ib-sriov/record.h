@@ -47,6 +47,7 @@ enum {
 	IBSRIOV_REC_HAS_MAC = 1 << 11,	      /* mac is the pod's (Ethernet) */
 	IBSRIOV_REC_HAS_GUID = 1 << 12,	      /* guid is the pod's (InfiniBand) */
 	IBSRIOV_REC_HAS_DEVINFO = 1 << 13,    /* devinfo names the device-info file */
+	IBSRIOV_REC_HAS_IPAM = 1 << 14,	      /* ipam_conf, cni_path (heal.c) */
 };
 
 struct ibsriov_record {
@@ -91,6 +92,11 @@ struct ibsriov_record {
 	/* The Device Information file's name (devinfo.c), known before the
 	 * first change; an older build ignores the key (and leaves the file). */
 	char devinfo[NAME_MAX + 1];
+	/* What the attachment's IPAM DEL needs when no runtime sends one (a
+	 * pod gone without DEL, heal.c): the network's cniVersion, name, type
+	 * and ipam as ADD got them, and ADD's CNI_PATH. Owned; NULL when none
+	 * (no IPAM, or an older build's record). Older builds ignore the keys. */
+	char *ipam_conf, *cni_path;
 };
 
 /* The record's file name for an attachment, "<containerID>:<ifname>" (no

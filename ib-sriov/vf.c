@@ -152,6 +152,12 @@ static int rdma_release(struct cni_sys *sys, const struct ibsriov_record *r, str
 
 int ibsriov_lock(const char *kind, const char *pci, struct cni_error *err)
 {
+	return ibsriov_lock_wait(kind, pci, IBSRIOV_LOCK_WAIT_MS, err);
+}
+
+int ibsriov_lock_wait(const char *kind, const char *pci, unsigned int wait_ms,
+		      struct cni_error *err)
+{
 	_cleanup_close_ int dir =
 	    cni_state_opendir(IBSRIOV_LOCK_DIR, CNI_DIR_CREATE | CNI_DIR_PRIVATE);
 	char name[NAME_MAX + 1], path[PATH_MAX];
@@ -162,7 +168,7 @@ int ibsriov_lock(const char *kind, const char *pci, struct cni_error *err)
 	if (check_snprintf(name, sizeof(name), "%s-%s.lock", kind, pci) ||
 	    check_snprintf(path, sizeof(path), "%s/%s", IBSRIOV_LOCK_DIR, name))
 		return -ENAMETOOLONG;
-	return cni_lock_acquireat(dir, name, path, IBSRIOV_LOCK_WAIT_MS, err);
+	return cni_lock_acquireat(dir, name, path, wait_ms, err);
 }
 
 int ibsriov_release_locked(struct cni_sys *sys, struct ibsriov_record *r, struct cni_error *err)

@@ -21,7 +21,9 @@ static struct cni_plugin plugin = {
     .keys = keys,
     .admin = "  rdma-ns netns-mode [show]             the RDMA subsystem's netns mode\n"
 	     "  rdma-ns netns-mode exclusive|shared   switch it (EBUSY: what is in the way)\n"
-	     "  rdma-ns devices                       the RDMA devices visible here",
+	     "  rdma-ns devices                       the RDMA devices visible here\n"
+	     "  rdma-ns reconcile [--dry-run] [--grace SECONDS]\n"
+	     "                                        release records of pods gone without DEL",
     .add = rdmans_add,
     .del = rdmans_del,
     .check = rdmans_check,
@@ -43,5 +45,7 @@ int main(int argc, char **argv)
 		return rdmans_mode_main(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "devices"))
 		return rdmans_devices_main();
+	if (argc > 1 && !strcmp(argv[1], "reconcile"))
+		return rdmans_reconcile_main(argc, argv);
 	return cni_run(&plugin, argc, argv);
 }

@@ -86,6 +86,11 @@ int rdmans_status(struct cni_ctx *ctx);
 /* `rdma-ns netns-mode [show|exclusive|shared]`: the admin command. */
 int rdmans_mode_main(int argc, char **argv);
 
+/* `rdma-ns reconcile [--dry-run] [--grace SECONDS]` (reconcile.c): rdma-ns's
+ * records of pods gone without DEL released; the counts on stdout. 0, or 2
+ * on a usage error. */
+int rdmans_reconcile_main(int argc, char **argv);
+
 /* `rdma-ns devices`: the RDMA devices visible here, one per line
  * ("index name link-type node-guid ports"). */
 int rdmans_devices_main(void);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/magic.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -13,6 +14,7 @@
 #include "base/cleanup.h"
 #include "base/error.h"
 #include "base/log.h"
+#include "base/util.h"
 #include "kernel/netns.h"
 #include "kernel/sys.h"
 
@@ -214,6 +216,54 @@ int cni_netns_open(struct cni_sys *sys, const char *path, struct cni_error *err)
 		    err, -EINVAL, CNI_ERR_INVALID_ENV, "CNI_NETNS is the host network namespace",
 		    "%s is the plugin's own network namespace; a pod needs its own", path);
 	return steal_fd(fd);
+}
+
+/* 1 when path's directory is there (so the file in it is gone), else
+ * -ENOENT: a view without the runtime's directory (an agent's container
+ * without that mount, another PID namespace's /proc, a /proc/PID gone)
+ * proves nothing. */
+static int parent_here(const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+
+	if (slash == path || check_snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path))
+		return -ENOENT;
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return -ENOENT;
+	return 1;
+}
+
+int cni_netns_gone(const char *path)
+{
+	_cleanup_close_ int fd = -1, ns = -1;
+	struct statfs sfs;
+	char self[64];
+	int type;
+
+	if (!path || *path != '/')
+		return -EINVAL;
+	fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
+		return parent_here(path);
+	if (fd < 0)
+		return -errno;
+	if (fstatfs(fd, &sfs) < 0)
+		return -errno;
+	if (sfs.f_type != NSFS_MAGIC)
+		return 1;
+	/* The same file, readable for the ioctl: nsfs files never block. */
+	if (check_snprintf(self, sizeof(self), "/proc/self/fd/%d", fd))
+		return -ENAMETOOLONG;
+	ns = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (ns < 0)
+		return -errno;
+	type = ioctl(ns, NS_GET_NSTYPE);
+	/* No answer (an older kernel, qemu-user): alive, for all we know. */
+	if (type < 0)
+		return -errno;
+	return type != CLONE_NEWNET;
 }
 
 int cni_netns_is_current(struct cni_sys *sys, int fd)

@@ -12,6 +12,15 @@
  * -errno with err (code 4) naming the path. */
 int cni_netns_open(struct cni_sys *sys, const char *path, struct cni_error *err);
 
+/* Whether the namespace file a record kept (path, as the runtime gave it)
+ * is gone: 1 when path no longer exists in a directory that does, or is no
+ * longer a network namespace file (not nsfs: the runtime's bind mount is
+ * gone; or another kind of namespace); 0 when it is one; -errno when that
+ * cannot be told (keep the attachment), -ENOENT when its directory is
+ * missing too. Opened O_PATH: a FIFO or a device put there is never
+ * opened; a link is followed, as the runtime's /proc/PID/ns/net is one. */
+int cni_netns_gone(const char *path);
+
 /* Switch the calling thread into netns fd, noted in sys; *saved receives an
  * fd of the current namespace for cni_netns_restore() (only that call may
  * close it: outermost entries share one sys keeps open). 0 or -errno. */

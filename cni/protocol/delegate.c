@@ -53,22 +53,65 @@ int cni_delegate_find(const char *dirs, const char *name, char *out, size_t len,
 			  "\"%s\" is not in CNI_PATH [%s]", name, dirs ? dirs : "");
 }
 
-static char **child_env(enum cni_command cmd)
+/* What a delegate is asked: a file to exec, or a builtin to serve in a
+ * child (b set); the config it reads and the command. */
+struct delegate_req {
+	const char *path, *type;
+	const struct cni_builtin *b;
+	const struct cni_env *env;
+	const struct cni_conf *conf;
+	enum cni_command cmd;
+};
+
+/* Entries from first on are ours; those before are borrowed from environ. */
+static void child_env_free(char **envp, size_t first)
 {
+	for (size_t i = first; envp[i]; i++)
+		free(envp[i]);
+	free(envp);
+}
+
+/* The attachment's variables come from env, not from ours: a release of
+ * another attachment (ib-sriov's self-healing ADD, its node agent) names
+ * that one. An empty value is left unset, as the spec allows for DEL. */
+static const char *const env_keys[] = {
+    "CNI_COMMAND=", "CNI_CONTAINERID=", "CNI_NETNS=", "CNI_IFNAME=", "CNI_ARGS=", "CNI_PATH="};
+#define ENV_KEYS (sizeof(env_keys) / sizeof(env_keys[0]))
+
+static bool env_key(const char *var)
+{
+	for (size_t k = 0; k < ENV_KEYS; k++)
+		if (!strncmp(var, env_keys[k], strlen(env_keys[k])))
+			return true;
+	return false;
+}
+
+static char **child_env(enum cni_command cmd, const struct cni_env *env, size_t *first)
+{
+	const char *val[ENV_KEYS] = {cni_command_str(cmd), env->containerid, env->netns,
+				     env->ifname,	   env->args,	     env->path};
 	size_t n = 0, j = 0;
 	char **envp;
 
 	while (environ[n])
 		n++;
-	envp = calloc(n + 2, sizeof(*envp));
+	envp = calloc(n + ENV_KEYS + 1, sizeof(*envp));
 	if (!envp)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "CNI_COMMAND=", 12))
+		if (!env_key(environ[i]))
 			envp[j++] = environ[i];
-	if (asprintf(&envp[j], "CNI_COMMAND=%s", cni_command_str(cmd)) < 0) {
-		free(envp);
-		return NULL;
+	/* Ours from here on: child_env_free frees them. */
+	*first = j;
+	for (size_t k = 0; k < ENV_KEYS; k++) {
+		if (!val[k] || (!*val[k] && k))
+			continue;
+		if (asprintf(&envp[j], "%s%s", env_keys[k], val[k]) < 0) {
+			envp[j] = NULL;
+			child_env_free(envp, *first);
+			return NULL;
+		}
+		j++;
 	}
 	return envp;
 }
@@ -87,15 +130,6 @@ struct child {
 	pid_t pid;
 	int in, out;
 };
-
-/* The last entry is ours; the rest are borrowed from environ. */
-static void child_env_free(char **envp)
-{
-	for (size_t i = 0; envp[i]; i++)
-		if (!envp[i + 1])
-			free(envp[i]);
-	free(envp);
-}
 
 /* vfork: no copy of our page tables, and none of the copy-on-write faults
  * a fork costs us afterwards. The child makes only system calls (nothing it
@@ -121,29 +155,30 @@ static pid_t start_child(const char *path, char *arg0, char **envp, int in, int 
 	_exit(127);
 }
 
-static int spawn(const char *path, enum cni_command cmd, struct child *c)
+static int spawn(const char *path, const struct delegate_req *rq, struct child *c)
 {
 	int pin[2], pout[2], ret;
-	char **envp = child_env(cmd);
+	size_t first = 0;
+	char **envp = child_env(rq->cmd, rq->env, &first);
 	char arg0[PATH_MAX];
 	pid_t pid;
 
 	if (!envp)
 		return -ENOMEM;
 	if (copy_str(arg0, sizeof(arg0), path)) {
-		child_env_free(envp);
+		child_env_free(envp, first);
 		return -ENAMETOOLONG;
 	}
 	if (pipe2(pin, O_CLOEXEC) < 0) {
 		ret = -errno;
-		child_env_free(envp);
+		child_env_free(envp, first);
 		return ret;
 	}
 	if (pipe2(pout, O_CLOEXEC) < 0) {
 		ret = -errno;
 		close(pin[0]);
 		close(pin[1]);
-		child_env_free(envp);
+		child_env_free(envp, first);
 		return ret;
 	}
 	pid = start_child(path, arg0, envp, pin[0], pout[1]);
@@ -151,7 +186,7 @@ static int spawn(const char *path, enum cni_command cmd, struct child *c)
 	c->pid = pid;
 	close(pin[0]);
 	close(pout[1]);
-	child_env_free(envp);
+	child_env_free(envp, first);
 	if (pid < 0) {
 		close(pin[1]);
 		close(pout[0]);
@@ -235,16 +270,6 @@ static int delegate_error(const char *type, struct json_object *o, int status,
 			  type, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 }
 
-/* What a delegate is asked: a file to exec, or a builtin to serve in a
- * child (b set); the config it reads and the command. */
-struct delegate_req {
-	const char *path, *type;
-	const struct cni_builtin *b;
-	const struct cni_env *env;
-	const struct cni_conf *conf;
-	enum cni_command cmd;
-};
-
 /* The builtin's child (fork, no exec): the request served from the config
  * the caller parsed, its answer printed to out as the executable prints it,
  * its exit status the executable's. A child of its own, under the same
@@ -312,7 +337,7 @@ static __attribute__((noinline)) int run_delegate(const struct delegate_req *rq,
 
 	log_debug("delegating %s to %s%s", cni_command_str(rq->cmd), rq->path,
 		  rq->b ? " (built in)" : "");
-	ret = rq->b ? fork_builtin(rq, &c) : spawn(rq->path, rq->cmd, &c);
+	ret = rq->b ? fork_builtin(rq, &c) : spawn(rq->path, rq, &c);
 	if (ret)
 		return cni_errorf(err, ret, CNI_ERR_DELEGATE, "cannot run delegated plugin",
 				  "%s: %s", rq->path, strerror(-ret));

@@ -258,10 +258,20 @@ static int parse_key(struct cni_nodeconf *nc, const char *key, struct json_objec
 		nc->max_wait_ms = (unsigned int)n;
 		return 0;
 	}
-	return bad(err, -EINVAL, path,
-		   "unknown key \"%s\"; the keys are allowedDataDirs, deviceCheck, maxWaitMs and "
-		   "ranges",
-		   key);
+	if (!strcmp(key, "reclaimLeases")) {
+		if (!json_object_is_type(v, json_type_boolean))
+			return bad(err, -EINVAL, path,
+				   "\"reclaimLeases\" is %s; it must be true (ib-sriov reconcile "
+				   "frees ib-host-local leases whose owner is gone) or false",
+				   json_object_to_json_string(v));
+		nc->reclaim_leases = json_object_get_boolean(v);
+		return 0;
+	}
+	return bad(
+	    err, -EINVAL, path,
+	    "unknown key \"%s\"; the keys are allowedDataDirs, deviceCheck, maxWaitMs, ranges and "
+	    "reclaimLeases",
+	    key);
 }
 
 static int set_defaults(struct cni_nodeconf *nc)

@@ -4,6 +4,7 @@
 #ifndef CNI_NODECONF_H
 #define CNI_NODECONF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <json-c/json.h>
@@ -37,6 +38,10 @@ struct cni_nodeconf {
 	unsigned int max_wait_ms;
 	/* "ranges": network name -> its range sets on this node; NULL when none */
 	struct json_object *ranges;
+	/* "reclaimLeases": `ib-sriov reconcile` frees ib-host-local leases
+	 * whose owner is gone (another plugin may own leases in the same
+	 * data directory, so only the admin can say); default false */
+	bool reclaim_leases;
 };
 
 /* Fill *nc from path (NULL: CNI_NODECONF_PATH), then from every "*.conf" in path ".d" in name

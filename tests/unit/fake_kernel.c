@@ -318,6 +318,12 @@ int cni_netns_open(struct cni_sys *sys, const char *path, struct cni_error *err)
 	return fk.pod_fd;
 }
 
+/* "/pod" is the one live namespace; any other path is gone. */
+int cni_netns_gone(const char *path)
+{
+	return strcmp(path, "/pod") != 0;
+}
+
 int cni_netns_enter(struct cni_sys *sys, int fd, int *saved)
 {
 	*saved = 1000 + fk.ns;

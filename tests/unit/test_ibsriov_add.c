@@ -458,6 +458,43 @@ Test(ibsriov_add, one_attachment_per_guid, .init = sysfs, .fini = teardown)
 	cr_assert_eq(ibsriov_del(ctx), 0, "DEL: %s", ctx->err.details);
 }
 
+/* Another attachment's record holding the device: refused while its pod
+ * lives (the fake kernel's one live netns is /pod); released first when
+ * its pod is gone, and the ADD goes on. */
+Test(ibsriov_add, a_gone_pods_record_is_released_first, .init = sysfs, .fini = teardown)
+{
+	struct ibsriov_record r;
+	struct cni_ctx *ctx;
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/c9:net1", fake_path("state"));
+	for (int gone = 0; gone <= 1; gone++) {
+		kernel(false);
+		cr_assert_eq(
+		    ibsriov_record_init(&r, "other", "c9", "net1", gone ? "/gone" : "/pod"), 0);
+		copy_str(r.device, sizeof(r.device), "0000:03:00.2");
+		r.kind = IBSRIOV_VFIO;
+		r.flags = IBSRIOV_REC_COMPLETE;
+		cr_assert_eq(ibsriov_record_save(&r), 0);
+		ibsriov_record_clear(&r);
+		ctx = ctx_for("\"mtu\":1400");
+		if (!gone) {
+			cr_assert_neq(ibsriov_add(ctx), 0, "a live pod's device taken");
+			assert_cni_error(&ctx->err, CNI_ERR_DEVICE,
+					 "the device is attached already");
+			cr_assert_eq(fk.changes, 0, "something changed before the refusal");
+			cr_assert_eq(access(path, F_OK), 0, "the live pod's record stays");
+			cr_assert_eq(unlink(path), 0);
+			continue;
+		}
+		cr_assert_eq(ibsriov_add(ctx), 0, "%s %s", ctx->err.msg, ctx->err.details);
+		cr_assert_eq(access(path, F_OK), -1, "the gone pod's record stays");
+		ctx->env.command = CNI_CMD_DEL;
+		cr_assert_eq(ibsriov_del(ctx), 0, "DEL: %s", ctx->err.details);
+		cr_assert(!records_left());
+	}
+}
+
 /* A socket at kubelet's path that nobody serves (bound, not listening). */
 static int dead_kubelet(void)
 {

@@ -307,3 +307,28 @@ Test(netns, failed_return_is_fatal_with_code_100)
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %d", status);
 	cr_assert_str_eq(buf, "100|cannot return to the host network namespace|Invalid argument");
 }
+
+/* What a record's netns path may have become once its pod is gone, and
+ * what does not prove it gone. */
+Test(netns, gone_only_when_proven, .timeout = 10)
+{
+	char dir[64], path[128];
+
+	make_tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/cni-1234", dir);
+	cr_assert_eq(cni_netns_gone(path), 1, "absent from a directory that is there");
+	cr_assert_eq(mkfifo(path, 0600), 0);
+	cr_assert_eq(cni_netns_gone(path), 1, "a FIFO: never opened, not a namespace");
+	unlink(path);
+	close(open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600));
+	cr_assert_eq(cni_netns_gone(path), 1, "the empty file an unmount leaves");
+	unlink(path);
+	cr_assert_eq(cni_netns_gone("/proc/self/ns/net"), 0, "a network namespace");
+	cr_assert_eq(cni_netns_gone("/proc/self/ns/uts"), 1, "another kind of namespace");
+	snprintf(path, sizeof(path), "%s/missing/cni-1234", dir);
+	cr_assert_eq(cni_netns_gone(path), -ENOENT, "its directory missing proves nothing");
+	cr_assert_eq(cni_netns_gone("/proc/999999999/ns/net"), -ENOENT, "a /proc/PID gone");
+	cr_assert_lt(cni_netns_gone("relative"), 0);
+	cr_assert_lt(cni_netns_gone(""), 0);
+	rmdir(dir);
+}

@@ -146,7 +146,9 @@ ParameterizedTestParameters(nodeconf, bad_contents)
 	    {"[]", "must be a JSON object"},
 	    {"{} {}", "not JSON"},
 	    {"{\"maxWaitMS\": 5}", "unknown key \"maxWaitMS\"; the keys are allowedDataDirs, "
-				   "deviceCheck, maxWaitMs and ranges"},
+				   "deviceCheck, maxWaitMs, ranges and reclaimLeases"},
+	    {"{\"reclaimLeases\": \"yes\"}", "\"reclaimLeases\" is \"yes\"; it must be true"},
+	    {"{\"reclaimLeases\": 1}", "\"reclaimLeases\" is 1; it must be true"},
 	    {"{\"dataDir\": \"/x\"}", "unknown key \"dataDir\""},
 	    {"{\"deviceCheck\": \"on\"}",
 	     "\"deviceCheck\" is \"on\"; it must be \"kubelet\" or \"off\""},
@@ -365,4 +367,29 @@ Test(nodeconf, a_linked_dropin_is_refused)
 	cr_assert_eq(symlink(target, link), 0);
 	cr_assert_lt(cni_nodeconf_load(&nc, path, &err), 0);
 	cr_assert(strstr(err.details, "e.conf: is a symbolic link"), "%s", err.details);
+}
+
+Test(nodeconf, reclaim_leases_is_off_unless_set)
+{
+	struct cni_nodeconf nc;
+	struct cni_error err = {0};
+
+	cr_assert_eq(cni_nodeconf_load(&nc, path, &err), 0, "%s", err.details);
+	cr_assert_eq(nc.reclaim_leases, false, "absent file");
+	cni_nodeconf_free(&nc);
+	cr_assert_eq(cni_nodeconf_defaults()->reclaim_leases, false);
+	put("{\"reclaimLeases\": false}\n");
+	cr_assert_eq(cni_nodeconf_load(&nc, path, &err), 0, "%s", err.details);
+	cr_assert_eq(nc.reclaim_leases, false);
+	cni_nodeconf_free(&nc);
+	put("{\"reclaimLeases\": true}\n");
+	cr_assert_eq(cni_nodeconf_load(&nc, path, &err), 0, "%s", err.details);
+	cr_assert_eq(nc.reclaim_leases, true);
+	cni_nodeconf_free(&nc);
+	/* In a drop-in of its own, where a downgrade never reads it. */
+	put("{}\n");
+	put_dropin("agent.conf", "{\"reclaimLeases\": true}\n", 0755);
+	cr_assert_eq(cni_nodeconf_load(&nc, path, &err), 0, "%s", err.details);
+	cr_assert_eq(nc.reclaim_leases, true);
+	cni_nodeconf_free(&nc);
 }

@@ -1,0 +1,308 @@
+# SPDX-License-Identifier: Apache-2.0
+# Self-healing without GC (ib-sriov/heal.c, reconcile.c): a pod gone without
+# DEL, as the kernel leaves it, then the next ADD on its VF and the node agent.
+
+. "$(dirname "${BASH_SOURCE[0]}")/sriov-lib.sh"
+
+# gone_without_del POD IFNAME VF [HOSTNAME]: the pod's netns destroyed
+# without a DEL, as the kernel does it: the VF netdev back in the host under
+# its pod name (HOSTNAME, devN, when the host has that name already; a veth
+# would die with the namespace, so it is moved out first), sysfs naming it
+# so, the netns file gone.
+gone_without_del() {
+	local net=/sys/bus/pci/devices/$(sim_vf_addr 0 "${3#vf0_}")/net name=${4:-$2}
+	ip -n "$1" link set "$2" down
+	ip -n "$1" link set "$2" netns $$ name "$name" || fail "moving $2 out of $1"
+	mv "$net/$3" "$net/$name"
+	ip netns del "$1"
+}
+
+sysfs_follows() { # VF NAME: the simulated sysfs names the VF netdev NAME again
+	local net=/sys/bus/pci/devices/$(sim_vf_addr 0 "${1#vf0_}")/net
+	mv "$net"/* "$net/$2"
+}
+
+lease_owners() { # the container IDs ib-host-local holds addresses for
+	local f
+	for f in "$T/leases/rdma-net"/10.*; do
+		[ -e "$f" ] && head -n1 "$f" | tr -d '\r'
+
+	done | sort | tr '\n' ' ' | sed 's/ $//'
+}
+
+records() {
+	ls /var/lib/cni/ibcni/ib-sriov 2>/dev/null | tr '\n' ' ' | sed 's/ $//'
+}
+
+test_add_takes_the_vf_of_a_pod_gone_without_del() {
+	local mac before conf
+	sim_node 1 2 eth
+	pod_ns pod1; pod_ns pod2
+	mac=$(ip -j link show vf0_1 | jq -r '.[0].address')
+	before=$(host_state)
+	conf=$(sriov_conf ib-host-local '"mtu":1400,"mac":"02:11:22:33:44:55"')
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf"
+	assert_eq 0 "$RC" "ADD of the first pod ($OUT)"
+	gone_without_del pod1 net1 vf0_1
+	assert_link host net1 '[.mtu,.address]' '[1400,"02:11:22:33:44:55"]'
+	cni_exec ib-sriov ADD ctr2 pod2 net1 "$conf"
+	assert_eq 0 "$RC" "ADD on the VF of the pod gone without DEL ($OUT)"
+	assert_match "released net1 of container ctr1 \(network rdma-net\): its netns /run/netns/pod1 is gone" \
+		"$ERR" "one line names the old attachment"
+	assert_eq "ctr2:net1" "$(records)" "the old record is gone"
+	assert_eq "ctr2" "$(lease_owners)" "the old leases are gone"
+	[ -e "$T/leases/rdma-net/10.56.0.2" ] && fail "the old address is still leased"
+	assert_link pod2 net1 '[.mtu,.address]' '[1400,"02:11:22:33:44:55"]'
+	assert_no_link host net1
+	sysfs_follows vf0_1 vf0_1
+	cni_exec ib-sriov DEL ctr2 pod2 net1 "$conf"
+	assert_eq 0 "$RC" "DEL ($OUT)"
+	vf_as_found vf0_1 "$mac" 1500
+	assert_host_unchanged "$before" "host after the second pod's DEL"
+}
+
+test_add_still_refuses_the_vf_of_a_live_pod() {
+	local conf
+	sim_node 1 2 eth
+	pod_ns pod1; pod_ns pod2
+	conf=$(sriov_conf ib-host-local)
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf"
+	assert_eq 0 "$RC" "ADD ($OUT)"
+	cni_exec ib-sriov ADD ctr2 pod2 net1 "$conf"
+	# As before: the VF netdev is in the live pod, not on the host.
+	assert_json '[.code,.msg]' '[101,"the VF has no netdev"]'
+	assert_eq "ctr1:net1" "$(records)" "the live pod's record stays"
+	assert_eq "ctr1" "$(lease_owners)" "the live pod's lease stays"
+	assert_link pod1 net1 '.ifname' '"net1"'
+	# A vfio-bound VF has no netdev: the record of its live pod refuses it.
+	ln -sfn ../../drivers/vfio-pci /sys/bus/pci/devices/$(sim_vf_addr 0 0)/driver
+	conf=$(sriov_conf ib-host-local '"vfioPciMode":true' 1.1.0 "$(sim_vf_addr 0 0)")
+	cni_exec ib-sriov ADD ctr3 pod1 net2 "$conf"
+	assert_eq 0 "$RC" "vfio ADD ($OUT)"
+	cni_exec ib-sriov ADD ctr4 pod2 net2 "$conf"
+	assert_json '[.code,.msg]' '[101,"the device is attached already"]'
+	assert_eq "ctr1:net1 ctr3:net2" "$(records)" "records"
+	# Its pod gone: the next ADD takes it, with the lease.
+	ip netns del pod1
+	cni_exec ib-sriov ADD ctr4 pod2 net2 "$conf"
+	assert_eq 0 "$RC" "vfio ADD after its pod is gone ($OUT)"
+	assert_eq "ctr1:net1 ctr4:net2" "$(records)" "records after"
+}
+
+test_add_heals_a_netns_file_left_unmounted_or_replaced() {
+	local conf
+	sim_node 1 2 eth
+	pod_ns pod1; pod_ns pod2; pod_ns pod3
+	conf=$(sriov_conf ib-host-local)
+	# The runtime's bind mount gone, the empty file left behind.
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf"
+	ip -n pod1 link set net1 netns $$
+	mv /sys/bus/pci/devices/$(sim_vf_addr 0 1)/net/vf0_1 /sys/bus/pci/devices/$(sim_vf_addr 0 1)/net/net1
+	umount /run/netns/pod1
+	[ -f /run/netns/pod1 ] || fail "the unmounted netns file should stay"
+	cni_exec ib-sriov ADD ctr2 pod2 net1 "$conf"
+	assert_eq 0 "$RC" "ADD over an unmounted netns file ($OUT)"
+	assert_eq "ctr2:net1" "$(records)" "records"
+	sysfs_follows vf0_1 vf0_1
+	# A FIFO in its place is never opened (no hang) and is not a netns.
+	gone_without_del pod2 net1 vf0_1
+	mkfifo /run/netns/pod2
+	cni_exec ib-sriov ADD ctr3 pod3 net1 "$conf"
+	assert_eq 0 "$RC" "ADD over a FIFO where the netns was ($OUT)"
+	assert_eq "ctr3:net1" "$(records)" "records"
+	assert_eq "ctr3" "$(lease_owners)" "leases"
+}
+
+# --- the node agent: ib-sriov reconcile ---
+
+reconcile() { # ARGS...: the agent, as the DaemonSet runs it (no CNI_* variables)
+	OUT=$(env -i PATH="$PATH" "$BIN/ib-sriov" reconcile "$@" 2>"$T/stderr")
+	RC=$?
+	ERR=$(cat "$T/stderr")
+}
+
+age() { # FILE...: ten minutes old
+	touch -d '-10 min' "$@"
+}
+
+summary() { # the pass's summary line, without the log prefix
+	grep -o 'reconcile: [0-9]* records.*' <<<"$ERR" | tail -n1
+}
+
+# Everything a pass may change: links, records, leases.
+node_state() {
+	host_state
+	find /var/lib/cni/rdma-ns "$T/leases" -type f 2>/dev/null | sort
+	ip -all netns exec ip -br link 2>/dev/null | sort
+}
+
+test_reconcile_releases_the_stale_and_leaves_live_locked_young() {
+	local conf i before lock
+	sim_node 1 4 eth
+	for i in 0 1 2 3; do
+		pod_ns p$i
+		conf=$(sriov_conf ib-host-local "" 1.1.0 "$(sim_vf_addr 0 $i)")
+		cni_exec ib-sriov ADD c$i p$i net1 "$conf"
+		assert_eq 0 "$RC" "ADD c$i ($OUT)"
+	done
+	# c0 stale; c1 alive; c2 stale but its VF locked (an ADD at work); c3
+	# stale but younger than the grace.
+	gone_without_del p0 net1 vf0_0
+	gone_without_del p2 net1 vf0_2 dev2
+	gone_without_del p3 net1 vf0_3 dev3
+	age /var/lib/cni/ibcni/ib-sriov/c0:net1 /var/lib/cni/ibcni/ib-sriov/c2:net1
+	lock=/run/ibcni/ib-sriov/vf-$(sim_vf_addr 0 2).lock
+	[ -f "$lock" ] || fail "no lock file $lock"
+	flock -o "$lock" sleep 60 &
+	local holder=$!
+	sleep 0.2
+	before=$(node_state)
+	reconcile --dry-run --grace 60
+	assert_eq 0 "$RC" "dry run ($ERR)"
+	assert_eq "reconcile: 4 records, would release 1, kept 1, skipped 2 (young/locked), leases freed 0 (dry run: nothing changed)" \
+		"$(summary)" "dry-run summary"
+	assert_match "would release net1 of container c0 \(network rdma-net, VF $(sim_vf_addr 0 0)\): its netns /run/netns/p0 is gone" "$ERR" "dry-run line"
+	assert_eq "$before" "$(node_state)" "a dry run changes nothing"
+	reconcile --grace 60
+	assert_eq 0 "$RC" "pass ($ERR)"
+	assert_eq "reconcile: 4 records, released 1, kept 1, skipped 2 (young/locked), leases freed 0" \
+		"$(summary)" "summary"
+	assert_match "released net1 of container c0 \(network rdma-net, VF $(sim_vf_addr 0 0)\): its netns /run/netns/p0 is gone" "$ERR" "release line"
+	assert_match "skipped c2:net1: VF $(sim_vf_addr 0 2) is locked" "$ERR" "locked line"
+	assert_match "skipped c3:net1: its netns /run/netns/p3 is gone, but the record is [0-9]+s old \(grace 60s\)" "$ERR" "young line"
+	assert_eq "c1:net1 c2:net1 c3:net1" "$(records)" "records after the pass"
+	assert_eq "c1 c2 c3" "$(lease_owners)" "leases after the pass"
+	assert_link host vf0_0 '.ifname' '"vf0_0"'
+	assert_link p1 net1 '.ifname' '"net1"'
+	local child
+	child=$(pgrep -P $holder)
+	kill $holder; wait $holder 2>/dev/null
+	[ -n "$child" ] && kill "$child"
+	reconcile --grace 60
+	assert_eq "reconcile: 3 records, released 1, kept 1, skipped 1 (young/locked), leases freed 0" \
+		"$(summary)" "summary once the lock is free"
+	assert_eq "c1:net1 c3:net1" "$(records)" "records after the second pass"
+	reconcile --grace 0
+	assert_eq "c1:net1" "$(records)" "records with no grace"
+	assert_eq "c1" "$(lease_owners)" "leases with no grace"
+	for i in 0 2 3; do assert_link host vf0_$i '.ifname' "\"vf0_$i\""; done
+}
+
+test_reconcile_every_ends_on_sigterm() {
+	local pid start ms
+	sim_node 1 1 eth
+	env -i PATH="$PATH" "$BIN/ib-sriov" reconcile --every 30 2>"$T/stderr" &
+	pid=$!
+	for _ in $(seq 50); do grep -q 'reconcile: 0 records' "$T/stderr" && break; sleep 0.1; done
+	assert_match 'reconcile: 0 records, released 0' "$(cat "$T/stderr")" "first pass at start"
+	start=$(date +%s%N)
+	kill -TERM $pid
+	wait $pid
+	assert_eq 0 $? "exit status on SIGTERM"
+	ms=$((($(date +%s%N) - start) / 1000000))
+	[ "$ms" -lt 2000 ] || fail "SIGTERM took $ms ms"
+	reconcile --every 0
+	assert_eq 2 "$RC" "--every 0 is a usage error"
+	reconcile --grace
+	assert_eq 2 "$RC" "--grace without a value"
+	reconcile --bogus
+	assert_eq 2 "$RC" "unknown argument"
+}
+
+test_reconcile_rdmans_records() {
+	sim_node 1 2 eth
+	pod_ns live
+	mkdir -p /var/lib/cni/rdma-ns && chmod 700 /var/lib/cni/rdma-ns
+	printf '%s' '{"network":"rdma-net","containerID":"r1","ifname":"net1","netns":"/run/netns/live","deviceID":"0000:03:01.0","rdma":["mlx5_0_0"]}' \
+		>/var/lib/cni/rdma-ns/rdma-net:r1:net1
+	printf '%s' '{"network":"rdma-net","containerID":"r2","ifname":"net1","netns":"/run/netns/gone","deviceID":"0000:03:01.1","rdma":["mlx5_0_1"]}' \
+		>/var/lib/cni/rdma-ns/rdma-net:r2:net1
+	printf '%s' '{"network":"rdma-net","containerID":"r3","ifname":"net1","netns":"/run/netns/gone3","deviceID":"0000:03:01.1","rdma":["mlx5_0_1"]}' \
+		>/var/lib/cni/rdma-ns/rdma-net:r3:net1
+	age /var/lib/cni/rdma-ns/*r1* /var/lib/cni/rdma-ns/*r2*
+	reconcile --dry-run
+	assert_eq "reconcile: 3 records, would release 1, kept 1, skipped 1 (young/locked), leases freed 0 (dry run: nothing changed)" \
+		"$(summary)" "dry-run summary"
+	assert_eq 3 "$(ls /var/lib/cni/rdma-ns | wc -l)" "a dry run removes nothing"
+	reconcile
+	assert_eq "reconcile: 3 records, released 1, kept 1, skipped 1 (young/locked), leases freed 0" \
+		"$(summary)" "summary"
+	assert_match "rdma-ns reconcile: released rdma-net:r2:net1 \(device 0000:03:01.1\): its netns /run/netns/gone is gone" "$ERR" "rdma-ns's line"
+	assert_eq "rdma-net:r1:net1 rdma-net:r3:net1" "$(ls /var/lib/cni/rdma-ns | tr '\n' ' ' | sed 's/ $//')" "rdma-ns records"
+}
+
+# host-local leases of owner ID/IFNAME in network rdma-net, as ib-host-local
+# leases them for a pod whose network is not ib-sriov's.
+lease_for() { # ID IFNAME
+	cni_exec ib-host-local ADD "$1" alive "$2" \
+		"{\"cniVersion\":\"1.0.0\",\"name\":\"rdma-net\",\"ipam\":{\"type\":\"ib-host-local\",\"dataDir\":\"$T/leases\",\"ranges\":[[{\"subnet\":\"10.56.0.0/24\"}]]}}"
+	assert_eq 0 "$RC" "lease for $1 ($OUT)"
+}
+
+libcni_cache() { # ID IFNAME [NETNS]: the runtime's libcni cache entry
+	mkdir -p /var/lib/cni/results
+	printf '{"kind":"cniCacheV1","containerId":"%s","ifName":"%s","networkName":"rdma-net"%s}' \
+		"$1" "$2" "${3:+,\"netns\":\"$3\"}" >"/var/lib/cni/results/rdma-net-$1-$2"
+}
+
+test_reconcile_leases_only_when_enabled_and_orphaned() {
+	sim_node 1 2 eth
+	pod_ns alive; pod_ns p0
+	lease_for orphan eth1; libcni_cache orphan eth1 /run/netns/gone
+	lease_for nocache eth1
+	lease_for oldlibcni eth1; libcni_cache oldlibcni eth1
+	lease_for live eth1; libcni_cache live eth1 /run/netns/alive
+	lease_for young eth1; libcni_cache young eth1 /run/netns/gone
+	# An ib-sriov attachment's own lease, its record kept (its pod alive).
+	cni_exec ib-sriov ADD withrec p0 net1 "$(sriov_conf ib-host-local)"
+	assert_eq 0 "$RC" "ib-sriov ADD ($OUT)"
+	libcni_cache withrec net1 /run/netns/gone
+	for f in "$T/leases/rdma-net"/10.*; do
+		grep -q '^young' "$f" || age "$f"
+	done
+	reconcile
+	assert_match "leases freed 0$" "$(summary)" "reclaimLeases off: nothing freed"
+	assert_eq "live nocache oldlibcni orphan withrec young" "$(lease_owners)" "leases kept"
+	node_conf '{"allowedDataDirs":["/var/lib/cni/networks","'"$T"'/leases"],"reclaimLeases":true}'
+	reconcile --dry-run
+	assert_match "leases freed 1 \(dry run" "$(summary)" "dry run"
+	assert_eq "live nocache oldlibcni orphan withrec young" "$(lease_owners)" "a dry run frees nothing"
+	reconcile
+	assert_match "leases freed 1$" "$(summary)" "one orphan freed"
+	assert_match "freed 1 lease\(s\) of orphan/eth1 in $T/leases/rdma-net: no record, its netns is gone" "$ERR" "its line"
+	assert_eq "live nocache oldlibcni withrec young" "$(lease_owners)" "only the orphan's lease went"
+	node_conf '{"reclaimLeases":"yes"}'
+	reconcile
+	assert_eq 0 "$RC" "a bad node config still exits 0"
+	assert_match '"reclaimLeases" is "yes"; it must be true' "$ERR" "names the key"
+}
+
+# What the agent cannot prove gone it keeps: a view of the node without the
+# runtime's netns files (a container without that mount), a parent
+# directory missing (another PID namespace's /proc/PID), a VF not back on
+# the host (its namespace kept alive elsewhere, or not yet torn down).
+test_reconcile_keeps_what_it_cannot_prove_gone() {
+	local conf
+	sim_node 1 3 eth
+	pod_ns p0; pod_ns p1
+	for i in 0 1; do
+		cni_exec ib-sriov ADD c$i p$i net1 "$(sriov_conf ib-host-local "" 1.1.0 "$(sim_vf_addr 0 $i)")"
+		assert_eq 0 "$RC" "ADD c$i ($OUT)"
+	done
+	age /var/lib/cni/ibcni/ib-sriov/*
+	mount -t tmpfs hidden /run/netns
+	reconcile --grace 0
+	assert_eq "reconcile: 2 records, released 0, kept 2, skipped 0 (young/locked), leases freed 0" \
+		"$(summary)" "netns files hidden"
+	assert_match "netns /run/netns/p0 of c0:net1 is gone, but VF $(sim_vf_addr 0 0) is not back on the host: kept" "$ERR" "its line"
+	umount /run/netns
+	assert_link p0 net1 '.ifname' '"net1"'
+	# A recorded path whose directory is missing from this view.
+	jq -c '.netns="/proc/999999/ns/net"' /var/lib/cni/ibcni/ib-sriov/c1:net1 >"$T/rec"
+	cat "$T/rec" >/var/lib/cni/ibcni/ib-sriov/c1:net1
+	age /var/lib/cni/ibcni/ib-sriov/*
+	reconcile --grace 0
+	assert_match "cannot tell whether netns /proc/999999/ns/net of c1:net1 is gone" "$ERR" "missing directory"
+	assert_eq "c0:net1 c1:net1" "$(records)" "records kept"
+	assert_eq "c0 c1" "$(lease_owners)" "leases kept"
+}
