@@ -98,6 +98,11 @@ static const struct cni_rec_key rec_keys[] = {
     {"go_twin", CNI_REC_STR, REC(go_twin), .flag = IBSRIOV_REC_HAS_GO_TWIN},
     {"mac", CNI_REC_MAC6, REC(mac), .flag = IBSRIOV_REC_HAS_MAC},
     {"guid", CNI_REC_GUID, REC(guid), .flag = IBSRIOV_REC_HAS_GUID},
+    {"rail_table", CNI_REC_U32, REC(rail_table), .flag = IBSRIOV_REC_HAS_RAIL},
+    {"rail_priority", CNI_REC_U32, REC(rail_priority), .flag = IBSRIOV_REC_HAS_RAIL},
+    {"rail_rules", CNI_REC_STRS, offsetof(struct ibsriov_record, rail_rules),
+     IBSRIOV_RAIL_PREFIX_LEN, .flag = IBSRIOV_REC_HAS_RAIL,
+     .count_off = offsetof(struct ibsriov_record, n_rail_rules), .max = IBSRIOV_RAIL_RULES_MAX},
     {NULL},
 };
 

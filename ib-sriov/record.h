@@ -46,7 +46,12 @@ enum {
 	IBSRIOV_REC_HAS_RDMA_INDEX = 1 << 10, /* rdma_index[] parallel to rdma[] */
 	IBSRIOV_REC_HAS_MAC = 1 << 11,	      /* mac is the pod's (Ethernet) */
 	IBSRIOV_REC_HAS_GUID = 1 << 12,	      /* guid is the pod's (InfiniBand) */
+	IBSRIOV_REC_HAS_RAIL = 1 << 13,	      /* rail_*: the railTable rules ADD adds */
 };
+
+/* railTable: one source rule per address ("10.56.0.3/32", "fd00::3/128"). */
+#define IBSRIOV_RAIL_RULES_MAX	8
+#define IBSRIOV_RAIL_PREFIX_LEN 48 /* an IPv6 address, "/128" and the NUL */
 
 struct ibsriov_record {
 	char name[NAME_MAX + 1]; /* file name under IBSRIOV_STATE_DIR */
@@ -87,6 +92,13 @@ struct ibsriov_record {
 	 * attachment per MAC and per GUID. Older builds ignore the keys. */
 	unsigned char mac[6];
 	uint64_t guid;
+	/* railTable (IBSRIOV_REC_HAS_RAIL): the table, the rules' priority and
+	 * sources, recorded before the first rule is added; DEL deletes only
+	 * these. The table's routes all go through the VF netdev: the kernel
+	 * removes them when it leaves the pod. Older builds ignore the keys. */
+	uint32_t rail_table, rail_priority;
+	char rail_rules[IBSRIOV_RAIL_RULES_MAX][IBSRIOV_RAIL_PREFIX_LEN];
+	unsigned int n_rail_rules;
 };
 
 /* The record's file name for an attachment, "<containerID>:<ifname>" (no

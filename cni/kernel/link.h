@@ -175,6 +175,11 @@ int cni_link_move(struct cni_sys *sys, int ifindex, int netns_fd);
 
 /* Add or delete an interface address (prefix as in a CNI result). */
 int cni_link_addr_add(struct cni_sys *sys, int ifindex, const struct cni_prefix *addr);
+
+/* Add it with IFA_F_* flags (IFA_F_NOPREFIXROUTE: no connected route in
+ * main, the caller places it). */
+int cni_link_addr_add_flags(struct cni_sys *sys, int ifindex, const struct cni_prefix *addr,
+			    uint32_t flags);
 int cni_link_addr_del(struct cni_sys *sys, int ifindex, const struct cni_prefix *addr);
 
 /* Build the RTM_NEWROUTE that adds rt through ifindex, as `ip route add`
@@ -191,6 +196,23 @@ int cni_link_has_addr(struct cni_sys *sys, int ifindex, const struct cni_prefix 
 
 /* True (1) when a route to rt->dst (via rt->gw if set) exists on ifindex. */
 int cni_link_has_route(struct cni_sys *sys, int ifindex, const struct cni_route *rt);
+
+/* Read the link's sysctl net.ipv4|ipv6.conf.<name>.<key> into buf (len
+ * bytes, the trailing newline dropped); as cni_link_conf_set() otherwise. */
+int cni_link_conf_get(int family, const char *name, const char *key, char *buf, size_t len);
+
+/* One per-link sysctl, of the link ifindex known as name. */
+struct cni_link_conf {
+	int family; /* AF_INET or AF_INET6 */
+	int ifindex;
+	const char *name, *key;
+	const char *value; /* NULL: read only */
+};
+
+/* Write c->value (when set) and read the value back into got, with
+ * ifindex checked to be named name before and after (-ESTALE when the
+ * pod renamed its links meanwhile). The caller compares got. */
+int cni_link_conf_apply(struct cni_sys *sys, const struct cni_link_conf *c, char *got, size_t len);
 
 /* Write value to the link's sysctl net.ipv4|ipv6.conf.<name>.<key> (family
  * AF_INET or AF_INET6) in the calling thread's namespace; -EINVAL for a
