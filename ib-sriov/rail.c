@@ -22,7 +22,7 @@ static struct cni_route connected(const struct cni_prefix *p, uint32_t table)
 	struct cni_route rt = {.dst = *p, .has_table = true, .table = (int)table};
 	unsigned int bits = p->len, n = p->family == AF_INET ? 4 : 16;
 
-	for (unsigned int i = 0; i < n; i++, bits = bits > 8 ? bits - 8 : 0)
+	for (unsigned int i = 0; i<n; i++, bits = bits> 8 ? bits - 8 : 0)
 		rt.dst.a[i] &= (unsigned char)(bits >= 8 ? 0xff : (0xff00 >> bits) & 0xff);
 	return rt;
 }
@@ -86,9 +86,14 @@ static int table_routes(struct add *a, uint32_t table)
 
 	for (size_t i = 0; !ret && i < r->n_ips; i++) {
 		struct cni_route rt = connected(&r->ips[i].address, table);
-		struct cni_addr src = {.family = r->ips[i].address.family};
+		struct cni_addr src = {0};
 
-		memcpy(src.a, r->ips[i].address.a, sizeof(src.a));
+		/* As the kernel's own: IPv4's with the address as its source;
+		 * IPv6's without (its address may still be tentative). */
+		if (r->ips[i].address.family == AF_INET) {
+			src.family = AF_INET;
+			memcpy(src.a, r->ips[i].address.a, sizeof(src.a));
+		}
 		ret = cni_route_add(a->sys, a->vf.ifindex, &rt, &src);
 		if (ret)
 			return fail(a, ret, CNI_ERR_INTERNAL, "railTable: cannot add a route",
@@ -118,10 +123,10 @@ static int table_rules(struct add *a, uint32_t table)
 	int ret;
 
 	if (r->n_ips > IBSRIOV_RAIL_RULES_MAX)
-		return cni_errorf(&a->ctx->err, -E2BIG, CNI_ERR_INVALID_CONFIG,
-				  "invalid configuration",
-				  "\"railTable\": the IPAM gave %zu addresses; a rail takes at most %d",
-				  r->n_ips, IBSRIOV_RAIL_RULES_MAX);
+		return cni_errorf(
+		    &a->ctx->err, -E2BIG, CNI_ERR_INVALID_CONFIG, "invalid configuration",
+		    "\"railTable\": the IPAM gave %zu addresses; a rail takes at most %d", r->n_ips,
+		    IBSRIOV_RAIL_RULES_MAX);
 	rec->rail_table = table;
 	rec->rail_priority = IBSRIOV_RAIL_PRIORITY;
 	for (size_t i = 0; i < r->n_ips; i++) {
@@ -262,8 +267,7 @@ static int check_table(struct cni_sys *sys, struct cni_ctx *ctx, const struct ib
 			return cni_errorf(&ctx->err, ret, CNI_ERR_INTERNAL, "CHECK failed",
 					  "railTable: cannot list the routes: %s", strerror(-ret));
 		if (!ret) {
-			snprintf(detail, sizeof(detail), "is not in table %" PRIu32,
-				 r->rail_table);
+			snprintf(detail, sizeof(detail), "is not in table %" PRIu32, r->rail_table);
 			return differs(ctx, "railTable",
 				       cni_prefix_str(&rt.dst, what, sizeof(what)), detail);
 		}
@@ -278,8 +282,8 @@ static int check_rules(struct cni_sys *sys, struct cni_ctx *ctx, const struct ib
 	int ret;
 
 	for (unsigned int i = 0; i < r->n_rail_rules; i++) {
-		struct rule_find f = {.want = {.table = r->rail_table,
-					       .priority = r->rail_priority}};
+		struct rule_find f = {
+		    .want = {.table = r->rail_table, .priority = r->rail_priority}};
 
 		if (!cni_prefix_parse(r->rail_rules[i], &f.want.src))
 			continue; /* never written so */
@@ -301,7 +305,7 @@ int ibsriov_rail_check(struct cni_sys *sys, struct cni_ctx *ctx, const struct ib
 		       const struct ibsriov_record *r)
 {
 	struct cni_link l;
-	char want[32];
+	char want[64];
 	int ret;
 
 	if (!c->rail.on && !c->rail.sysctls)
@@ -314,7 +318,8 @@ int ibsriov_rail_check(struct cni_sys *sys, struct cni_ctx *ctx, const struct ib
 	    ctx->conf->prev_result->n_ips)
 		return differs(ctx, "railTable", "the routing", "was set up without a rail table");
 	if (c->rail.on && (r->flags & IBSRIOV_REC_HAS_RAIL)) {
-		snprintf(want, sizeof(want), "%" PRIu32, c->rail.table);
+		snprintf(want, sizeof(want), "is %" PRIu32 ", want %" PRIu32, r->rail_table,
+			 c->rail.table);
 		if (!c->rail.automatic && c->rail.table != r->rail_table)
 			return differs(ctx, "railTable", "the table", want);
 		ret = check_rules(sys, ctx, r);
@@ -338,8 +343,8 @@ int ibsriov_rail_undo(struct cni_sys *sys, const struct ibsriov_record *r, struc
 		return ret;
 	ret = cni_netns_enter(sys, fd, &saved);
 	if (ret)
-		return cni_errorf(err, ret, CNI_ERR_INTERNAL, "cannot enter the pod network namespace",
-				  "%s", r->netns);
+		return cni_errorf(err, ret, CNI_ERR_INTERNAL,
+				  "cannot enter the pod network namespace", "%s", r->netns);
 	for (unsigned int i = 0; !ret && i < r->n_rail_rules; i++) {
 		struct cni_rule ru = {.table = r->rail_table, .priority = r->rail_priority};
 
@@ -351,10 +356,9 @@ int ibsriov_rail_undo(struct cni_sys *sys, const struct ibsriov_record *r, struc
 			ret = 0;
 		if (ret)
 			ret = cni_errorf(err, ret, CNI_ERR_INTERNAL,
-					 "railTable: cannot delete a rule", "from %s lookup %" PRIu32
-					 ": %s %s",
-					 r->rail_rules[i], r->rail_table, strerror(-ret),
-					 cni_sys_ext_ack(sys));
+					 "railTable: cannot delete a rule",
+					 "from %s lookup %" PRIu32 ": %s %s", r->rail_rules[i],
+					 r->rail_table, strerror(-ret), cni_sys_ext_ack(sys));
 	}
 	cni_netns_restore(sys, &saved);
 	return ret;

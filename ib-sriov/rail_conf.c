@@ -40,8 +40,9 @@ int ibsriov_rail_conf_check(const struct ibsriov_conf *c, struct cni_error *err)
 		return bad(err, "\"railKeepMain\" is set without \"railTable\"; set \"railTable\" "
 				"(a number or \"auto\") or drop \"railKeepMain\"");
 	if (c->vfio && (c->rail.on || c->rail.sysctls))
-		return bad(err, "\"%s\" is set with \"vfioPciMode\", which leaves the pod no netdev "
-				"to route; drop one of them",
+		return bad(err,
+			   "\"%s\" is set with \"vfioPciMode\", which leaves the pod no netdev "
+			   "to route; drop one of them",
 			   c->rail.on ? "railTable" : "railSysctls");
 	return 0;
 }

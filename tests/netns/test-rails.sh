@@ -250,3 +250,142 @@ test_rails_like_sbr_tuning_one_subnet() {
 test_rails_like_sbr_tuning_four_subnets() {
 	rails_like_sbr_tuning four
 }
+
+# CHECK names the key and what differs: a sysctl the pod changed, a rule
+# it removed, a route it removed from the table. DEL still succeeds, and
+# removes no rule ADD did not add (the pod's own rule on the same table).
+test_rails_check_and_del_after_pod_changes() {
+	rails_node four || { fail "rails_node"; return; }
+	rails_add four "$RAIL_KEYS"
+	local t1 t2 c
+	t1=$(auto_table net1) t2=$(auto_table net2)
+	ip netns exec pod1 sh -c 'echo 0 >/proc/sys/net/ipv4/conf/net2/arp_ignore'
+	rails_check four "$RAIL_KEYS"
+	assert_json '.details' '"railSysctls: net.ipv4.conf.net2.arp_ignore is 0, want 1"'
+	ip netns exec pod1 sh -c 'echo 1 >/proc/sys/net/ipv4/conf/net2/arp_ignore'
+	ip -n pod1 rule del from "$(rail_addr four 2)" lookup "$(auto_table net3)" priority 32700
+	rails_check four "$RAIL_KEYS"
+	assert_json '.details' "\"railTable: 10.61.2.11/32 of net3 lookup $(auto_table net3) priority 32700 is absent\""
+	ip -n pod1 rule add from "$(rail_addr four 2)" lookup "$(auto_table net3)" priority 32700
+	ip -n pod1 route del 10.71.0.0/24 table "$t1"
+	rails_check four "$RAIL_KEYS"
+	assert_json '.details' "\"railTable: 10.71.0.0/24 of net1 is not in table $t1\""
+	ip -n pod1 route add 10.71.0.0/24 via "$(rail_peer four 0)" dev net1 table "$t1"
+	rails_check four "$RAIL_KEYS" || fail "CHECK once the pod's changes are undone: $OUT"
+	rails_check four '"railTable":12345'
+	assert_json '.details' "\"railTable: the table of net1 is $t1, want 12345\""
+	# The pod's own rules: one on rail 1's table, one like rail 0's at
+	# another priority; rail 2's rule already gone.
+	ip -n pod1 rule add from 10.99.0.1 lookup "$t2" priority 100
+	ip -n pod1 rule add from "$(rail_addr four 0)" lookup "$t1" priority 200
+	ip -n pod1 rule del from "$(rail_addr four 2)" lookup "$(auto_table net3)" priority 32700
+	rails_del four "$RAIL_KEYS"
+	assert_eq "[[100,\"10.99.0.1\",\"$t2\"],[200,\"10.61.0.11\",\"$t1\"]]" \
+		"$(ip -n pod1 -j rule | jq -c '[.[] | select(.src != "all") | [.priority, .src, .table]]')" \
+		"the pod's own rules are left"
+	assert_eq '[0,32766,32767]' \
+		"$(ip -n pod1 -j rule | jq -c '[.[] | select(.src == "all") | .priority]')" "the kernel's rules"
+	cni_exec ib-sriov DEL ctr1 pod1 net1 "$(rail_conf four 0 "$RAIL_KEYS")"
+	assert_eq 0 "$RC" "a second DEL"
+}
+
+# A bad key is code 7 naming it, and nothing changes on the host.
+test_rails_bad_keys() {
+	sim_node 1 1 eth || { fail "sim_node"; return; }
+	pod_ns pod1
+	local before k
+	before=$(host_state)
+	for k in '"railTable":254' '"railTable":0' '"railTable":4294967296' '"railTable":"main"' \
+		'"railTable":1.5' '"railTable":true'; do
+		cni_exec ib-sriov ADD ctr1 pod1 net1 "$(rail_conf one 0 "$k")"
+		assert_eq 7 "$(jq .code <<<"$OUT")" "$k: code"
+		assert_match '^"railTable" is .*; it must be a routing table number from 1 to 4294967295 other than 253-255 \(default, main, local\), or "auto"' \
+			"$(jq -r .details <<<"$OUT")" "$k: details"
+	done
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(rail_conf one 0 '"railKeepMain":true')"
+	assert_json '[.code, .details]' '[7,"\"railKeepMain\" is set without \"railTable\"; set \"railTable\" (a number or \"auto\") or drop \"railKeepMain\""]'
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(rail_conf one 0 '"railSysctls":"yes"')"
+	assert_json '.code' '7'
+	assert_match railSysctls "$(jq -r .details <<<"$OUT")" "railSysctls named"
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(rail_conf one 0 '"railTable":7,"vfioPciMode":true')"
+	assert_json '.code' '7'
+	assert_match 'railTable.*vfioPciMode' "$(jq -r .details <<<"$OUT")" "vfioPciMode"
+	assert_host_unchanged "$before" "after the refused ADDs"
+}
+
+# A table a rule of the pod already looks up (the pod's own, or another
+# rail's given the same number) is refused, and the ADD undone.
+test_rails_table_taken() {
+	rails_node four || { fail "rails_node"; return; }
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(rail_conf four 0 '"railTable":42')"
+	assert_eq 0 "$RC" "ADD rail 0 ($OUT)"
+	cni_exec ib-sriov ADD ctr1 pod1 net2 "$(rail_conf four 1 '"railTable":42')"
+	assert_json '[.code, .details]' '[7,"\"railTable\" is table 42 for net2, which a rule of the pod already looks up (from 10.61.0.11/32 priority 32700); give each rail its own number, or \"auto\""]'
+	ip link show vf0_1 >/dev/null 2>&1 || fail "vf0_1 is not back on the host"
+	assert_eq 1 "$(ip -n pod1 -j rule | jq '[.[] | select(.src != "all")] | length')" "rules after the refusal"
+	cni_exec ib-sriov DEL ctr1 pod1 net1 "$(rail_conf four 0 '"railTable":42')"
+	rails_gone
+}
+
+# railKeepMain: main keeps the connected and IPAM routes, the table has
+# them as well.
+test_rails_keep_main() {
+	rails_node four || { fail "rails_node"; return; }
+	local keys='"railTable":"auto","railKeepMain":true'
+	rails_add four "$keys"
+	assert_eq '["10.61.0.0/24","10.71.0.0/24"]' \
+		"$(ip -n pod1 -j route show table main dev net1 | jq -c '[.[].dst] | sort')" "main"
+	assert_eq '["10.61.0.0/24","10.71.0.0/24"]' \
+		"$(ip -n pod1 -j route show table "$(auto_table net1)" | jq -c '[.[].dst] | sort')" "table"
+	rails_check four "$keys" || fail "CHECK: $OUT"
+	rails_del four "$keys"
+	rails_gone
+}
+
+# IPv4 and IPv6: one rule per address, both connected routes in the table.
+test_rails_dual_stack() {
+	sim_node 1 1 eth || { fail "sim_node"; return; }
+	pod_ns pod1
+	local conf t
+	conf=$(sriov_conf ib-host-local '"railTable":"auto","railSysctls":true' 1.0.0 "$(sim_vf_addr 0 0)")
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf"
+	assert_eq 0 "$RC" "ADD ($OUT)"
+	t=$(auto_table net1)
+	assert_eq "[[\"10.56.0.2\",\"$t\"],[\"fd00:56::2\",\"$t\"]]" \
+		"$( (ip -n pod1 -j rule; ip -n pod1 -6 -j rule) | jq -s -c '[.[][] | select(.src != "all") | [.src, .table]]')" "rules"
+	assert_eq '["10.56.0.0/24","10.57.0.0/16","fd00:56::/64"]' \
+		"$( (ip -n pod1 -j route show table "$t"; ip -n pod1 -6 -j route show table "$t") | jq -s -c '[.[][].dst] | sort')" "table"
+	assert_eq '[]' "$( (ip -n pod1 -j route show dev net1; ip -n pod1 -6 -j route show dev net1) | jq -s -c '[.[][] | select(.dst | startswith("fe80") | not) | .dst]')" "main"
+	cni_exec ib-sriov CHECK ctr1 pod1 net1 "${conf%\}},\"prevResult\":$OUT}"
+	assert_eq 0 "$RC" "CHECK ($OUT)"
+	cni_exec ib-sriov DEL ctr1 pod1 net1 "$conf"
+	assert_eq 0 "$RC" "DEL ($OUT)"
+	assert_eq '[]' "$( (ip -n pod1 -j rule; ip -n pod1 -6 -j rule) | jq -s -c '[.[][] | select(.src != "all")]')" "rules left"
+}
+
+# IBCNI_LINK_FAILPOINT=N fails the Nth kernel change of rail 1's ADD (the
+# rail keys' routes and rules among them): each failure leaves the pod as
+# rail 0 left it and the VF back on the host.
+test_rails_rollback_at_every_step() {
+	rails_node four || { fail "rails_node"; return; }
+	local n conf steps=0 rules
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(rail_conf four 0 "$RAIL_KEYS")"
+	assert_eq 0 "$RC" "ADD rail 0 ($OUT)"
+	rules=$(ip -n pod1 -j rule | jq -c .)
+	conf=$(rail_conf four 1 "$RAIL_KEYS")
+	for n in $(seq 1 30); do
+		OUT=$(env -i CNI_COMMAND=ADD CNI_CONTAINERID=ctr1 CNI_NETNS=/run/netns/pod1 CNI_IFNAME=net2 \
+			CNI_PATH="$BIN:$GO_CNI" IBCNI_LINK_FAILPOINT=$n "$BIN/ib-sriov" <<<"$conf" 2>/dev/null)
+		[ "$(jq -r '.code // 0' <<<"$OUT")" = 0 ] && break
+		steps=$((steps + 1))
+		assert_eq "$rules" "$(ip -n pod1 -j rule | jq -c .)" "rules after failure $n ($(jq -r .msg <<<"$OUT"))"
+		ip link show vf0_1 >/dev/null 2>&1 || fail "failure $n: vf0_1 is not back on the host"
+		[ -e "/var/lib/cni/ibcni/ib-sriov/ctr1:net2" ] && fail "failure $n: the record is left"
+	done
+	# Down, move, up, the address, the table's two routes, the rule.
+	[ "$steps" -ge 6 ] || fail "only $steps failing steps were exercised"
+	assert_eq 2 "$(ip -n pod1 -j rule | jq '[.[] | select(.src != "all")] | length')" "rules once the ADD succeeds"
+	cni_exec ib-sriov DEL ctr1 pod1 net2 "$conf"
+	cni_exec ib-sriov DEL ctr1 pod1 net1 "$(rail_conf four 0 "$RAIL_KEYS")"
+	rails_gone
+}
