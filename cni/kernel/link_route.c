@@ -61,9 +61,9 @@ static const struct nla_policy rule_policy[FRA_MAX + 1] = {
 };
 
 /* Selectors other than the source: a rule with one is never ours. */
-static const int other_attrs[] = {FRA_DST,    FRA_IIFNAME, FRA_OIFNAME,	 FRA_FWMARK,
-				  FRA_FWMASK, FRA_GOTO,	   FRA_UID_RANGE, FRA_IP_PROTO,
-				  FRA_SPORT_RANGE, FRA_DPORT_RANGE, FRA_L3MDEV, FRA_TUN_ID};
+static const int other_attrs[] = {FRA_DST,	   FRA_IIFNAME,	    FRA_OIFNAME,   FRA_FWMARK,
+				  FRA_FWMASK,	   FRA_GOTO,	    FRA_UID_RANGE, FRA_IP_PROTO,
+				  FRA_SPORT_RANGE, FRA_DPORT_RANGE, FRA_L3MDEV,	   FRA_TUN_ID};
 
 int cni_rule_parse(struct nl_msg *msg, struct cni_rule *r)
 {
@@ -182,8 +182,7 @@ static int table_match(struct nl_msg *msg, void *arg)
 	return 0;
 }
 
-int cni_route_in_table(struct cni_sys *sys, int ifindex, const struct cni_route *rt,
-		       uint32_t table)
+int cni_route_in_table(struct cni_sys *sys, int ifindex, const struct cni_route *rt, uint32_t table)
 {
 	_cleanup_nl_msg_ struct nl_msg *msg =
 	    cni_link_req(RTM_GETROUTE, NLM_F_DUMP, rt->dst.family, sizeof(struct rtmsg));

@@ -41,8 +41,7 @@ int cni_rule_parse(struct nl_msg *msg, struct cni_rule *r);
 
 /* Call fn for every IPv4 and IPv6 rule of the namespace (one dump); fn's
  * non-zero return ends the walk and is returned. */
-int cni_rule_each(struct cni_sys *sys, int (*fn)(const struct cni_rule *r, void *arg),
-		  void *arg);
+int cni_rule_each(struct cni_sys *sys, int (*fn)(const struct cni_rule *r, void *arg), void *arg);
 
 /* Build the RTM_NEWROUTE (add) or RTM_DELROUTE (!add) for rt through
  * ifindex (as cni_link_route_msg() lays it out), with src as its preferred
