@@ -43,18 +43,12 @@ Test(rail, table_values)
 		bool ok;
 		uint32_t table;
 	} cases[] = {
-	    {"\"railTable\":1", true, 1},
-	    {"\"railTable\":252", true, 252},
-	    {"\"railTable\":256", true, 256},
-	    {"\"railTable\":4294967295", true, 4294967295u},
-	    {"\"railTable\":0", false, 0},
-	    {"\"railTable\":253", false, 0},
-	    {"\"railTable\":254", false, 0},
-	    {"\"railTable\":255", false, 0},
-	    {"\"railTable\":4294967296", false, 0},
-	    {"\"railTable\":-1", false, 0},
-	    {"\"railTable\":\"100\"", false, 0},
-	    {"\"railTable\":\"Auto\"", false, 0},
+	    {"\"railTable\":1", true, 1},	    {"\"railTable\":252", true, 252},
+	    {"\"railTable\":256", true, 256},	    {"\"railTable\":4294967295", true, 4294967295u},
+	    {"\"railTable\":0", false, 0},	    {"\"railTable\":253", false, 0},
+	    {"\"railTable\":254", false, 0},	    {"\"railTable\":255", false, 0},
+	    {"\"railTable\":4294967296", false, 0}, {"\"railTable\":-1", false, 0},
+	    {"\"railTable\":\"100\"", false, 0},    {"\"railTable\":\"Auto\"", false, 0},
 	    {"\"railTable\":2.0", false, 0},
 	};
 	struct ibsriov_conf c;
@@ -91,9 +85,10 @@ Test(rail, auto_and_the_other_keys)
 	cr_assert_eq(load("\"railTable\":7,\"railKeepMain\":true", &c, &ctx), 0);
 	cr_assert(c.rail.keep_main && !ibsriov_rail_owns_routes(&c), "main keeps its routes");
 	cr_assert_lt(load("\"railKeepMain\":true", &c, &ctx), 0);
-	cr_assert_str_eq(ctx.err.details,
-			 "\"railKeepMain\" is set without \"railTable\"; set \"railTable\" (a number "
-			 "or \"auto\") or drop \"railKeepMain\"");
+	cr_assert_str_eq(
+	    ctx.err.details,
+	    "\"railKeepMain\" is set without \"railTable\"; set \"railTable\" (a number "
+	    "or \"auto\") or drop \"railKeepMain\"");
 	cr_assert_lt(load("\"railSysctls\":1", &c, &ctx), 0);
 	cr_assert(strstr(ctx.err.details, "railSysctls"), "%s", ctx.err.details);
 	cr_assert_lt(load("\"railSysctls\":true,\"vfioPciMode\":true", &c, &ctx), 0);
@@ -145,8 +140,8 @@ Test(rail, rule_message_layout)
 		  !memcmp(back.src.a, r.src.a, 4));
 	nlmsg_free(msg);
 
-	r = (struct cni_rule){
-	    .src = {.family = AF_INET6, .a = {0xfd, 0, 0, 0x56}, .len = 128}, .table = 100};
+	r = (struct cni_rule){.src = {.family = AF_INET6, .a = {0xfd, 0, 0, 0x56}, .len = 128},
+			      .table = 100};
 	msg = cni_rule_msg(&r, false);
 	h = nlmsg_hdr(msg);
 	frh = nlmsg_data(h);
