@@ -19,6 +19,10 @@ CNI_CONTAINERID=rails"
 	job "$T/rails/ours/$k" "$root/bin/ib-sriov" "$env
 CNI_PATH=$root/bin" \
 		"{\"cniVersion\":\"1.0.0\",\"name\":\"rail$k\",\"type\":\"ib-sriov\",\"deviceID\":\"$vf\",\"railTable\":\"auto\",\"railSysctls\":true,\"ipam\":$(rail_ipam ib-host-local /var/lib/cni/rails-ours $k)}"
+	# What the rail keys cost: the same without them (no policy routing).
+	job "$T/rails/plain/$k" "$root/bin/ib-sriov" "$env
+CNI_PATH=$root/bin" \
+		"{\"cniVersion\":\"1.0.0\",\"name\":\"rail$k\",\"type\":\"ib-sriov\",\"deviceID\":\"$vf\",\"ipam\":$(rail_ipam ib-host-local /var/lib/cni/rails-plain $k)}"
 	# The chains: the rail's plugin, then sbr, then tuning.
 	job "$T/rails/sbr/$((3 * k))" "$root/bin/ib-sriov" "$env
 CNI_PATH=$root/bin" \
@@ -35,17 +39,19 @@ CNI_PATH=$go" "{\"cniVersion\":\"1.0.0\",\"name\":\"rail$k\",\"type\":\"tuning\"
 		: >"$T/rails/$c/$((3 * k + 2))/chained"
 	done
 done
-out=$("$run" chain "$RAIL_ITER" ours="$T/rails/ours" sbr="$T/rails/sbr" go="$T/rails/go")
+out=$("$run" chain "$RAIL_ITER" ours="$T/rails/ours" sbr="$T/rails/sbr" go="$T/rails/go" \
+	plain="$T/rails/plain")
 row "8 rails in one pod, ADD x8 + DEL x8" "Go (host-device + host-local + sbr + tuning)" \
 	"ib-sriov + ib-host-local + Go sbr + tuning" "ibcni (railTable + railSysctls)" \
-	"Go/ibcni, chain/ibcni"
+	"Go/ibcni, chain/ibcni; ibcni without the rail keys"
 row --- --- --- --- ---
 for f in wall cpu; do
-	o=$(field ours $f) s=$(field sbr $f) g=$(field go $f)
+	o=$(field ours $f) s=$(field sbr $f) g=$(field go $f) p=$(field plain $f)
 	got[rails_go_$f]=$(ratio "$(med "$g")" "$(med "$o")")
 	got[rails_sbr_$f]=$(ratio "$(med "$s")" "$(med "$o")")
-	row "$f (ms)" "$(cell "$g")" "$(cell "$s")" "$(cell "$o")" "${got[rails_go_$f]}, ${got[rails_sbr_$f]}"
+	row "$f (ms)" "$(cell "$g")" "$(cell "$s")" "$(cell "$o")" \
+		"${got[rails_go_$f]}, ${got[rails_sbr_$f]}; $(cell "$p")"
 done
-set -- "$(rss go)" "$(rss sbr)" "$(rss ours)"
-row "peak RSS (MiB)" "$(mib "$1")" "$(mib "$2")" "$(mib "$3")" ""
+set -- "$(rss go)" "$(rss sbr)" "$(rss ours)" "$(rss plain)"
+row "peak RSS (MiB)" "$(mib "$1")" "$(mib "$2")" "$(mib "$3")" "$(mib "$4")"
 echo

@@ -23,6 +23,8 @@ static const struct cni_plugin_key keys[] = {
     {"min_tx_rate, max_tx_rate", "Eth: Mbps, min <= max"},
     {"mtu", "the pod interface's MTU"},
     {"netdevWaitMs", "IB: wait for the netdev after a GUID rebind (default 10000)"},
+    {"railTable", "a table for this rail's routes and source rules, or \"auto\""},
+    {"railKeepMain, railSysctls", "main keeps the routes too; ARP flux sysctls"},
     {"ipam", "IPAM delegate: ib-host-local, host-local, whereabouts, ..."},
     {"dns", "DNS for the result when the IPAM gives none"},
     {"logLevel, logFile", "panic..debug (default info); a file in /var/log/ibcni/"},

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* rtnetlink through libnl-3's core (messages built with nla_put, replies
  * split by nla_parse against a policy per reply type); link.c, link_vf.c,
- * link_addr.c and link_restore.c are the only files that speak it. Every call acts in the
+ * link_addr.c, link_route.c (kernel/link_route.h) and link_restore.c are the
+ * only files that speak it. Every call acts in the
  * calling thread's network namespace, on sys's socket for it (kernel/sys.h;
  * the extended-ack text of a failure is cni_sys_ext_ack(sys)), and returns 0
  * or a negative errno exactly as the kernel reported it. */
