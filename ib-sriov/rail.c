@@ -207,6 +207,14 @@ int ibsriov_rail_apply(struct add *a)
 
 	if ((!rc->on || !a->ipam) && !rc->sysctls)
 		return 0;
+	/* vfioPciMode is refused with the keys; a driver found bound to
+	 * vfio-pci (or a PF passed through) leaves no netdev either. */
+	if (a->vfio || a->pf_passthrough)
+		return cni_errorf(&a->ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG,
+				  "invalid configuration",
+				  "\"%s\" is set, but %s is bound to vfio-pci: the pod gets no "
+				  "netdev to route; drop the key or bind the VF to its driver",
+				  rc->on ? "railTable" : "railSysctls", a->conf.device);
 	ret = cni_netns_enter(a->sys, a->netns_fd, &saved);
 	if (ret)
 		return fail(a, ret, CNI_ERR_INTERNAL, "cannot enter the pod network namespace",
