@@ -156,46 +156,38 @@ static int table_rules(struct add *a, uint32_t table)
 	return ret;
 }
 
-struct sysctl_want {
-	const char *key, *value;
-};
-
 /* The ARP flux settings (docs/architecture.md "Rails"): reply to ARP only
  * for addresses of the interface asked, announce only those, and loose
  * reverse-path filtering. IPv6 has no counterpart to set. */
-static const struct sysctl_want sysctls[] = {
-    {"arp_ignore", "1"},
-    {"arp_announce", "2"},
-    {"rp_filter", "2"},
-};
+static const char *const sysctl_keys[] = {"arp_ignore", "arp_announce", "rp_filter"};
+static const char *const sysctl_values[] = {"1", "2", "2"};
 
 /* Write (when write) and read back each of them on the pod interface. */
 static int rail_sysctls(struct cni_sys *sys, struct cni_ctx *ctx, int ifindex, bool write)
 {
-	char got[32];
-	int ret;
+	static const char *const none[ARRAY_SIZE(sysctl_keys)];
+	char got[ARRAY_SIZE(sysctl_keys)][CNI_LINK_CONF_VALUE];
+	struct cni_link_conf c = {.family = AF_INET,
+				  .ifindex = ifindex,
+				  .name = ctx->env.ifname,
+				  .n = ARRAY_SIZE(sysctl_keys),
+				  .key = sysctl_keys,
+				  .value = write ? sysctl_values : none,
+				  .got = got};
+	size_t i;
+	int ret = cni_link_conf_apply(sys, &c, &i);
 
-	for (size_t i = 0; i < ARRAY_SIZE(sysctls); i++) {
-		struct cni_link_conf c = {.family = AF_INET,
-					  .ifindex = ifindex,
-					  .name = ctx->env.ifname,
-					  .key = sysctls[i].key};
-
-		if (write)
-			c.value = sysctls[i].value;
-		ret = cni_link_conf_apply(sys, &c, got, sizeof(got));
-		if (ret)
-			return cni_errorf(&ctx->err, ret, CNI_ERR_INTERNAL,
-					  "railSysctls: cannot set a sysctl",
-					  "net.ipv4.conf.%s.%s: %s", ctx->env.ifname,
-					  sysctls[i].key, strerror(-ret));
-		if (strcmp(got, sysctls[i].value))
-			return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_DEVICE,
-					  write ? "railSysctls: a sysctl did not keep its value"
-						: "CHECK failed",
-					  "railSysctls: net.ipv4.conf.%s.%s is %s, want %s",
-					  ctx->env.ifname, sysctls[i].key, got, sysctls[i].value);
-	}
+	if (ret)
+		return cni_errorf(&ctx->err, ret, CNI_ERR_INTERNAL,
+				  "railSysctls: cannot set a sysctl", "net.ipv4.conf.%s.%s: %s",
+				  ctx->env.ifname, sysctl_keys[i], strerror(-ret));
+	for (i = 0; i < ARRAY_SIZE(sysctl_keys); i++)
+		if (strcmp(got[i], sysctl_values[i]))
+			return cni_errorf(
+			    &ctx->err, -EINVAL, CNI_ERR_DEVICE,
+			    write ? "railSysctls: a sysctl did not keep its value" : "CHECK failed",
+			    "railSysctls: net.ipv4.conf.%s.%s is %s, want %s", ctx->env.ifname,
+			    sysctl_keys[i], got[i], sysctl_values[i]);
 	return 0;
 }
 

@@ -202,18 +202,24 @@ int cni_link_has_route(struct cni_sys *sys, int ifindex, const struct cni_route 
  * bytes, the trailing newline dropped); as cni_link_conf_set() otherwise. */
 int cni_link_conf_get(int family, const char *name, const char *key, char *buf, size_t len);
 
-/* One per-link sysctl, of the link ifindex known as name. */
+#define CNI_LINK_CONF_VALUE 32 /* a value read back, with its NUL */
+
+/* Per-link sysctls of the link ifindex known as name: key[i] set to
+ * value[i] (NULL: read only), read back into got[i]. */
 struct cni_link_conf {
 	int family; /* AF_INET or AF_INET6 */
 	int ifindex;
-	const char *name, *key;
-	const char *value; /* NULL: read only */
+	const char *name;
+	size_t n;
+	const char *const *key, *const *value;
+	char (*got)[CNI_LINK_CONF_VALUE];
 };
 
-/* Write c->value (when set) and read the value back into got, with
- * ifindex checked to be named name before and after (-ESTALE when the
- * pod renamed its links meanwhile). The caller compares got. */
-int cni_link_conf_apply(struct cni_sys *sys, const struct cni_link_conf *c, char *got, size_t len);
+/* Write (where a value is given) and read back each of c's sysctls, with
+ * ifindex checked to be named name before the first and after the last
+ * (-ESTALE when the pod renamed its links meanwhile); *failed is the index
+ * of the one that failed. The caller compares got. */
+int cni_link_conf_apply(struct cni_sys *sys, const struct cni_link_conf *c, size_t *failed);
 
 /* Write value to the link's sysctl net.ipv4|ipv6.conf.<name>.<key> (family
  * AF_INET or AF_INET6) in the calling thread's namespace; -EINVAL for a

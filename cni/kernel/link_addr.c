@@ -334,16 +334,21 @@ static int conf_name_is(struct cni_sys *sys, int ifindex, const char *name)
 	return strcmp(l.name, name) ? -ESTALE : 0;
 }
 
-int cni_link_conf_apply(struct cni_sys *sys, const struct cni_link_conf *c, char *got, size_t len)
+int cni_link_conf_apply(struct cni_sys *sys, const struct cni_link_conf *c, size_t *failed)
 {
 	int ret = conf_name_is(sys, c->ifindex, c->name);
 
-	*got = '\0';
-	/* Checked before and after: the value written and read is the link's. */
-	if (!ret && c->value)
-		ret = cni_link_conf_set(c->family, c->name, c->key, c->value);
-	if (!ret)
-		ret = cni_link_conf_get(c->family, c->name, c->key, got, len);
+	*failed = 0;
+	/* Checked before and after: the values written and read are the link's. */
+	for (size_t i = 0; !ret && i < c->n; i++) {
+		*failed = i;
+		c->got[i][0] = '\0';
+		if (c->value[i])
+			ret = cni_link_conf_set(c->family, c->name, c->key[i], c->value[i]);
+		if (!ret)
+			ret = cni_link_conf_get(c->family, c->name, c->key[i], c->got[i],
+						sizeof(c->got[i]));
+	}
 	if (!ret)
 		ret = conf_name_is(sys, c->ifindex, c->name);
 	return ret;

@@ -279,7 +279,7 @@ int cni_rule_each(struct cni_sys *sys, int (*fn)(const struct cni_rule *r, void 
 	return 0;
 }
 
-int cni_link_conf_apply(struct cni_sys *sys, const struct cni_link_conf *c, char *got, size_t len)
+int cni_link_conf_apply(struct cni_sys *sys, const struct cni_link_conf *c, size_t *failed)
 {
 	return -ENOSYS;
 }
