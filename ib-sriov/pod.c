@@ -148,7 +148,8 @@ int ibsriov_configure_ip(struct add *a)
 		ret = fail(a, ret, CNI_ERR_INTERNAL, "cannot enable IPv6", a->ctx->env.ifname);
 	else
 		ret = 0;
-	/* railTable places the connected routes itself (rail.c). */
+	/* railTable places the connected routes, and the IPAM routes (the loop
+	 * below then adds none to main), itself (rail.c). */
 	if (ibsriov_rail_owns_routes(&a->conf))
 		flags = IFA_F_NOPREFIXROUTE;
 	for (size_t i = 0; !ret && i < r->n_ips; i++) {
