@@ -13,8 +13,14 @@
 # sysctl writes, no announcement), ibcni and it alone in their rotation.
 # Asserts nothing but that every run succeeded.
 #
+# The "8 rails" table: one pod takes 8 VFs (one NAD each), every rail's ADD
+# in sequence then every DEL in reverse, as Multus runs them (run.c's chain
+# mode): ib-sriov with railTable + railSysctls, against ib-sriov + Go sbr +
+# tuning chained, and Debian's Go host-device + host-local + sbr + tuning.
+#
 # ITER (cycle samples, default 81), WAVES (32-VF waves, default 7),
 # IPAM_ITER (IPAM samples, default 101), LEASES (default "0 10000 60000"),
+# RAIL_ITER (8-rail pods, default 21), BENCH_ONLY=rails (that table alone),
 # BENCH_AGAINST (another build's bin/, measured in one rotation with this one).
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,7 +33,7 @@ run=$root/build/bench/run
 floor=$root/build/bench/floor
 dyn=$root/build/dynamic/bin
 go=${GO_CNI:-/usr/lib/cni}
-ITER=${ITER:-81} WAVES=${WAVES:-7} IPAM_ITER=${IPAM_ITER:-101}
+ITER=${ITER:-81} WAVES=${WAVES:-7} IPAM_ITER=${IPAM_ITER:-101} RAIL_ITER=${RAIL_ITER:-21}
 LEASES=${LEASES:-0 10000 60000}
 VFS=32
 
@@ -97,6 +103,12 @@ med() { set -- $1; echo "$1"; }
 
 echo "# ibcni bench: $(uname -r), $(nproc) CPUs, load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# medians (interquartile range) of interleaved runs; CPU is user+sys of every process"
+echo
+. "$root/bench/rails.sh"
+if [ "${BENCH_ONLY:-}" = rails ]; then
+	echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+	exit 0
+fi
 echo
 row measure "Go (host-device + host-local)" "ibcni" floor "ibcni/floor, ibcni/Go"
 row --- --- --- --- ---

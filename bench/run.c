@@ -8,6 +8,9 @@
  *   run cycle ITER NAME=DIR...   ADD then DEL of job 0; one sample per pair
  *   run add ITER NAME=DIR...     ADD of job 0 measured, its DEL not
  *   run wave ITER NAME=DIR...    every job's ADD at once, then every DEL
+ *   run chain ITER NAME=DIR...   every job's ADD in order, then every DEL in
+ *                                reverse order, one at a time (a pod's rails
+ *                                as Multus runs them); see chain_round()
  *   run prefill DIR N            N leases (and the lock) as host-local writes them
  *
  * A job is a directory: bin (the program, usually a link), env (KEY=VALUE
@@ -38,6 +41,7 @@
 
 struct job {
 	char dir[512];
+	bool chained;		/* chain mode: its dir holds "chained" (see chain_round) */
 	char *env[ENV_MAX + 2]; /* + CNI_COMMAND, NULL */
 	size_t n_env;
 	int out, err; /* read ends of the running command's stdout and stderr */
@@ -106,6 +110,7 @@ static void job_load(struct job *j, const char *dir)
 		j->env[j->n_env++] = strdup(line);
 	}
 	fclose(f);
+	j->chained = !access(path_of(path, sizeof(path), dir, "chained"), F_OK);
 }
 
 static void contender_load(struct contender *c, char *spec, size_t iter)
@@ -232,17 +237,24 @@ static void wave(struct contender *c, size_t n_jobs, const char *cmd, struct sam
 	s->wall += now_us() - start;
 }
 
+static void chain_round(struct contender *c, struct sample *s);
+
 static void one_round(struct contender *c, const char *mode, bool warm)
 {
 	struct sample s = {0}, del = {0};
 	size_t jobs = strcmp(mode, "wave") ? 1 : c->n_jobs;
+	bool chain = !strcmp(mode, "chain");
 
-	wave(c, jobs, "ADD", &s);
+	if (chain)
+		chain_round(c, &s);
+	else
+		wave(c, jobs, "ADD", &s);
 	if (warm) {
 		c->first_wall = s.wall;
 		c->first_rss = s.rss;
 	}
-	wave(c, jobs, "DEL", strcmp(mode, "add") ? &s : &del);
+	if (!chain)
+		wave(c, jobs, "DEL", strcmp(mode, "add") ? &s : &del);
 	if (s.rss > c->rss)
 		c->rss = s.rss;
 	if (del.rss > c->rss)
@@ -251,6 +263,107 @@ static void one_round(struct contender *c, const char *mode, bool warm)
 		c->wall[c->n] = s.wall;
 		c->cpu[c->n++] = s.cpu;
 	}
+}
+
+/* Chain mode: a job's stdin is its file with, when given, ',"prevResult":
+ * RESULT' spliced in before the final '}', written to a pipe (a config is
+ * a few kB, well within one). */
+static int stdin_pipe(const struct job *j, const char *prev)
+{
+	char path[PATH_MAX], buf[16384];
+	int fds[2];
+	ssize_t n;
+	size_t len;
+	FILE *f = fopen(path_of(path, sizeof(path), j->dir, "stdin"), "re");
+
+	if (!f)
+		die(path, strerror(errno));
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	while (len && buf[len - 1] != '}')
+		len--;
+	if (!len)
+		die(path, "not a JSON object");
+	pipe_open(fds);
+	if (prev) {
+		n = write(fds[1], buf, len - 1);
+		if (n != (ssize_t)len - 1 || write(fds[1], ",\"prevResult\":", 14) != 14 ||
+		    write(fds[1], prev, strlen(prev)) != (ssize_t)strlen(prev) ||
+		    write(fds[1], "}", 1) != 1)
+			die(path, "cannot write the config");
+	} else if (write(fds[1], buf, len) != (ssize_t)len) {
+		die(path, "cannot write the config");
+	}
+	close(fds[1]);
+	return fds[0];
+}
+
+/* One run of j (cmd, stdin from stdin_pipe()), measured into s; its stdout
+ * is returned (malloc'd) for the next job of the chain. */
+static char *chain_run(struct job *j, const char *cmd, const char *prev, struct sample *s)
+{
+	char bin[PATH_MAX], command[32], *res = NULL;
+	posix_spawn_file_actions_t fa;
+	int in = stdin_pipe(j, prev), out[2], err[2], status, ret;
+	size_t len = 0;
+	struct rusage ru;
+	FILE *mem;
+	pid_t pid;
+
+	path_of(bin, sizeof(bin), j->dir, "bin");
+	snprintf(command, sizeof(command), "CNI_COMMAND=%s", cmd);
+	j->env[j->n_env] = command;
+	j->env[j->n_env + 1] = NULL;
+	pipe_open(out);
+	pipe_open(err);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, in, 0);
+	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+	ret = posix_spawn(&pid, bin, &fa, NULL, (char *const[]){bin, NULL}, j->env);
+	posix_spawn_file_actions_destroy(&fa);
+	close(in);
+	close(out[1]);
+	close(err[1]);
+	if (ret)
+		die(bin, strerror(ret));
+	if (wait4(pid, &status, 0, &ru) < 0)
+		die("wait4", strerror(errno));
+	mem = open_memstream(&res, &len);
+	for (char buf[4096]; mem && (ret = (int)read(out[0], buf, sizeof(buf))) > 0;)
+		fwrite(buf, 1, (size_t)ret, mem);
+	if (!mem || fclose(mem))
+		die("memory", strerror(ENOMEM));
+	close(out[0]);
+	pipe_drain(err[0], j->dir, "err", !WIFEXITED(status) || WEXITSTATUS(status));
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		die(cmd, j->dir);
+	s->cpu += tv_us(ru.ru_utime) + tv_us(ru.ru_stime);
+	if (ru.ru_maxrss > s->rss)
+		s->rss = ru.ru_maxrss;
+	return res;
+}
+
+/* Jobs in order: a job marked "chained" gets the previous job's result as
+ * prevResult (sbr, tuning after the rail's plugin), the others none. Then
+ * DEL, last job first, each with the final result of its own chain, as
+ * libcni and Multus delete. */
+static void chain_round(struct contender *c, struct sample *s)
+{
+	char *res[JOBS_MAX] = {0};
+	uint64_t start = now_us();
+	size_t k, end;
+
+	for (k = 0; k < c->n_jobs; k++)
+		res[k] = chain_run(&c->jobs[k], "ADD", c->jobs[k].chained ? res[k - 1] : NULL, s);
+	for (k = c->n_jobs; k-- > 0;) {
+		for (end = k; end + 1 < c->n_jobs && c->jobs[end + 1].chained;)
+			end++;
+		free(chain_run(&c->jobs[k], "DEL", res[end], s));
+	}
+	s->wall += now_us() - start;
+	for (k = 0; k < c->n_jobs; k++)
+		free(res[k]);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -298,9 +411,9 @@ int main(int argc, char **argv)
 
 	if (argc == 4 && !strcmp(argv[1], "prefill"))
 		return prefill(argv[2], strtoul(argv[3], NULL, 10));
-	if (argc < 4 ||
-	    (strcmp(argv[1], "cycle") && strcmp(argv[1], "add") && strcmp(argv[1], "wave")))
-		die("usage", "run cycle|add|wave ITER NAME=DIR... | run prefill DIR N");
+	if (argc < 4 || (strcmp(argv[1], "cycle") && strcmp(argv[1], "add") &&
+			 strcmp(argv[1], "wave") && strcmp(argv[1], "chain")))
+		die("usage", "run cycle|add|wave|chain ITER NAME=DIR... | run prefill DIR N");
 	iter = strtoul(argv[2], NULL, 10);
 	if (!iter)
 		die("ITER", "must be at least 1");

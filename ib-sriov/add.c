@@ -20,6 +20,7 @@
 #include "state/lock.h"
 #include "kernel/netns.h"
 #include "kernel/rdma.h"
+#include "rail.h"
 #include "state/state.h"
 #include "base/util.h"
 #include "kernel/verbs.h"
@@ -452,6 +453,8 @@ int ibsriov_add(struct cni_ctx *ctx)
 	cni_lock_release(lock);
 	lock = -1;
 	ret = run_ipam(&a, &ipam_done);
+	if (!ret)
+		ret = ibsriov_rail_apply(&a);
 	if (!ret)
 		ret = ibsriov_build_result(&a);
 	if (!ret)

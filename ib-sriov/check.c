@@ -9,6 +9,7 @@
 #include "protocol/delegate.h"
 #include "kernel/netns.h"
 #include "kernel/verbs.h"
+#include "rail.h"
 
 static int mismatch(struct cni_ctx *ctx, const char *what, const char *want, const char *got)
 {
@@ -126,7 +127,10 @@ int ibsriov_check(struct cni_ctx *ctx)
 		fd = cni_netns_open(&sys, ctx->env.netns, &ctx->err);
 		ret = fd < 0 ? fd : cni_netns_enter(&sys, fd, &saved);
 		if (!ret) {
-			ret = check_pod(&sys, ctx);
+			/* The rail's first: its routes are in a table of its own. */
+			ret = ibsriov_rail_check(&sys, ctx, &conf, &rec);
+			if (!ret)
+				ret = check_pod(&sys, ctx);
 			if (cni_netns_restore(&sys, &saved) && !ret)
 				ret = cni_errorf(&ctx->err, -EIO, CNI_ERR_INTERNAL,
 						 "cannot return to the host namespace", "after %s",

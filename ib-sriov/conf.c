@@ -12,6 +12,7 @@
 #include "ibsriov.h"
 #include "base/json.h"
 #include "protocol/conf_table.h"
+#include "rail.h"
 
 /* Code 7 with details naming the key and the fix (checked as printf). */
 #define bad(ctx, ...)                                                                              \
@@ -352,6 +353,11 @@ static int ib_kubernetes(const struct cni_conf_load *l, const struct cni_conf_fi
 	return 0;
 }
 
+static int rail(const struct cni_conf_load *l, const struct cni_conf_field *f)
+{
+	return ibsriov_rail_conf_check(&loaded(l)->c, l->err);
+}
+
 /* ib-sriov's keys, in the order they are checked (the first failure is the
  * one reported). Unknown keys and CNI_ARGS are ignored, as ib-sriov-cni
  * ignores them. */
@@ -384,6 +390,10 @@ static const struct cni_conf_key keys[] = {
     CNI_CONF_STEP(dns),
     CNI_CONF_STEP(ipam_type),
     CNI_CONF_STEP(ib_kubernetes),
+    CNI_CONF_PARSE("railTable", AT(c.rail), ibsriov_rail_table_parse),
+    CNI_CONF_BOOL("railKeepMain", AT(c.rail.keep_main)),
+    CNI_CONF_BOOL("railSysctls", AT(c.rail.sysctls)),
+    CNI_CONF_STEP(rail),
 };
 
 int ibsriov_conf_dns(struct cni_ctx *ctx, struct cni_result **out)

@@ -22,6 +22,15 @@
 #define IBSRIOV_LOCK_WAIT_MS   30000
 #define IBSRIOV_RECORDS_MAX    4096 /* directory entries read by a scan */
 
+/* Per-rail source routing (rail.c): "railTable", "railKeepMain",
+ * "railSysctls". */
+struct ibsriov_rail_conf {
+	bool on;	/* railTable given */
+	bool automatic; /* railTable "auto": derived from the pod interface */
+	uint32_t table; /* the number given */
+	bool keep_main, sysctls;
+};
+
 struct ibsriov_conf {
 	char device[CNI_PCI_ADDR_LEN];
 	bool has_guid;
@@ -38,6 +47,7 @@ struct ibsriov_conf {
 	unsigned int mtu;     /* 0: leave it */
 	unsigned int netdev_wait_ms, pkey_wait_ms;
 	unsigned int port_wait_ms; /* "waitPortActiveMs" (portwait.c); 0: no wait */
+	struct ibsriov_rail_conf rail;
 };
 
 /* Parse and validate every key (code 7 naming the key and the accepted

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* ADD, the pod's side: RDMA devices, the netdev, addresses, the result. */
 #include <errno.h>
+#include <linux/if_addr.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 #include "kernel/netns.h"
 #include "kernel/rdma.h"
 #include "base/util.h"
+#include "rail.h"
 
 /* RDMA isolation: the VF's RDMA devices into the pod before its netdev,
  * because moving them re-creates their ULP netdevs in the old namespace. */
@@ -130,6 +132,7 @@ int ibsriov_configure_ip(struct add *a)
 {
 	struct cni_result *r = a->ipam;
 	bool v6 = false;
+	uint32_t flags = 0;
 	int saved = -1, ret = 0;
 	char what[96];
 
@@ -145,8 +148,12 @@ int ibsriov_configure_ip(struct add *a)
 		ret = fail(a, ret, CNI_ERR_INTERNAL, "cannot enable IPv6", a->ctx->env.ifname);
 	else
 		ret = 0;
+	/* railTable places the connected routes, and the IPAM routes (the loop
+	 * below then adds none to main), itself (rail.c). */
+	if (ibsriov_rail_owns_routes(&a->conf))
+		flags = IFA_F_NOPREFIXROUTE;
 	for (size_t i = 0; !ret && i < r->n_ips; i++) {
-		ret = cni_link_addr_add(a->sys, a->vf.ifindex, &r->ips[i].address);
+		ret = cni_link_addr_add_flags(a->sys, a->vf.ifindex, &r->ips[i].address, flags);
 		if (ret)
 			ret = fail(a, ret, CNI_ERR_INTERNAL, "cannot add an address",
 				   cni_prefix_str(&r->ips[i].address, what, sizeof(what)));
@@ -162,7 +169,7 @@ int ibsriov_configure_ip(struct add *a)
 			log_warn("cannot announce the addresses of %s: %s", a->ctx->env.ifname,
 				 strerror(-sent));
 	}
-	for (size_t i = 0; !ret && i < r->n_routes; i++) {
+	for (size_t i = 0; !ret && !flags && i < r->n_routes; i++) {
 		struct cni_route rt = cni_result_route_via(r, i);
 
 		ret = cni_link_route_add(a->sys, a->vf.ifindex, &rt);

@@ -101,6 +101,11 @@ static const struct cni_rec_key rec_keys[] = {
     {"devinfo", CNI_REC_STR, REC(devinfo), .flag = IBSRIOV_REC_HAS_DEVINFO},
     {"ipam_conf", CNI_REC_PSTR, REC(ipam_conf), .flag = IBSRIOV_REC_HAS_IPAM},
     {"cni_path", CNI_REC_PSTR, REC(cni_path), .flag = IBSRIOV_REC_HAS_IPAM},
+    {"rail_table", CNI_REC_U32, REC(rail_table), .flag = IBSRIOV_REC_HAS_RAIL},
+    {"rail_priority", CNI_REC_U32, REC(rail_priority), .flag = IBSRIOV_REC_HAS_RAIL},
+    {"rail_rules", CNI_REC_STRS, offsetof(struct ibsriov_record, rail_rules),
+     IBSRIOV_RAIL_PREFIX_LEN, .flag = IBSRIOV_REC_HAS_RAIL,
+     .count_off = offsetof(struct ibsriov_record, n_rail_rules), .max = IBSRIOV_RAIL_RULES_MAX},
     {NULL},
 };
 

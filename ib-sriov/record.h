@@ -48,7 +48,12 @@ enum {
 	IBSRIOV_REC_HAS_GUID = 1 << 12,	      /* guid is the pod's (InfiniBand) */
 	IBSRIOV_REC_HAS_DEVINFO = 1 << 13,    /* devinfo names the device-info file */
 	IBSRIOV_REC_HAS_IPAM = 1 << 14,	      /* ipam_conf, cni_path (heal.c) */
+	IBSRIOV_REC_HAS_RAIL = 1 << 15,	      /* rail_*: the railTable rules ADD adds */
 };
+
+/* railTable: one source rule per address ("10.56.0.3/32", "fd00::3/128"). */
+#define IBSRIOV_RAIL_RULES_MAX	8
+#define IBSRIOV_RAIL_PREFIX_LEN 48 /* an IPv6 address, "/128" and the NUL */
 
 struct ibsriov_record {
 	char name[NAME_MAX + 1]; /* file name under IBSRIOV_STATE_DIR */
@@ -97,6 +102,13 @@ struct ibsriov_record {
 	 * and ipam as ADD got them, and ADD's CNI_PATH. Owned; NULL when none
 	 * (no IPAM, or an older build's record). Older builds ignore the keys. */
 	char *ipam_conf, *cni_path;
+	/* railTable (IBSRIOV_REC_HAS_RAIL): the table, the rules' priority and
+	 * sources, recorded before the first rule is added; DEL deletes only
+	 * these. The table's routes all go through the VF netdev: the kernel
+	 * removes them when it leaves the pod. Older builds ignore the keys. */
+	uint32_t rail_table, rail_priority;
+	char rail_rules[IBSRIOV_RAIL_RULES_MAX][IBSRIOV_RAIL_PREFIX_LEN];
+	unsigned int n_rail_rules;
 };
 
 /* The record's file name for an attachment, "<containerID>:<ifname>" (no

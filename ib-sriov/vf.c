@@ -19,6 +19,7 @@
 #include "kernel/netns.h"
 #include "state/state.h"
 #include "kernel/rdma.h"
+#include "rail.h"
 #include "base/util.h"
 
 /* PF-side settings, one request each, in the reverse of ADD's order. */
@@ -185,7 +186,10 @@ int ibsriov_release_locked(struct cni_sys *sys, struct ibsriov_record *r, struct
 int ibsriov_release(struct cni_sys *sys, struct ibsriov_record *r, struct cni_error *err)
 {
 	const char *what;
-	int ret = ibsriov_netdev_leave(sys, r, err);
+	int ret = ibsriov_rail_undo(sys, r, err);
+
+	if (!ret)
+		ret = ibsriov_netdev_leave(sys, r, err);
 
 	if (!ret)
 		ret = rdma_release(sys, r, err);

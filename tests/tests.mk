@@ -14,7 +14,7 @@ $(NETNS_HELPER): tests/netns/cnihelper.c $(LIB)
 # Plugin modules that unit tests exercise directly (never a plugin's main.c).
 UNIT_EXTRA := $(patsubst %.c,$(OBJ)/%.o,ipam/range.c ipam/store.c ipam/store_lease.c \
 	ipam/store_write.c ipam/store_index.c ipam/alloc.c ipam/conf.c ipam/resolv.c ipam/noderanges.c ipam/ipindex.c ipam/conf_sets.c \
-	ib-sriov/conf.c ib-sriov/guid.c ib-sriov/record.c ib-sriov/record_io.c ib-sriov/gocache.c)
+	ib-sriov/conf.c ib-sriov/rail_conf.c ib-sriov/guid.c ib-sriov/record.c ib-sriov/record_io.c ib-sriov/gocache.c)
 
 $(OUT)/build/unit/%: tests/unit/%.c $(UNIT_EXTRA) $(LIB)
 	@mkdir -p $(dir $@)
@@ -22,9 +22,9 @@ $(OUT)/build/unit/%: tests/unit/%.c $(UNIT_EXTRA) $(LIB)
 
 # ib-sriov ADD against the fake kernel: its sources rebuilt with every path
 # under a temporary directory, linked without the real kernel modules.
-FAKE_CNI := $(filter-out $(addprefix $(OBJ)/cni/kernel/,link.o link_vf.o link_addr.o link_restore.o netns.o rdma.o announce.o nl.o), \
+FAKE_CNI := $(filter-out $(addprefix $(OBJ)/cni/kernel/,link.o link_vf.o link_addr.o link_route.o link_restore.o netns.o rdma.o announce.o nl.o), \
 	$(patsubst %.c,$(OBJ)/%.o,$(LIB_SRC))) $(PODRES_GEN)/podres.pb-c.o
-FAKE_SRC := tests/unit/fake_kernel.c tests/unit/fake_verbs.c $(addprefix ib-sriov/,add.c held.c heal.c pod.c vf.c vf_settings.c guid_fallback.c pkey.c netdev.c record.c record_io.c gocache.c conf.c guid.c del.c check.c devinfo.c portwait.c)
+FAKE_SRC := tests/unit/fake_kernel.c tests/unit/fake_verbs.c $(addprefix ib-sriov/,add.c held.c heal.c pod.c vf.c vf_settings.c guid_fallback.c pkey.c netdev.c rail.c rail_conf.c record.c record_io.c gocache.c conf.c guid.c del.c check.c devinfo.c portwait.c)
 UNIT_BIN := $(filter-out %/test_ibsriov_add,$(UNIT_BIN)) $(OUT)/build/unit/test_ibsriov_add
 $(OUT)/build/unit/test_ibsriov_add: tests/unit/test_ibsriov_add.c $(FAKE_SRC) $(FAKE_CNI) tests/unit/fake_kernel.h tests/unit/fake_paths.h tests/unit/fake_verbs.h
 	@mkdir -p $(dir $@)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* rtnetlink through libnl-3's core (messages built with nla_put, replies
  * split by nla_parse against a policy per reply type); link.c, link_vf.c,
- * link_addr.c and link_restore.c are the only files that speak it. Every call acts in the
+ * link_addr.c, link_route.c (kernel/link_route.h) and link_restore.c are the
+ * only files that speak it. Every call acts in the
  * calling thread's network namespace, on sys's socket for it (kernel/sys.h;
  * the extended-ack text of a failure is cni_sys_ext_ack(sys)), and returns 0
  * or a negative errno exactly as the kernel reported it. */
@@ -175,6 +176,11 @@ int cni_link_move(struct cni_sys *sys, int ifindex, int netns_fd);
 
 /* Add or delete an interface address (prefix as in a CNI result). */
 int cni_link_addr_add(struct cni_sys *sys, int ifindex, const struct cni_prefix *addr);
+
+/* Add it with IFA_F_* flags (IFA_F_NOPREFIXROUTE: no connected route in
+ * main, the caller places it). */
+int cni_link_addr_add_flags(struct cni_sys *sys, int ifindex, const struct cni_prefix *addr,
+			    uint32_t flags);
 int cni_link_addr_del(struct cni_sys *sys, int ifindex, const struct cni_prefix *addr);
 
 /* Build the RTM_NEWROUTE that adds rt through ifindex, as `ip route add`
@@ -191,6 +197,29 @@ int cni_link_has_addr(struct cni_sys *sys, int ifindex, const struct cni_prefix 
 
 /* True (1) when a route to rt->dst (via rt->gw if set) exists on ifindex. */
 int cni_link_has_route(struct cni_sys *sys, int ifindex, const struct cni_route *rt);
+
+/* Read the link's sysctl net.ipv4|ipv6.conf.<name>.<key> into buf (len
+ * bytes, the trailing newline dropped); as cni_link_conf_set() otherwise. */
+int cni_link_conf_get(int family, const char *name, const char *key, char *buf, size_t len);
+
+#define CNI_LINK_CONF_VALUE 32 /* a value read back, with its NUL */
+
+/* Per-link sysctls of the link ifindex known as name: key[i] set to
+ * value[i] (NULL: read only), read back into got[i]. */
+struct cni_link_conf {
+	int family; /* AF_INET or AF_INET6 */
+	int ifindex;
+	const char *name;
+	size_t n;
+	const char *const *key, *const *value;
+	char (*got)[CNI_LINK_CONF_VALUE];
+};
+
+/* Write (where a value is given) and read back each of c's sysctls, with
+ * ifindex checked to be named name before the first and after the last
+ * (-ESTALE when the pod renamed its links meanwhile); *failed is the index
+ * of the one that failed. The caller compares got. */
+int cni_link_conf_apply(struct cni_sys *sys, const struct cni_link_conf *c, size_t *failed);
 
 /* Write value to the link's sysctl net.ipv4|ipv6.conf.<name>.<key> (family
  * AF_INET or AF_INET6) in the calling thread's namespace; -EINVAL for a

@@ -19,7 +19,8 @@ static int addr_len(int family)
 
 /* As `ip addr add|del ADDR/LEN dev IFINDEX`: the local address, and the
  * same as the peer address of a link that is not point-to-point. */
-static int addr_request(struct cni_sys *sys, int ifindex, const struct cni_prefix *p, bool add)
+static int addr_request(struct cni_sys *sys, int ifindex, const struct cni_prefix *p, bool add,
+			uint32_t flags)
 {
 	_cleanup_nl_msg_ struct nl_msg *msg =
 	    cni_link_req(add ? RTM_NEWADDR : RTM_DELADDR, add ? NLM_F_CREATE | NLM_F_EXCL : 0,
@@ -33,19 +34,26 @@ static int addr_request(struct cni_sys *sys, int ifindex, const struct cni_prefi
 	ifa->ifa_prefixlen = (uint8_t)p->len;
 	ifa->ifa_scope = RT_SCOPE_UNIVERSE;
 	ifa->ifa_index = (uint32_t)ifindex;
-	if (nla_put(msg, IFA_LOCAL, alen, p->a) < 0 || nla_put(msg, IFA_ADDRESS, alen, p->a) < 0)
+	if (nla_put(msg, IFA_LOCAL, alen, p->a) < 0 || nla_put(msg, IFA_ADDRESS, alen, p->a) < 0 ||
+	    (flags && nla_put_u32(msg, IFA_FLAGS, flags) < 0))
 		return -ENOMEM;
 	return cni_link_talk(sys, msg, NULL, NULL);
 }
 
 int cni_link_addr_add(struct cni_sys *sys, int ifindex, const struct cni_prefix *addr)
 {
-	return addr_request(sys, ifindex, addr, true);
+	return addr_request(sys, ifindex, addr, true, 0);
+}
+
+int cni_link_addr_add_flags(struct cni_sys *sys, int ifindex, const struct cni_prefix *addr,
+			    uint32_t flags)
+{
+	return addr_request(sys, ifindex, addr, true, flags);
 }
 
 int cni_link_addr_del(struct cni_sys *sys, int ifindex, const struct cni_prefix *addr)
 {
-	return addr_request(sys, ifindex, addr, false);
+	return addr_request(sys, ifindex, addr, false, 0);
 }
 
 /* Route metrics (RTA_METRICS) of rt, as `ip route add ... mtu M advmss A`. */
@@ -263,12 +271,12 @@ int cni_link_has_route(struct cni_sys *sys, int ifindex, const struct cni_route 
 #define IFF_LOWER_UP 0x10000 /* <linux/if.h>, which clashes with <net/if.h> */
 #endif
 
-int cni_link_conf_set(int family, const char *name, const char *key, const char *value)
+/* Open net.ipv4|ipv6.conf.<name>.<key> of the calling thread's namespace
+ * (procfs resolves /proc/sys/net against the opener's namespace). */
+static int conf_open(int family, const char *name, const char *key, int flags)
 {
-	_cleanup_close_ int fd = -1;
 	char path[128];
-	size_t len = strlen(value);
-	ssize_t n;
+	int fd;
 
 	/* The name comes from the kernel or CNI_IFNAME; still, never a path. */
 	if (!*name || strlen(name) >= IFNAMSIZ || strchr(name, '/') || !strcmp(name, ".") ||
@@ -276,13 +284,74 @@ int cni_link_conf_set(int family, const char *name, const char *key, const char 
 	    check_snprintf(path, sizeof(path), "/proc/sys/net/%s/conf/%s/%s",
 			   family == AF_INET6 ? "ipv6" : "ipv4", name, key))
 		return -EINVAL;
-	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	fd = open(path, flags | O_CLOEXEC | O_NOFOLLOW);
+	return fd < 0 ? -errno : fd;
+}
+
+int cni_link_conf_set(int family, const char *name, const char *key, const char *value)
+{
+	_cleanup_close_ int fd = conf_open(family, name, key, O_WRONLY);
+	size_t len = strlen(value);
+	ssize_t n;
+
 	if (fd < 0)
-		return -errno;
+		return fd;
 	n = write(fd, value, len);
 	if (n < 0)
 		return -errno;
 	return (size_t)n == len ? 0 : -EIO;
+}
+
+int cni_link_conf_get(int family, const char *name, const char *key, char *buf, size_t len)
+{
+	_cleanup_close_ int fd = conf_open(family, name, key, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return fd;
+	if (len < 2)
+		return -EINVAL;
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	/* One value and its newline: a longer one is not what we compare. */
+	if ((size_t)n == len - 1 && buf[n - 1] != '\n')
+		return -EOVERFLOW;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/* The link ifindex is still the one named name in this namespace: a pod
+ * holding CAP_NET_ADMIN may rename its links at any time. */
+static int conf_name_is(struct cni_sys *sys, int ifindex, const char *name)
+{
+	struct cni_link l;
+	int ret = cni_link_get(sys, NULL, ifindex, &l);
+
+	if (ret)
+		return ret;
+	return strcmp(l.name, name) ? -ESTALE : 0;
+}
+
+int cni_link_conf_apply(struct cni_sys *sys, const struct cni_link_conf *c, size_t *failed)
+{
+	int ret = conf_name_is(sys, c->ifindex, c->name);
+
+	*failed = 0;
+	/* Checked before and after: the values written and read are the link's. */
+	for (size_t i = 0; !ret && i < c->n; i++) {
+		*failed = i;
+		c->got[i][0] = '\0';
+		if (c->value[i])
+			ret = cni_link_conf_set(c->family, c->name, c->key[i], c->value[i]);
+		if (!ret)
+			ret = cni_link_conf_get(c->family, c->name, c->key[i], c->got[i],
+						sizeof(c->got[i]));
+	}
+	if (!ret)
+		ret = conf_name_is(sys, c->ifindex, c->name);
+	return ret;
 }
 
 int cni_link_ipv6_enable(const char *name)

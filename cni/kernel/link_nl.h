@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Shared by the files of the link module (link.c, link_vf.c, link_addr.c,
- * link_restore.c), which together are the only rtnetlink speakers. */
+ * link_route.c, link_restore.c), which together are the only rtnetlink speakers. */
 #ifndef CNI_LINK_NL_H
 #define CNI_LINK_NL_H
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* libnl-3 core plumbing shared by the rtnetlink speakers (link.c, link_vf.c,
- * link_addr.c, link_restore.c) and the RDMA one (rdma.c): one socket per protocol and
+ * link_addr.c, link_route.c, link_restore.c) and the RDMA one (rdma.c): one socket per protocol and
  * network namespace, one request/reply exchange that hears only the kernel,
  * attribute parsing and error translation. Included by those files (and
  * their tests) only. */

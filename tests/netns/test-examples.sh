@@ -23,6 +23,7 @@ declare -A KIND=(
 	[whereabouts-nad.yaml]=nad
 	[nv-ipam-nad.yaml]=nad
 	[ibcni-node-ranges.yaml]=configmap
+	[rails-nad.yaml]=nad
 	[sriov-device-plugin-config.yaml]=configmap
 	[ibcni-daemonset.yaml]=daemonset
 	[ib_core.conf]=modprobe
@@ -59,7 +60,7 @@ test_examples_parse() {
 		esac
 	done
 	# The JSON inside the YAML: each NAD's config and the ConfigMap's file.
-	for f in ib-sriov-nad.yaml whereabouts-nad.yaml nv-ipam-nad.yaml; do
+	for f in ib-sriov-nad.yaml whereabouts-nad.yaml nv-ipam-nad.yaml rails-nad.yaml; do
 		yaml_docs "$EX/$f" | jq -c 'select(.kind == "NetworkAttachmentDefinition")' | while read -r doc; do
 			jq -r .spec.config <<<"$doc" | jq -e . >/dev/null 2>&1 ||
 				fail "$f: spec.config of $(jq -r .metadata.name <<<"$doc") is not JSON"
@@ -239,6 +240,34 @@ test_examples_netconfs_run() {
 		esac
 	done < <(yaml_docs "$EX/ib-sriov-nad.yaml"; yaml_docs "$EX/whereabouts-nad.yaml"
 		yaml_docs "$EX/nv-ipam-nad.yaml" | jq -c 'select(.kind == "NetworkAttachmentDefinition")')
+}
+
+# rails-nad.yaml: the eight NADs into one pod as Multus attaches them
+# (net1..net8, each rail's VF as its deviceID), then DEL of each, last
+# first: a rule and a table per rail, none left.
+test_examples_rails_nads() {
+	local doc k=0 conf n
+	sim_node 1 8 ib || { fail "sim_node"; return; }
+	pod_ns pod1
+	mapfile -t docs < <(yaml_docs "$EX/rails-nad.yaml" | jq -c '.spec.config | fromjson')
+	assert_eq 8 "${#docs[@]}" "rails in rails-nad.yaml"
+	for ((k = 0; k < ${#docs[@]}; k++)); do
+		conf=$(jq -c --arg d "$(sim_vf_addr 0 $k)" '. + {deviceID: $d}' <<<"${docs[k]}")
+		cni_exec ib-sriov ADD ctr1 pod1 net$((k + 1)) "$conf"
+		assert_eq 0 "$RC" "rail-$k: ADD ($OUT)"
+		assert_json '.ips[0].address' "\"10.10.$k.2/24\""
+	done
+	assert_eq '[32700,32700,32700,32700,32700,32700,32700,32700]' \
+		"$(ip -n pod1 -j rule | jq -c '[.[] | select(.src != "all") | .priority]')" "a rule per rail"
+	n=$(ip -n pod1 -j rule | jq '[.[] | select(.src != "all") | .table] | unique | length')
+	assert_eq 8 "$n" "a table per rail"
+	assert_eq 1 "$(ip netns exec pod1 cat /proc/sys/net/ipv4/conf/net8/arp_ignore)" "rail-7's arp_ignore"
+	for ((k = ${#docs[@]} - 1; k >= 0; k--)); do
+		conf=$(jq -c --arg d "$(sim_vf_addr 0 $k)" '. + {deviceID: $d}' <<<"${docs[k]}")
+		cni_exec ib-sriov DEL ctr1 pod1 net$((k + 1)) "$conf"
+		assert_eq 0 "$RC" "rail-$k: DEL ($OUT)"
+	done
+	assert_eq '[0,32766,32767]' "$(ip -n pod1 -j rule | jq -c '[.[].priority]')" "rules left"
 }
 
 test_examples_device_plugin_resources() {

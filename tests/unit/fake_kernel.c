@@ -12,6 +12,7 @@
 #include "kernel/announce.h"
 #include "fake_kernel.h"
 #include "kernel/link.h"
+#include "kernel/link_route.h"
 #include "kernel/netns.h"
 #include "kernel/rdma.h"
 
@@ -239,9 +240,48 @@ int cni_link_addr_add(struct cni_sys *sys, int ifindex, const struct cni_prefix 
 	return changed();
 }
 
+int cni_link_addr_add_flags(struct cni_sys *sys, int ifindex, const struct cni_prefix *addr,
+			    uint32_t flags)
+{
+	return changed();
+}
+
 int cni_link_route_add(struct cni_sys *sys, int ifindex, const struct cni_route *rt)
 {
 	return changed();
+}
+
+/* railTable and railSysctls (no test of this tier sets them: the netns
+ * tier runs them against a real kernel). */
+int cni_route_add(struct cni_sys *sys, int ifindex, const struct cni_route *rt,
+		  const struct cni_addr *src)
+{
+	return changed();
+}
+
+int cni_route_in_table(struct cni_sys *sys, int ifindex, const struct cni_route *rt, uint32_t table)
+{
+	return 1;
+}
+
+int cni_rule_add(struct cni_sys *sys, const struct cni_rule *r)
+{
+	return changed();
+}
+
+int cni_rule_del(struct cni_sys *sys, const struct cni_rule *r)
+{
+	return changed();
+}
+
+int cni_rule_each(struct cni_sys *sys, int (*fn)(const struct cni_rule *r, void *arg), void *arg)
+{
+	return 0;
+}
+
+int cni_link_conf_apply(struct cni_sys *sys, const struct cni_link_conf *c, size_t *failed)
+{
+	return -ENOSYS;
 }
 
 int cni_link_has_addr(struct cni_sys *sys, int ifindex, const struct cni_prefix *addr)
