@@ -76,9 +76,10 @@ test_examples_parse() {
 
 # ibcni.conf as the installer writes it on node NODE from the example
 # ConfigMap's entry: "ranges" is that entry.
-node_ranges_conf() { # NODE
-	node_conf "$(yaml_docs "$EX/ibcni-node-ranges.yaml" | jq -r --arg n "$1" '.data[$n]' |
-		jq -c '{allowedDataDirs: ["/var/lib/cni/networks"], ranges: .}')"
+node_ranges_conf() { # NODE: the node's entry where the installer puts it
+	node_conf '{"allowedDataDirs":["/var/lib/cni/networks"]}'
+	node_dropin ranges.conf "$(yaml_docs "$EX/ibcni-node-ranges.yaml" | jq -r --arg n "$1" '.data[$n]' |
+		jq -c '{ranges: .}')"
 }
 
 test_examples_node_ranges_apart() {
@@ -102,7 +103,7 @@ spans.sort()
 for x, y in zip(spans, spans[1:]):
     assert x[0] != y[0] or x[2] < y[1], "overlap %s %s" % (x, y)
 print(len(spans))' <<<"$all" >"$T/spans" 2>&1 || fail "node ranges overlap: $(cat "$T/spans")"
-	assert_eq 4 "$(cat "$T/spans")" "two nodes, two range sets each"
+	assert_eq 20 "$(cat "$T/spans")" "two nodes, two range sets of ib-sriov-network and eight rails each"
 }
 
 # A stand-in for whereabouts (a Go binary that needs the Kubernetes API):
@@ -249,13 +250,14 @@ test_examples_rails_nads() {
 	local doc k=0 conf n
 	sim_node 1 8 ib || { fail "sim_node"; return; }
 	pod_ns pod1
+	node_ranges_conf gpu-node-2 # "ranges": "node": this node's block of each rail
 	mapfile -t docs < <(yaml_docs "$EX/rails-nad.yaml" | jq -c '.spec.config | fromjson')
 	assert_eq 8 "${#docs[@]}" "rails in rails-nad.yaml"
 	for ((k = 0; k < ${#docs[@]}; k++)); do
 		conf=$(jq -c --arg d "$(sim_vf_addr 0 $k)" '. + {deviceID: $d}' <<<"${docs[k]}")
 		cni_exec ib-sriov ADD ctr1 pod1 net$((k + 1)) "$conf"
 		assert_eq 0 "$RC" "rail-$k: ADD ($OUT)"
-		assert_json '.ips[0].address' "\"10.10.$k.2/24\""
+		assert_json '.ips[0].address' "\"10.$((10 + k)).2.1/16\""
 	done
 	assert_eq '[32700,32700,32700,32700,32700,32700,32700,32700]' \
 		"$(ip -n pod1 -j rule | jq -c '[.[] | select(.src != "all") | .priority]')" "a rule per rail"
