@@ -288,11 +288,18 @@ test_examples_daemonset() {
 		map(.securityContext.capabilities.drop)" <<<"$ds")" "all capabilities dropped"
 	assert_eq '[null,["NET_ADMIN","SYS_ADMIN"]]' "$(jq -c "[$s.initContainers[0], $s.containers[0]] |
 		map(.securityContext.capabilities.add)" <<<"$ds")" "capabilities added"
-	assert_eq '{"/var/lib/cni":"/var/lib/cni","/run/ibcni":"/run/ibcni","/var/run/netns":"/var/run/netns HostToContainer","/etc/ibcni":"/etc/ibcni ro","/opt/cni/bin":"/opt/cni/bin ro","/sys":"/sys"}' \
+	assert_eq '{"/var/lib/cni":"/var/lib/cni","/run/ibcni":"/run/ibcni","/var/run/netns":"/var/run/netns HostToContainer","/etc/ibcni":"/etc/ibcni ro","/opt/cni/bin":"/opt/cni/bin ro","/sys":"/sys","/run/k8s.cni.cncf.io/devinfo/cni":"/run/k8s.cni.cncf.io/devinfo/cni"}' \
 		"$(jq -c "$s as \$s | [\$s.containers[0].volumeMounts[] | . as \$m |
 			{key: .mountPath, value: ((\$s.volumes[] | select(.name == \$m.name) | .hostPath.path) +
 			 (if .mountPropagation then \" \\(.mountPropagation)\" else \"\" end) +
 			 (if .readOnly then \" ro\" else \"\" end))}] | from_entries" <<<"$ds")" "agent mounts"
+	# A dead pod's release removes its Device Information file: without
+	# the host's directory the removal finds nothing (success) and leaks it.
+	assert_eq '"/run/k8s.cni.cncf.io/devinfo/cni"' "$(jq -c "$s.containers[0].volumeMounts[] |
+		select(.mountPath | startswith(\"/run/k8s.cni.cncf.io\")) | .mountPath" <<<"$ds")" \
+		"the agent sees the device-info directory where ib-sriov opens it"
+	assert_eq '"/run/k8s.cni.cncf.io/devinfo/cni"' "$(sed -n 's/^#define CNI_DEVINFO_DIR "\(.*\)"$/"\1"/p' "$EX/../cni/state/devinfo.h")" \
+		"the path cni/state/devinfo.h opens"
 	assert_eq '"true"' "$(jq -c "$s.nodeSelector[\"feature.node.kubernetes.io/network-sriov.capable\"]" <<<"$ds")" \
 		"SR-IOV nodes only"
 	assert_eq '[]' "$(jq -c "[$s.tolerations[] | select(.key == null)]" <<<"$ds")" \
