@@ -293,6 +293,14 @@ test_examples_daemonset() {
 			{key: .mountPath, value: ((\$s.volumes[] | select(.name == \$m.name) | .hostPath.path) +
 			 (if .mountPropagation then \" \\(.mountPropagation)\" else \"\" end) +
 			 (if .readOnly then \" ro\" else \"\" end))}] | from_entries" <<<"$ds")" "agent mounts"
+	# SYS_ADMIN with AppArmor unconfined: a kubelet without SeccompDefault
+	# runs a pod that names no profile with seccomp Unconfined too. The
+	# runtime's default still allows setns and unshare (and mount, for the
+	# verbs child's sysfs) to a container holding CAP_SYS_ADMIN.
+	assert_eq '"RuntimeDefault"' "$(jq -c "$s.securityContext.seccompProfile.type" <<<"$ds")" \
+		"the runtime's default seccomp profile"
+	assert_eq '[null,null]' "$(jq -c "[$s.initContainers[0], $s.containers[0]] |
+		map(.securityContext.seccompProfile)" <<<"$ds")" "no container overrides it"
 	# A dead pod's release removes its Device Information file: without
 	# the host's directory the removal finds nothing (success) and leaks it.
 	assert_eq '"/run/k8s.cni.cncf.io/devinfo/cni"' "$(jq -c "$s.containers[0].volumeMounts[] |
