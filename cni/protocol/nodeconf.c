@@ -225,6 +225,15 @@ static int parse_ranges(struct cni_nodeconf *nc, struct json_object *v, const ch
 	return 0;
 }
 
+int cni_nodeconf_ranges_check(struct json_object *v, const char *path, struct cni_error *err)
+{
+	struct cni_nodeconf scratch = {0};
+	int ret = parse_ranges(&scratch, v, path, err);
+
+	json_object_put(scratch.ranges);
+	return ret;
+}
+
 static int parse_key(struct cni_nodeconf *nc, const char *key, struct json_object *v,
 		     const char *path, struct cni_error *err)
 {
