@@ -279,6 +279,9 @@ test_examples_daemonset() {
 		.valueFrom.fieldRef.fieldPath" <<<"$ds")" "the node name from the downward API"
 	assert_eq false "$(jq -c 'index("--netns-mode") != null' <<<"$args")" "exclusive netns mode is opt-in"
 	assert_match '"--netns-mode", "exclusive"' "$(cat "$EX/ibcni-daemonset.yaml")" "the opt-in, commented"
+	# Without the opt-in nothing writes the host's modprobe.d: read-only.
+	assert_eq true "$(jq -c "$s.initContainers[0].volumeMounts[] | select(.mountPath == \"/host/etc/modprobe.d\") |
+		.readOnly" <<<"$ds")" "modprobe.d read-only until --netns-mode"
 	# The agent: the fixed command, NET_ADMIN and SYS_ADMIN only.
 	assert_eq '["/ibcni/bin/ib-sriov","reconcile","--every","60"]' \
 		"$(jq -c "$s.containers[0] | .command + .args" <<<"$ds")" "the node agent"
