@@ -48,8 +48,10 @@ int ibsriov_devinfo_name(struct add *a)
 	if (path && *path)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_INVALID_CONFIG, "invalid configuration",
 				  "\"runtimeConfig.CNIDeviceInfoFile\" is \"%s\"; it must name a "
-				  "file directly in %s/ (letters, digits, '_', '.', '-')",
-				  path, CNI_DEVINFO_SPEC_DIR);
+				  "file directly in %s/ (letters, digits, '_', '.', '-') ending "
+				  "in \"-%s_%s\", this attachment's, as Multus names it",
+				  path, CNI_DEVINFO_SPEC_DIR, ctx->env.containerid,
+				  ctx->env.ifname);
 	return cni_errorf(&ctx->err, ret, CNI_ERR_INVALID_CONFIG, "invalid configuration",
 			  "\"name\" is \"%s\"; a network name must start with a letter or digit "
 			  "followed by letters, digits, '_', '.' or '-' (the CNI specification's "

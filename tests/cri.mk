@@ -7,11 +7,13 @@ IMAGE := build/image/ibcni.tar
 # The image's entrypoint: static whatever the build (it runs on the host's
 # files from a container with nothing else in it).
 INSTALLER := $(OUT)/build/image/ibcni-install
-INSTALLER_SRC := $(wildcard scripts/image/*.c)
+# ib-host-local's range-set parser: the installer refuses the node ranges
+# the plugins would (scripts/image/install-node.c).
+INSTALLER_SRC := $(wildcard scripts/image/*.c) ipam/noderanges.c ipam/conf_sets.c ipam/range.c
 $(INSTALLER): $(INSTALLER_SRC) scripts/image/install.h $(LIB) $(OBJ)/version.stamp
 	@mkdir -p $(dir $@)
 	$(call quiet,LD,$@)$(CC) $(CFLAGS) -DIBCNI_VERSION='"$(VERSION)"' -DIBCNI_SOURCE='"$(SOURCE)"' \
-		-Iscripts/image $(LDFLAGS) -static -o $@ $(INSTALLER_SRC) $(LIB) $(shell $(PKG_CONFIG) --static --libs $(PKGS) 2>/dev/null)
+		-Iscripts/image -Iipam $(LDFLAGS) -static -o $@ $(INSTALLER_SRC) $(LIB) $(shell $(PKG_CONFIG) --static --libs $(PKGS) 2>/dev/null)
 
 # An OCI archive built offline from the static binaries, one image index
 # with linux/amd64 (this machine's build, `make static`) and linux/arm64

@@ -225,6 +225,15 @@ static int parse_ranges(struct cni_nodeconf *nc, struct json_object *v, const ch
 	return 0;
 }
 
+int cni_nodeconf_ranges_check(struct json_object *v, const char *path, struct cni_error *err)
+{
+	struct cni_nodeconf scratch = {0};
+	int ret = parse_ranges(&scratch, v, path, err);
+
+	json_object_put(scratch.ranges);
+	return ret;
+}
+
 static int parse_key(struct cni_nodeconf *nc, const char *key, struct json_object *v,
 		     const char *path, struct cni_error *err)
 {
@@ -301,12 +310,15 @@ static int note_origin(struct origins *o, const char *key, const char *path, str
 			return bad(err, -EINVAL, path,
 				   "\"%s\" is set in %s already; set each key in one file", key,
 				   o->path[i]);
-	/* Beyond the bounds (more keys than the known ones, a longer path):
-	 * parse_key refuses the unknown, and the path is only for the message. */
+	/* Beyond the bounds (more keys than the known ones, a longer key):
+	 * parse_key refuses the unknown. */
 	if (o->n == CNI_NODECONF_MAX_KEYS ||
-	    check_snprintf(o->key[o->n], sizeof(o->key[0]), "%s", key) ||
-	    check_snprintf(o->path[o->n], sizeof(o->path[0]), "%s", path))
+	    check_snprintf(o->key[o->n], sizeof(o->key[0]), "%s", key))
 		return 0;
+	/* The path is only for the message: a drop-in's name may be NAME_MAX
+	 * long, and its key must be noted all the same (cut, not skipped). */
+	if (check_snprintf(o->path[o->n], sizeof(o->path[0]), "%s", path))
+		memcpy(o->path[o->n] + sizeof(o->path[0]) - 4, "...", 4);
 	o->n++;
 	return 0;
 }

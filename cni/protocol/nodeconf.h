@@ -75,6 +75,11 @@ typedef int (*cni_nodeconf_ranges_fn)(struct json_object *sets, const char *key,
  * the bounds are checked. */
 void cni_nodeconf_ranges_checker(cni_nodeconf_ranges_fn fn);
 
+/* The check a file's "ranges" object v passes when loaded (shape, bounds and the
+ * registered checker), for a writer of the file (the installer): 0, or -EINVAL with
+ * err naming path and the key as a load would. */
+int cni_nodeconf_ranges_check(struct json_object *v, const char *path, struct cni_error *err);
+
 /* The range sets of network on this node (a JSON list borrowed from nc), or NULL. */
 struct json_object *cni_nodeconf_ranges(const struct cni_nodeconf *nc, const char *network);
 

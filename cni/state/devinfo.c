@@ -18,6 +18,22 @@ static const char *in_dir(const char *path, const char *dir)
 	return path + n + 1;
 }
 
+/* Is name "<something>-<id>_<ifname>", this attachment's as Multus spells it
+ * (it always overrides the runtimeConfig value with that)? A NAD may carry a
+ * runtimeConfig of its own: any other name in the directory could be another
+ * pod's file, which ADD would replace and DEL or a rollback remove. */
+static bool attachment_name(const char *name, const char *id, const char *ifname)
+{
+	size_t n = strlen(name), i = id ? strlen(id) : 0, f = ifname ? strlen(ifname) : 0;
+	const char *tail;
+
+	if (!i || !f || n < i + f + 3)
+		return false;
+	tail = name + n - (i + f + 2);
+	return tail[0] == '-' && !strncmp(tail + 1, id, i) && tail[1 + i] == '_' &&
+	       !strcmp(tail + 2 + i, ifname);
+}
+
 int cni_devinfo_name(const char *path, const char *network, const char *id, const char *ifname,
 		     char *out, size_t len)
 {
@@ -28,7 +44,7 @@ int cni_devinfo_name(const char *path, const char *network, const char *id, cons
 		if (!base)
 			base = in_dir(path, CNI_DEVINFO_DIR);
 		/* A single component of the ID charset: no "/", "." or "..". */
-		if (!base || !cni_state_name_valid(base))
+		if (!base || !cni_state_name_valid(base) || !attachment_name(base, id, ifname))
 			return -EINVAL;
 		return check_snprintf(out, len, "%s", base);
 	}

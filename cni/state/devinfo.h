@@ -20,7 +20,8 @@
 
 /* The file name for an attachment. path (runtimeConfig.CNIDeviceInfoFile,
  * may be NULL) must name a file directly in the spec's directory (either
- * spelling); else the name is the one Multus generates for the
+ * spelling) whose name ends in "-<id>_<ifname>" (this attachment's: Multus
+ * always passes that); else the name is the one Multus generates for the
  * attachment, "<network>-<containerID>_<ifname>" (its delegateRuntimeConfig
  * with network-attachment-definition-client's GetCNIDeviceInfoPath). The
  * name (and network) must pass cni_state_name_valid: -EINVAL (a network

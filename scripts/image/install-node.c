@@ -14,6 +14,7 @@
 #include "base/json.h"
 #include "base/util.h"
 #include "install.h"
+#include "ipam.h"
 
 /* The whole ibcni.conf must stay under what the plugins read. */
 #define RANGES_MAX_SIZE (CNI_NODECONF_MAX_SIZE / 2)
@@ -57,6 +58,7 @@ static int take_ranges(struct opts *o, const char *path, const char *text, size_
 {
 	_cleanup_json_ struct json_object *root = NULL;
 	const char *why = NULL, *net = "";
+	struct cni_error err = {0};
 
 	root = cni_json_parse(text, len, &why);
 	if (root && !json_object_is_type(root, json_type_object))
@@ -74,6 +76,13 @@ static int take_ranges(struct opts *o, const char *path, const char *text, size_
 			"ibcni-install: %s: %s%s%s%s (want {\"<network>\": [[{\"subnet\": "
 			"\"10.56.0.0/24\", ...}], ...]}); nothing installed\n",
 			path, *net ? "network " : "", net, *net ? ": " : "", why);
+		return -EINVAL;
+	}
+	/* What the plugins would refuse, refused here: a drop-in they refuse
+	 * fails every command on the node, every pod's DEL included. */
+	cni_nodeconf_ranges_checker(ipam_node_ranges_check);
+	if (cni_nodeconf_ranges_check(root, path, &err)) {
+		fprintf(stderr, "ibcni-install: %s; nothing installed\n", err.details);
 		return -EINVAL;
 	}
 	o->ranges = cni_json_dump(root, false);

@@ -255,10 +255,14 @@ test_installer_writes_node_ranges() {
 	installer --cni-bin-dir "$d" --node-conf-dir "$e" --node-name node-1 --node-ranges-dir "$cm"
 	assert_eq 0 "$RC" "over a link ($OUT)"
 	[ ! -L "$e/ibcni.conf.d/ranges.conf" ] && [ ! -e "$T/victim" ] || fail "the link was followed"
-	# Bad entries: exit 1 naming the file, nothing installed or written.
+	# Bad entries: exit 1 naming the file, nothing installed or written;
+	# values the plugins would refuse too (a drop-in they refuse fails
+	# every command on the node, every pod's DEL included).
 	local bad
 	for bad in '[]' '{"n":[{"subnet":"10.0.0.0/24"}]}' '{"n":[]}' '{"n":[[1]]}' '{"n":[[{"subnet":1}]]}' '{"n":' \
-		"{\"n\":[[{\"subnet\":\"$(head -c 40000 /dev/zero | tr '\0' a)\"}]]}"; do
+		"{\"n\":[[{\"subnet\":\"$(head -c 40000 /dev/zero | tr '\0' a)\"}]]}" \
+		'{"n":[[{"subnet":"10.0.0.0/33"}]]}' '{"n":[[{"subnet":"10.0.0.0/24","rangeStart":"10.0.1.1"}]]}' \
+		'{"n":[[{"subnet":"10.0.0.0/24"}],[{"subnet":"10.0.0.0/25"}]]}' "{\"$(head -c 200 /dev/zero | tr '\0' n)\":[[{\"subnet\":\"10.0.0.0/24\"}]]}"; do
 		rm -rf "$T/b2" "$T/e2"
 		printf '%s' "$bad" >"$cm/node-3"
 		installer --cni-bin-dir "$T/b2" --node-conf-dir "$T/e2" --node-name node-3 --node-ranges-dir "$cm"

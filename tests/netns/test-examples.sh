@@ -310,6 +310,9 @@ test_examples_daemonset() {
 		.valueFrom.fieldRef.fieldPath" <<<"$ds")" "the node name from the downward API"
 	assert_eq false "$(jq -c 'index("--netns-mode") != null' <<<"$args")" "exclusive netns mode is opt-in"
 	assert_match '"--netns-mode", "exclusive"' "$(cat "$EX/ibcni-daemonset.yaml")" "the opt-in, commented"
+	# Without the opt-in nothing writes the host's modprobe.d: read-only.
+	assert_eq true "$(jq -c "$s.initContainers[0].volumeMounts[] | select(.mountPath == \"/host/etc/modprobe.d\") |
+		.readOnly" <<<"$ds")" "modprobe.d read-only until --netns-mode"
 	# The agent: the fixed command, NET_ADMIN and SYS_ADMIN only.
 	assert_eq '["/ibcni/bin/ib-sriov","reconcile","--every","60"]' \
 		"$(jq -c "$s.containers[0] | .command + .args" <<<"$ds")" "the node agent"
@@ -319,11 +322,26 @@ test_examples_daemonset() {
 		map(.securityContext.capabilities.drop)" <<<"$ds")" "all capabilities dropped"
 	assert_eq '[null,["NET_ADMIN","SYS_ADMIN"]]' "$(jq -c "[$s.initContainers[0], $s.containers[0]] |
 		map(.securityContext.capabilities.add)" <<<"$ds")" "capabilities added"
-	assert_eq '{"/var/lib/cni":"/var/lib/cni","/run/ibcni":"/run/ibcni","/var/run/netns":"/var/run/netns HostToContainer","/etc/ibcni":"/etc/ibcni ro","/opt/cni/bin":"/opt/cni/bin ro","/sys":"/sys","/var/run/k8s.cni.cncf.io/devinfo/cni":"/var/run/k8s.cni.cncf.io/devinfo/cni"}' \
+	assert_eq '{"/var/lib/cni":"/var/lib/cni","/run/ibcni":"/run/ibcni","/var/run/netns":"/var/run/netns HostToContainer","/etc/ibcni":"/etc/ibcni ro","/opt/cni/bin":"/opt/cni/bin ro","/sys":"/sys","/run/k8s.cni.cncf.io/devinfo/cni":"/run/k8s.cni.cncf.io/devinfo/cni"}' \
 		"$(jq -c "$s as \$s | [\$s.containers[0].volumeMounts[] | . as \$m |
 			{key: .mountPath, value: ((\$s.volumes[] | select(.name == \$m.name) | .hostPath.path) +
 			 (if .mountPropagation then \" \\(.mountPropagation)\" else \"\" end) +
 			 (if .readOnly then \" ro\" else \"\" end))}] | from_entries" <<<"$ds")" "agent mounts"
+	# SYS_ADMIN with AppArmor unconfined: a kubelet without SeccompDefault
+	# runs a pod that names no profile with seccomp Unconfined too. The
+	# runtime's default still allows setns and unshare (and mount, for the
+	# verbs child's sysfs) to a container holding CAP_SYS_ADMIN.
+	assert_eq '"RuntimeDefault"' "$(jq -c "$s.securityContext.seccompProfile.type" <<<"$ds")" \
+		"the runtime's default seccomp profile"
+	assert_eq '[null,null]' "$(jq -c "[$s.initContainers[0], $s.containers[0]] |
+		map(.securityContext.seccompProfile)" <<<"$ds")" "no container overrides it"
+	# A dead pod's release removes its Device Information file: without
+	# the host's directory the removal finds nothing (success) and leaks it.
+	assert_eq '"/run/k8s.cni.cncf.io/devinfo/cni"' "$(jq -c "$s.containers[0].volumeMounts[] |
+		select(.mountPath | startswith(\"/run/k8s.cni.cncf.io\")) | .mountPath" <<<"$ds")" \
+		"the agent sees the device-info directory where ib-sriov opens it"
+	assert_eq '"/run/k8s.cni.cncf.io/devinfo/cni"' "$(sed -n 's/^#define CNI_DEVINFO_DIR "\(.*\)"$/"\1"/p' "$EX/../cni/state/devinfo.h")" \
+		"the path cni/state/devinfo.h opens"
 	assert_eq '"true"' "$(jq -c "$s.nodeSelector[\"feature.node.kubernetes.io/network-sriov.capable\"]" <<<"$ds")" \
 		"SR-IOV nodes only"
 	assert_eq '[]' "$(jq -c "[$s.tolerations[] | select(.key == null)]" <<<"$ds")" \

@@ -33,16 +33,16 @@ test_devinfo_runtime_config_path_and_no_rdma() {
 	pod_ns pod1
 	local conf mac
 	mkdir -p "$DEVINFO"
-	echo '{"type":"pci","version":"1.1.0","pci":{"pci-address":"0000:03:01.0"}}' >"$DEVINFO/multus-name"
-	conf=$(sriov_conf "" '"capabilities":{"CNIDeviceInfoFile":true},"runtimeConfig":{"CNIDeviceInfoFile":"'"$DEVINFO"'/multus-name"}' 1.1.0 "$(sim_vf_addr 0 0)")
+	echo '{"type":"pci","version":"1.1.0","pci":{"pci-address":"0000:03:01.0"}}' >"$DEVINFO/ns1-rdma-net-ctr1_net1"
+	conf=$(sriov_conf "" '"capabilities":{"CNIDeviceInfoFile":true},"runtimeConfig":{"CNIDeviceInfoFile":"'"$DEVINFO"'/ns1-rdma-net-ctr1_net1"}' 1.1.0 "$(sim_vf_addr 0 0)")
 	cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf"
 	assert_eq 0 "$RC" "ADD ($OUT $ERR)"
 	mac=$(ip -n pod1 -j link show net1 | jq -r '.[0].address')
-	assert_file "$DEVINFO/multus-name" '{"type":"pci","version":"1.1.0","pci":{"pci-address":"0000:03:01.0","pf-pci-address":"0000:03:00.0"},"ibcni":{"vf-index":0,"pf-netdev":"pf0","link-layer":"Ethernet","mac":"'"$mac"'"}}'
+	assert_file "$DEVINFO/ns1-rdma-net-ctr1_net1" '{"type":"pci","version":"1.1.0","pci":{"pci-address":"0000:03:01.0","pf-pci-address":"0000:03:00.0"},"ibcni":{"vf-index":0,"pf-netdev":"pf0","link-layer":"Ethernet","mac":"'"$mac"'"}}'
 	[ ! -e "$DEVINFO/rdma-net-ctr1_net1" ] || fail "the derived name was written too"
 	cni_exec ib-sriov DEL ctr1 pod1 net1 "$conf"
 	assert_eq 0 "$RC" "DEL ($ERR)"
-	[ ! -e "$DEVINFO/multus-name" ] || fail "the file stayed after DEL"
+	[ ! -e "$DEVINFO/ns1-rdma-net-ctr1_net1" ] || fail "the file stayed after DEL"
 }
 
 test_devinfo_removed_by_gc() {
@@ -108,7 +108,9 @@ test_devinfo_hostile_names_rejected() {
 	cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf"
 	assert_eq 7 "$(jq -r .code <<<"$OUT")" "a 245-byte network name ($OUT)"
 	assert_match '\\"name\\"' "$OUT" "the error names the key"
-	for path in /etc/passwd "$DEVINFO/../x" "$DEVINFO/sub/x" /var/run/k8s.cni.cncf.io/devinfo/dp/x; do
+	# Another attachment's name (container ctr2's, ctr1's net2) is never ours.
+	for path in /etc/passwd "$DEVINFO/../x" "$DEVINFO/sub/x" /var/run/k8s.cni.cncf.io/devinfo/dp/x \
+		"$DEVINFO/other" "$DEVINFO/rdma-net-ctr2_net1" "$DEVINFO/rdma-net-ctr1_net2"; do
 		conf=$(sriov_conf "" '"runtimeConfig":{"CNIDeviceInfoFile":"'"$path"'"}')
 		cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf"
 		assert_eq 7 "$(jq -r .code <<<"$OUT")" "CNIDeviceInfoFile '$path' ($OUT)"

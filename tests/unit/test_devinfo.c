@@ -23,8 +23,29 @@ Test(devinfo, multus_rule_and_runtime_config_path)
 	cr_assert_str_eq(out, "rail-1-ctr1_net1");
 	cr_assert_eq(name("/var/run/k8s.cni.cncf.io/devinfo/cni/rail-1-ctr1_net1", "x", out), 0);
 	cr_assert_str_eq(out, "rail-1-ctr1_net1");
-	cr_assert_eq(name("/run/k8s.cni.cncf.io/devinfo/cni/other", "x", out), 0);
-	cr_assert_str_eq(out, "other");
+	cr_assert_eq(name("/run/k8s.cni.cncf.io/devinfo/cni/ns-net-ctr1_net1", "x", out), 0);
+	cr_assert_str_eq(out, "ns-net-ctr1_net1");
+}
+
+/* A NAD may carry its own runtimeConfig: a name that is not this
+ * attachment's (Multus' "<network>-<containerID>_<ifname>") would let it
+ * replace, then on DEL or rollback remove, another pod's file or the copy
+ * of the device plugin's that Multus made for another attachment. */
+Test(devinfo, runtime_config_path_bound_to_the_attachment)
+{
+	static const char *const paths[] = {
+	    "/var/run/k8s.cni.cncf.io/devinfo/cni/other",
+	    "/var/run/k8s.cni.cncf.io/devinfo/cni/rail-1-ctr2_net1",
+	    "/var/run/k8s.cni.cncf.io/devinfo/cni/rail-1-ctr1_net2",
+	    "/var/run/k8s.cni.cncf.io/devinfo/cni/rail-1-xctr1_net1",
+	    "/var/run/k8s.cni.cncf.io/devinfo/cni/rail-1-ctr1_net1-x",
+	    "/var/run/k8s.cni.cncf.io/devinfo/cni/-ctr1_net1",
+	    "/var/run/k8s.cni.cncf.io/devinfo/cni/ctr1_net1",
+	};
+	char out[NAME_MAX + 1];
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		cr_assert_eq(name(paths[i], "ok", out), -EINVAL, "path %s", paths[i]);
 }
 
 Test(devinfo, hostile_names_refused)

@@ -731,9 +731,9 @@ Test(ibsriov_add, device_info_file, .init = sysfs, .fini = teardown)
 	static const char *const keys[] = {
 	    "\"guid\":\"02:00:00:00:00:00:00:09\",\"rdmaIsolation\":true",
 	    "\"mac\":\"02:11:22:33:44:55\",\"runtimeConfig\":{\"CNIDeviceInfoFile\":"
-	    "\"/var/run/k8s.cni.cncf.io/devinfo/cni/n-c1_net1-multus\"}",
+	    "\"/var/run/k8s.cni.cncf.io/devinfo/cni/default-n-c1_net1\"}",
 	};
-	static const char *const files[] = {"n-c1_net1", "n-c1_net1-multus"};
+	static const char *const files[] = {"n-c1_net1", "default-n-c1_net1"};
 	static const char *const want[] = {
 	    "{\"type\":\"pci\",\"version\":\"1.1.0\",\"pci\":{\"pci-address\":\"0000:03:00.2\","
 	    "\"pf-pci-address\":\"0000:03:00.0\",\"rdma-device\":\"mlx5_1\"},\"ibcni\":{"

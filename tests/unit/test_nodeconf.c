@@ -275,7 +275,7 @@ Test(nodeconf, unreadable_parent_is_an_io_error)
 /* A drop-in at ibcni.conf.d/name, as the installer writes one. */
 static void put_dropin(const char *name, const char *text, mode_t dmode)
 {
-	char d[160], rel[200];
+	char d[160], rel[400];
 
 	snprintf(d, sizeof(d), "%s/ibcni.conf.d", dir);
 	mkdir(d, 0755);
@@ -330,6 +330,25 @@ Test(nodeconf, a_key_in_two_files_names_both)
 	snprintf(want, sizeof(want), "%s/ibcni.conf.d/a.conf: \"deviceCheck\" is set in %s already",
 		 dir, path);
 	cr_assert(strstr(err.details, want), "%s", err.details);
+}
+
+/* Two drop-ins with names near NAME_MAX (their paths longer than the
+ * message buffer): the key is still set once, never silently twice. */
+Test(nodeconf, a_key_in_two_long_named_dropins)
+{
+	struct cni_nodeconf nc;
+	struct cni_error err = {0};
+	char a[256], b[256];
+
+	memset(a, 'a', 240);
+	memcpy(a + 240, ".conf", 6);
+	memcpy(b, a, sizeof(a));
+	b[0] = 'b';
+	put_dropin(a, "{\"deviceCheck\": \"kubelet\"}", 0755);
+	put_dropin(b, "{\"deviceCheck\": \"off\"}", 0755);
+	cr_assert_lt(cni_nodeconf_load(&nc, path, &err), 0, "the second file overrode the first");
+	cr_assert_eq(err.code, 7);
+	cr_assert(strstr(err.details, "\"deviceCheck\" is set in "), "%s", err.details);
 }
 
 Test(nodeconf, a_bad_dropin_is_named)
