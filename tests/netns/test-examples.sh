@@ -288,7 +288,7 @@ test_examples_daemonset() {
 		map(.securityContext.capabilities.drop)" <<<"$ds")" "all capabilities dropped"
 	assert_eq '[null,["NET_ADMIN","SYS_ADMIN"]]' "$(jq -c "[$s.initContainers[0], $s.containers[0]] |
 		map(.securityContext.capabilities.add)" <<<"$ds")" "capabilities added"
-	assert_eq '{"/var/lib/cni":"/var/lib/cni","/run/ibcni":"/run/ibcni","/var/run/netns":"/var/run/netns HostToContainer","/etc/ibcni":"/etc/ibcni ro","/opt/cni/bin":"/opt/cni/bin ro","/sys":"/sys","/var/run/k8s.cni.cncf.io/devinfo/cni":"/var/run/k8s.cni.cncf.io/devinfo/cni"}' \
+	assert_eq '{"/var/lib/cni":"/var/lib/cni","/run/ibcni":"/run/ibcni","/var/run/netns":"/var/run/netns HostToContainer","/etc/ibcni":"/etc/ibcni ro","/opt/cni/bin":"/opt/cni/bin ro","/sys":"/sys","/run/k8s.cni.cncf.io/devinfo/cni":"/var/run/k8s.cni.cncf.io/devinfo/cni"}' \
 		"$(jq -c "$s as \$s | [\$s.containers[0].volumeMounts[] | . as \$m |
 			{key: .mountPath, value: ((\$s.volumes[] | select(.name == \$m.name) | .hostPath.path) +
 			 (if .mountPropagation then \" \\(.mountPropagation)\" else \"\" end) +
