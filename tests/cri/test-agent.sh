@@ -9,7 +9,9 @@
 # node a pod died without DEL (its netns gone as the kernel leaves it, the
 # VF back in the host under its pod name) and another lives: the agent's
 # first pass releases the dead one's attachment and nothing else, then it
-# keeps running until SIGTERM.
+# keeps running until SIGTERM. A third pod died too, but its VF's lock is
+# held on the host (an ADD or DEL at work): the agent, taking its locks in
+# the host's /run/ibcni, leaves it for a later pass.
 #
 # The agent runs with the manifest's args, so with the default grace
 # (120 s): the dead pod's record is made ten minutes old (touch -d) rather
@@ -22,7 +24,7 @@
 
 AGENT_CAPS=0000000000201000 # CAP_NET_ADMIN (12) | CAP_SYS_ADMIN (21)
 AGENT_STOP_MAX_MS=3000      # "promptly": well under the runtimes' grace
-GONE_MAC='' LIVE_BEFORE='' # set by agent_node
+GONE_MAC='' LIVE_BEFORE='' HOLDER='' # set by agent_node
 DEVINFO=/run/k8s.cni.cncf.io/devinfo/cni
 LEASES=/var/lib/cni/networks/rdma-net
 
@@ -33,12 +35,13 @@ agent_conf() { # VF MAC: ib-sriov with ib-host-local in its default data directo
 
 # As tests/netns/test-heal.sh's gone_without_del: the pod's netns destroyed
 # without a DEL, as the kernel does it (a veth would die with its namespace,
-# so it is moved out first, under its pod name; sysfs names it so).
-pod_dies() { # POD IFNAME VF
-	local net=/sys/bus/pci/devices/$(sim_vf_addr 0 "${3#vf0_}")/net
+# so it is moved out first), the VF back under its pod name (HOSTNAME, devN,
+# when the host has that name already), sysfs naming it so.
+pod_dies() { # POD IFNAME VF [HOSTNAME]
+	local net=/sys/bus/pci/devices/$(sim_vf_addr 0 "${3#vf0_}")/net name=${4:-$2}
 	ip -n "$1" link set "$2" down
-	ip -n "$1" link set "$2" netns $$ || fail "moving $2 out of $1"
-	mv "$net/$3" "$net/$2"
+	ip -n "$1" link set "$2" netns $$ name "$name" || fail "moving $2 out of $1"
+	mv "$net/$3" "$net/$name"
 	ip netns del "$1"
 }
 
@@ -64,25 +67,29 @@ live_state() {
 
 # agent_node: the node as the agent finds it. The image's plugins in
 # /opt/cni/bin and no /etc/ibcni/ibcni.conf, as the initContainer leaves
-# them with the manifest's args (the defaults: reclaimLeases off); pod
-# "live" on VF 0 and pod "gone" on VF 1 ADDed by that ib-sriov (CNI_PATH
-# /opt/cni/bin, as a runtime on the node sets it), then "gone" dies without
-# DEL, its record older than the grace; an orphan lease (no record, its
-# libcni cache naming a netns that is gone) for reclaimLeases to ignore.
+# them with the manifest's args (the defaults: reclaimLeases off); pods
+# "live", "gone" and "busy" on VFs 0, 1 and 2 ADDed by that ib-sriov
+# (CNI_PATH /opt/cni/bin, as a runtime on the node sets it), then "gone"
+# and "busy" die without DEL, their records older than the grace, busy's
+# VF lock held (HOLDER); an orphan lease (no record, its libcni cache
+# naming a netns that is gone) for reclaimLeases to ignore.
 agent_node() {
-	local c gone live
-	sim_node 1 2 ib
+	local c gone live busy lock
+	sim_node 1 3 ib
 	mount -t tmpfs ibcni-opt /opt && mkdir -p /opt/cni/bin
 	cp "$IBCNI_IMAGE_BIN/ib-sriov" "$IBCNI_IMAGE_BIN/rdma-ns" "$IBCNI_IMAGE_BIN/ib-host-local" /opt/cni/bin/
 	node_conf ""
 	GONE_MAC=$(ip -j link show dev vf0_1 | jq -r '.[0].address')
 	gone=$(agent_conf 1 02:11:22:33:44:55)
 	live=$(agent_conf 0 02:11:22:33:44:66)
-	ip netns add live && ip netns add gone
+	busy=$(agent_conf 2 02:11:22:33:44:77)
+	ip netns add live && ip netns add gone && ip netns add busy
 	CNI_PATH_OVERRIDE=/opt/cni/bin cni_exec /opt/cni/bin/ib-sriov ADD ctr-live /var/run/netns/live net1 "$live"
 	assert_eq 0 "$RC" "ADD of the live pod ($OUT $ERR)"
 	CNI_PATH_OVERRIDE=/opt/cni/bin cni_exec /opt/cni/bin/ib-sriov ADD ctr-gone /var/run/netns/gone net1 "$gone"
 	assert_eq 0 "$RC" "ADD of the pod that dies ($OUT $ERR)"
+	CNI_PATH_OVERRIDE=/opt/cni/bin cni_exec /opt/cni/bin/ib-sriov ADD ctr-busy /var/run/netns/busy net1 "$busy"
+	assert_eq 0 "$RC" "ADD of the pod whose VF is busy ($OUT $ERR)"
 	[ -f "$DEVINFO/rdma-net-ctr-gone_net1" ] || fail "ADD wrote no device-information file"
 	c='{"cniVersion":"1.1.0","name":"rdma-net","ipam":{"type":"ib-host-local","ranges":[[{"subnet":"10.56.0.0/24"}]]}}'
 	CNI_PATH_OVERRIDE=/opt/cni/bin cni_exec /opt/cni/bin/ib-host-local ADD orphan /var/run/netns/orphan eth1 "$c"
@@ -92,10 +99,17 @@ agent_node() {
 		>/var/lib/cni/results/rdma-net-orphan-eth1
 	pod_dies gone net1 vf0_1
 	assert_link host net1 '[.mtu,.address]' '[1400,"02:11:22:33:44:55"]'
-	touch -d '-10 min' /var/lib/cni/ibcni/ib-sriov/ctr-gone:net1 "$LEASES"/10.* \
-		/var/lib/cni/results/rdma-net-orphan-eth1
-	assert_eq "ctr-gone:net1 ctr-live:net1" "$(records)" "records before the agent"
-	assert_eq "ctr-gone ctr-live orphan" "$(lease_owners)" "leases before the agent"
+	pod_dies busy net1 vf0_2 dev2
+	touch -d '-10 min' /var/lib/cni/ibcni/ib-sriov/ctr-gone:net1 /var/lib/cni/ibcni/ib-sriov/ctr-busy:net1 \
+		"$LEASES"/10.* /var/lib/cni/results/rdma-net-orphan-eth1
+	lock=/run/ibcni/ib-sriov/vf-$(sim_vf_addr 0 2).lock
+	[ -f "$lock" ] || fail "no lock file $lock"
+	# Bounded: it outlives the first pass, and ends by itself if the test
+	# returns before lock_free.
+	flock -o "$lock" sleep 60 &
+	HOLDER=$!
+	assert_eq "ctr-busy:net1 ctr-gone:net1 ctr-live:net1" "$(records)" "records before the agent"
+	assert_eq "ctr-busy ctr-gone ctr-live orphan" "$(lease_owners)" "leases before the agent"
 	LIVE_BEFORE=$(live_state)
 	daemonset_container "$T/agent.json" "" main
 	assert_eq '["/ibcni/bin/ib-sriov","reconcile","--every","60"]' \
@@ -103,21 +117,34 @@ agent_node() {
 	assert_eq false "$(jq .privileged "$T/agent.json")" "the agent is not privileged"
 }
 
+lock_free() { # the busy VF's lock holder (flock and its sleep) ends
+	local child
+	[ -n "$HOLDER" ] || return 0
+	child=$(pgrep -P "$HOLDER")
+	kill "$HOLDER"
+	wait "$HOLDER" 2>/dev/null
+	[ -z "$child" ] || kill "$child"
+	HOLDER=
+}
+
 # assert_first_pass LOG: the agent's first pass, from its log.
 assert_first_pass() {
-	assert_eq "reconcile: 2 records, released 1, kept 1, skipped 0 (young/locked), leases freed 0" \
+	lock_free
+	assert_eq "reconcile: 3 records, released 1, kept 1, skipped 1 (young/locked), leases freed 0" \
 		"$(grep -o 'reconcile: [0-9]* records.*' <<<"$1" | head -n1)" "the first summary line"
 	assert_match "released net1 of container ctr-gone \(network rdma-net, VF $(sim_vf_addr 0 1)\): its netns /var/run/netns/gone is gone" \
 		"$1" "the release line"
+	assert_match "skipped ctr-busy:net1: VF $(sim_vf_addr 0 2) is locked" "$1" "the locked VF's line"
 	grep -q -i -e warn -e error <<<"$1" && fail "the agent warned: $(grep -i -e warn -e error <<<"$1")"
-	assert_eq "ctr-live:net1" "$(records)" "the dead pod's record is gone"
+	assert_eq "ctr-busy:net1 ctr-live:net1" "$(records)" "the dead pod's record is gone, the busy one's stays"
 	# The VF home under its host name, as found.
 	assert_link host vf0_1 '[.ifname,.address,.mtu]' "[\"vf0_1\",\"$GONE_MAC\",1500]"
 	assert_no_link host net1
 	# Its lease freed by the release (the record's IPAM config, through the
 	# image's ib-host-local in /opt/cni/bin); reclaimLeases is off (the
 	# node config's default), so the orphan's lease stays.
-	assert_eq "ctr-live orphan" "$(lease_owners)" "leases after the pass"
+	assert_eq "ctr-busy ctr-live orphan" "$(lease_owners)" "leases after the pass"
+	assert_link host dev2 '.ifname' '"dev2"'
 	[ ! -e "$DEVINFO/rdma-net-ctr-gone_net1" ] || fail "the dead pod's device-information file stayed"
 	assert_eq "$LIVE_BEFORE" "$(live_state)" "the live pod"
 }
