@@ -17,8 +17,11 @@ POD.json: {"name", "namespace", "uid", "attempt", "hostname", "log_directory",
            "annotations": {}, "host_network": false, "privileged": false,
            "ports": [{"container_port", "host_port"}]}
 CTR.json: {"name", "image", "command": [], "args": [], "env": {},
-           "mounts": [{"container_path", "host_path", "readonly"}],
-           "privileged": false, "log_path"}
+           "mounts": [{"container_path", "host_path", "readonly",
+                       "propagation": "None" | "HostToContainer" | "Bidirectional"}],
+           "privileged": false, "capabilities": {"add": [], "drop": []},
+           "readonly_rootfs": false, "no_new_privs": false, "run_as_user": null,
+           "apparmor": "" | "Unconfined", "log_path"}
 A gRPC failure prints the status code and message on stderr and exits 2.
 """
 import json
@@ -69,6 +72,31 @@ def sandbox_config(spec):
                 namespace_options=ns, privileged=spec.get("privileged", False))))
 
 
+PROPAGATION = {"None": pb.PROPAGATION_PRIVATE,
+               "HostToContainer": pb.PROPAGATION_HOST_TO_CONTAINER,
+               "Bidirectional": pb.PROPAGATION_BIDIRECTIONAL}
+
+
+def security_context(spec, ns):
+    """A container's securityContext as kubelet converts it (kuberuntime's
+    determineEffectiveSecurityContext): capability names as written,
+    AppArmor in both the field and its deprecated string."""
+    sc = pb.LinuxContainerSecurityContext(
+        privileged=spec.get("privileged", False), namespace_options=ns,
+        readonly_rootfs=spec.get("readonly_rootfs", False),
+        no_new_privs=spec.get("no_new_privs", False))
+    caps = spec.get("capabilities")
+    if caps:
+        sc.capabilities.add_capabilities.extend(caps.get("add", []))
+        sc.capabilities.drop_capabilities.extend(caps.get("drop", []))
+    if spec.get("run_as_user") is not None:
+        sc.run_as_user.value = spec["run_as_user"]
+    if spec.get("apparmor") == "Unconfined":
+        sc.apparmor.profile_type = pb.SecurityProfile.Unconfined
+        sc.apparmor_profile = "unconfined"
+    return sc
+
+
 def container_config(spec, host_network):
     ns = pb.NamespaceOption(network=pb.NODE if host_network else pb.POD,
                             pid=pb.CONTAINER, ipc=pb.POD)
@@ -78,12 +106,11 @@ def container_config(spec, host_network):
         command=spec.get("command", []), args=spec.get("args", []),
         envs=[pb.KeyValue(key=k, value=v) for k, v in spec.get("env", {}).items()],
         mounts=[pb.Mount(container_path=m["container_path"], host_path=m["host_path"],
-                         readonly=m.get("readonly", False))
+                         readonly=m.get("readonly", False),
+                         propagation=PROPAGATION[m.get("propagation", "None")])
                 for m in spec.get("mounts", [])],
         log_path=spec.get("log_path", ""),
-        linux=pb.LinuxContainerConfig(
-            security_context=pb.LinuxContainerSecurityContext(
-                privileged=spec.get("privileged", False), namespace_options=ns)))
+        linux=pb.LinuxContainerConfig(security_context=security_context(spec, ns)))
 
 
 def load(path):

@@ -175,8 +175,10 @@ assert_vf_home() {
 # (KIND init, the default) or long-running container (KIND main) as cri.py's
 # CTR.json, read from conf-examples/ibcni-daemonset.yaml: image, command,
 # args with $(VAR) expanded as kubelet does (spec.nodeName is "node-1"),
-# privileged, mounts with each hostPath under HOSTROOT and each ConfigMap at
-# HOSTROOT/configmap/NAME.
+# the securityContext as kubelet hands it to the runtime (privileged,
+# capabilities, readonly_rootfs, no_new_privs from allowPrivilegeEscalation,
+# run_as_user, apparmor), mounts with readOnly and mountPropagation, each
+# hostPath under HOSTROOT and each ConfigMap at HOSTROOT/configmap/NAME.
 daemonset_container() {
 	/usr/bin/python3 - "$1" "$2" "${3:-init}" "$(dirname "${BASH_SOURCE[0]}")/../../conf-examples/ibcni-daemonset.yaml" <<'PY'
 import json, re, sys, yaml
@@ -193,12 +195,21 @@ field = {"spec.nodeName": "node-1"}
 env = {e["name"]: e.get("value", field.get(e.get("valueFrom", {}).get("fieldRef", {}).get("fieldPath")))
        for e in c.get("env", [])}
 args = [re.sub(r"\$\((\w+)\)", lambda m: env[m.group(1)], a) for a in c["args"]]
+sc = c.get("securityContext", {})
+caps = sc.get("capabilities", {})
 json.dump({"name": c["name"], "image": c["image"], "command": c["command"],
            "args": args,
-           "privileged": c.get("securityContext", {}).get("privileged", False),
+           "privileged": sc.get("privileged", False),
+           "capabilities": {"add": caps.get("add", []), "drop": caps.get("drop", [])},
+           "readonly_rootfs": sc.get("readOnlyRootFilesystem", False),
+           "no_new_privs": sc.get("allowPrivilegeEscalation", True) is False,
+           "run_as_user": sc.get("runAsUser"),
+           "apparmor": sc.get("appArmorProfile", {}).get("type", ""),
            "host_network": pod.get("hostNetwork", False),
-           "log_path": "install.log",
-           "mounts": [{"container_path": m["mountPath"], "host_path": vols[m["name"]]}
+           "log_path": c["name"] + ".log",
+           "mounts": [{"container_path": m["mountPath"], "host_path": vols[m["name"]],
+                       "readonly": m.get("readOnly", False),
+                       "propagation": m.get("mountPropagation", "None")}
                       for m in c["volumeMounts"]]}, open(out, "w"))
 PY
 }

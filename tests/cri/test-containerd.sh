@@ -149,7 +149,8 @@ test_containerd_runs_the_daemonset_installer() {
 	assert_json '[.state, .exit_code]' '["CONTAINER_EXITED",0]'
 	assert_installed "$host"
 	assert_match 'no entry for node node-1' "$(cat "$T/logs/install.log")" "no ConfigMap entry: said"
-	assert_file "$host/etc/ibcni/ibcni.conf" '{}'
+	# No entry, none of the older keys given: neither the drop-in nor ibcni.conf.
+	assert_eq "" "$(find "$host/etc/ibcni" -type f)" "node config files"
 	assert_eq "1" "$(kill -0 "$old_pid" 2>/dev/null && echo 1)" "the old plugin still runs"
 	cmp -s /bin/sleep "/proc/$old_pid/exe" || fail "the running old binary was changed"
 	kill "$old_pid"

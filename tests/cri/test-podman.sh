@@ -50,7 +50,9 @@ test_podman_runs_the_daemonset_installer() {
 	assert_eq 0 "$?" "podman run installer ($OUT)"
 	assert_match 'ib-sriov installed' "$OUT" "first run"
 	assert_installed "$host"
-	assert_file "$host/etc/ibcni/ibcni.conf" '{"ranges":{"ib-net":[[{"subnet":"10.56.1.0/24"}]]}}'
+	# The ranges in their drop-in; with none of the older keys given, no ibcni.conf.
+	assert_file "$host/etc/ibcni/ibcni.conf.d/ranges.conf" '{"ranges":{"ib-net":[[{"subnet":"10.56.1.0/24"}]]}}'
+	[ ! -e "$host/etc/ibcni/ibcni.conf" ] || fail "ibcni.conf written: $(cat "$host/etc/ibcni/ibcni.conf")"
 	local before
 	before=$(stat -c '%n %i %Y' "$host"/opt/cni/bin/*)
 	OUT=$(podman run --rm --network host "${args[@]}" \
