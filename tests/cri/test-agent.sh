@@ -2,8 +2,8 @@
 # The DaemonSet's node agent (conf-examples/ibcni-daemonset.yaml, container
 # "agent": `ib-sriov reconcile --every 60`) from make image's archive, with
 # exactly the manifest's least privilege, through podman and containerd's
-# CRI: command, args, securityContext (capabilities drop ALL + NET_ADMIN,
-# SYS_ADMIN; not privileged; no privilege escalation; read-only root;
+# CRI: command, args, securityContext (capabilities drop ALL + NET_ADMIN;
+# not privileged; no privilege escalation; read-only root;
 # AppArmor unconfined), hostNetwork and every host mount at its mountPath,
 # all read from the yaml (daemonset_container). On the simulated SR-IOV
 # node a pod died without DEL (its netns gone as the kernel leaves it, the
@@ -19,10 +19,10 @@
 # never runs. Its host paths are the node's own (/var/lib/cni, /run,
 # /etc/ibcni, /sys/bus/pci are this test's tmpfs, /opt a tmpfs holding the
 # image's plugins as the initContainer installs them). podman applies its
-# default seccomp profile (setns needs CAP_SYS_ADMIN there); kubelet's
-# default is Unconfined, which the containerd run has.
+# default seccomp profile; kubelet's default is Unconfined, which the
+# containerd run has.
 
-AGENT_CAPS=0000000000201000 # CAP_NET_ADMIN (12) | CAP_SYS_ADMIN (21)
+AGENT_CAPS=0000000000001000 # CAP_NET_ADMIN (12)
 AGENT_STOP_MAX_MS=3000      # "promptly": well under the runtimes' grace
 GONE_MAC='' LIVE_BEFORE='' HOLDER='' # set by agent_node
 DEVINFO=/run/k8s.cni.cncf.io/devinfo/cni
@@ -149,7 +149,7 @@ assert_first_pass() {
 	assert_eq "$LIVE_BEFORE" "$(live_state)" "the live pod"
 }
 
-# assert_least_privilege PID: the agent holds NET_ADMIN and SYS_ADMIN and
+# assert_least_privilege PID: the agent holds NET_ADMIN and
 # nothing else, in every set, and cannot gain more.
 assert_least_privilege() {
 	local s=/proc/$1/status

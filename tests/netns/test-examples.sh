@@ -313,24 +313,22 @@ test_examples_daemonset() {
 	# Without the opt-in nothing writes the host's modprobe.d: read-only.
 	assert_eq true "$(jq -c "$s.initContainers[0].volumeMounts[] | select(.mountPath == \"/host/etc/modprobe.d\") |
 		.readOnly" <<<"$ds")" "modprobe.d read-only until --netns-mode"
-	# The agent: the fixed command, NET_ADMIN and SYS_ADMIN only.
+	# The agent: the fixed command, NET_ADMIN only.
 	assert_eq '["/ibcni/bin/ib-sriov","reconcile","--every","60"]' \
 		"$(jq -c "$s.containers[0] | .command + .args" <<<"$ds")" "the node agent"
 	assert_eq '[false,false]' "$(jq -c "[$s.initContainers[0], $s.containers[0]] |
 		map(.securityContext.privileged)" <<<"$ds")" "neither is privileged"
 	assert_eq '[["ALL"],["ALL"]]' "$(jq -c "[$s.initContainers[0], $s.containers[0]] |
 		map(.securityContext.capabilities.drop)" <<<"$ds")" "all capabilities dropped"
-	assert_eq '[null,["NET_ADMIN","SYS_ADMIN"]]' "$(jq -c "[$s.initContainers[0], $s.containers[0]] |
+	assert_eq '[null,["NET_ADMIN"]]' "$(jq -c "[$s.initContainers[0], $s.containers[0]] |
 		map(.securityContext.capabilities.add)" <<<"$ds")" "capabilities added"
 	assert_eq '{"/var/lib/cni":"/var/lib/cni","/run/ibcni":"/run/ibcni","/var/run/netns":"/var/run/netns HostToContainer","/etc/ibcni":"/etc/ibcni ro","/opt/cni/bin":"/opt/cni/bin ro","/sys":"/sys","/run/k8s.cni.cncf.io/devinfo/cni":"/run/k8s.cni.cncf.io/devinfo/cni"}' \
 		"$(jq -c "$s as \$s | [\$s.containers[0].volumeMounts[] | . as \$m |
 			{key: .mountPath, value: ((\$s.volumes[] | select(.name == \$m.name) | .hostPath.path) +
 			 (if .mountPropagation then \" \\(.mountPropagation)\" else \"\" end) +
 			 (if .readOnly then \" ro\" else \"\" end))}] | from_entries" <<<"$ds")" "agent mounts"
-	# SYS_ADMIN with AppArmor unconfined: a kubelet without SeccompDefault
-	# runs a pod that names no profile with seccomp Unconfined too. The
-	# runtime's default still allows setns and unshare (and mount, for the
-	# verbs child's sysfs) to a container holding CAP_SYS_ADMIN.
+	# AppArmor unconfined: a kubelet without SeccompDefault runs a pod that
+	# names no profile with seccomp Unconfined too.
 	assert_eq '"RuntimeDefault"' "$(jq -c "$s.securityContext.seccompProfile.type" <<<"$ds")" \
 		"the runtime's default seccomp profile"
 	assert_eq '[null,null]' "$(jq -c "[$s.initContainers[0], $s.containers[0]] |
