@@ -33,18 +33,6 @@ agent_conf() { # VF MAC: ib-sriov with ib-host-local in its default data directo
 		"$(sim_vf_addr 0 "$1")" "$2"
 }
 
-# As tests/netns/test-heal.sh's gone_without_del: the pod's netns destroyed
-# without a DEL, as the kernel does it (a veth would die with its namespace,
-# so it is moved out first), the VF back under its pod name (HOSTNAME, devN,
-# when the host has that name already), sysfs naming it so.
-pod_dies() { # POD IFNAME VF [HOSTNAME]
-	local net=/sys/bus/pci/devices/$(sim_vf_addr 0 "${3#vf0_}")/net name=${4:-$2}
-	ip -n "$1" link set "$2" down
-	ip -n "$1" link set "$2" netns $$ name "$name" || fail "moving $2 out of $1"
-	mv "$net/$3" "$net/$name"
-	ip netns del "$1"
-}
-
 lease_owners() { # the container IDs ib-host-local holds addresses for
 	local f
 	for f in "$LEASES"/10.*; do
@@ -97,9 +85,9 @@ agent_node() {
 	mkdir -p /var/lib/cni/results
 	echo '{"kind":"cniCacheV1","containerId":"orphan","ifName":"eth1","networkName":"rdma-net","netns":"/var/run/netns/orphan"}' \
 		>/var/lib/cni/results/rdma-net-orphan-eth1
-	pod_dies gone net1 vf0_1
+	gone_without_del gone net1 vf0_1
 	assert_link host net1 '[.mtu,.address]' '[1400,"02:11:22:33:44:55"]'
-	pod_dies busy net1 vf0_2 dev2
+	gone_without_del busy net1 vf0_2 dev2
 	touch -d '-10 min' /var/lib/cni/ibcni/ib-sriov/ctr-gone:net1 /var/lib/cni/ibcni/ib-sriov/ctr-busy:net1 \
 		"$LEASES"/10.* /var/lib/cni/results/rdma-net-orphan-eth1
 	lock=/run/ibcni/ib-sriov/vf-$(sim_vf_addr 0 2).lock

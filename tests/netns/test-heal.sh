@@ -4,19 +4,6 @@
 
 . "$(dirname "${BASH_SOURCE[0]}")/sriov-lib.sh"
 
-# gone_without_del POD IFNAME VF [HOSTNAME]: the pod's netns destroyed
-# without a DEL, as the kernel does it: the VF netdev back in the host under
-# its pod name (HOSTNAME, devN, when the host has that name already; a veth
-# would die with the namespace, so it is moved out first), sysfs naming it
-# so, the netns file gone.
-gone_without_del() {
-	local net=/sys/bus/pci/devices/$(sim_vf_addr 0 "${3#vf0_}")/net name=${4:-$2}
-	ip -n "$1" link set "$2" down
-	ip -n "$1" link set "$2" netns $$ name "$name" || fail "moving $2 out of $1"
-	mv "$net/$3" "$net/$name"
-	ip netns del "$1"
-}
-
 sysfs_follows() { # VF NAME: the simulated sysfs names the VF netdev NAME again
 	local net=/sys/bus/pci/devices/$(sim_vf_addr 0 "${1#vf0_}")/net
 	mv "$net"/* "$net/$2"
