@@ -261,6 +261,7 @@ help:
 	@echo '  make check-unit     Criterion unit tests (no root)'
 	@echo '  make check-static   static binaries, a tree without .git, docs links, this list (no root)'
 	@echo '  make check-netns    whole-binary tests in private namespaces (root; NETNS_FILTER=)'
+	@echo '  make check-compat   upgrade and downgrade against the previous release (root; tests/compat/PREVIOUS)'
 	@echo '  make check-crash    kill/fault injection at every syscall and a soak (root; FULL=1 all points)'
 	@echo '  make check-budget   one ADD and one DEL under strace against a recorded budget (root)'
 	@echo '  make check-cri      containerd CRI and podman, the DaemonSet container (root; CRI_FILTER=)'

@@ -29,11 +29,15 @@ tier() { # NAME COMMAND...
 tier unit make --no-print-directory check-unit
 if [ "$(id -u)" -eq 0 ]; then
 	tier netns make --no-print-directory check-netns
+	tier compat make --no-print-directory check-compat
 	tier budget make --no-print-directory check-budget
 	tier crash make --no-print-directory check-crash
 else
 	echo "== netns: skipped, needs root (sudo make check)"
 	summary+=("netns    not run: needs root")
+	total_fail=$((total_fail + 1))
+	echo "== compat: skipped, needs root (sudo make check)"
+	summary+=("compat   not run: needs root")
 	total_fail=$((total_fail + 1))
 	echo "== budget: skipped, needs root (sudo make check)"
 	summary+=("budget   not run: needs root")

@@ -41,7 +41,17 @@ $(CNITOOL):
 
 check-netns: all $(NETNS_HELPER) $(CNITOOL)
 	@IBCNI_BIN=$(abspath $(BIN)) IBCNI_HELPER=$(abspath $(NETNS_HELPER)) \
-		IBCNI_CNITOOL=$(abspath $(CNITOOL)) tests/netns/run.sh
+		IBCNI_CNITOOL=$(abspath $(CNITOOL)) NETNS_EXCLUDE="test-compat $(NETNS_EXCLUDE)" \
+		tests/netns/run.sh
+
+# Upgrade and downgrade against the previous release (tests/compat/PREVIOUS),
+# built from this checkout's history once per commit (root; a tree without
+# .git says it cannot run): tests/netns/test-compat.sh.
+check-compat: all $(NETNS_HELPER) $(CNITOOL)
+	@prev=$$(tests/compat/build-previous.sh) || { echo "compat: 0 passed, 1 failed"; exit 1; }; \
+	IBCNI_BIN=$(abspath $(BIN)) IBCNI_PREV_BIN=$$prev IBCNI_HELPER=$(abspath $(NETNS_HELPER)) \
+		IBCNI_CNITOOL=$(abspath $(CNITOOL)) NETNS_FILTER=$(or $(NETNS_FILTER),test-compat) \
+		NETNS_TIER=compat tests/netns/run.sh
 
 # The system-call and page-fault budget of one ADD and one DEL (root; the
 # default static build, whose counts tests/budget/budget.txt records;
@@ -76,7 +86,7 @@ check: deps
 	$(MAKE) all
 	@tests/check.sh $(OUT)
 
-.PHONY: check check-unit check-netns check-budget check-vm check-arm64
+.PHONY: check check-unit check-netns check-compat check-budget check-vm check-arm64
 
 
 # cni/kernel/verbs.c against the fake libibverbs (no libibverbs linked).

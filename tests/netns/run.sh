@@ -6,8 +6,8 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 export IBCNI_FIXTURES=$(cd "$here/../fixtures" && pwd)
 if [ "$(id -u)" -ne 0 ]; then
-	echo "netns: needs root (namespaces, veth, mounts); run: sudo make check-netns"
-	echo "netns: 0 passed, 1 failed"
+	echo "${NETNS_TIER:-netns}: needs root (namespaces, veth, mounts); run: sudo make check-${NETNS_TIER:-netns}"
+	echo "${NETNS_TIER:-netns}: 0 passed, 1 failed"
 	exit 1
 fi
 pass=0 fail=0 failed=()
@@ -40,5 +40,5 @@ for file in "$here"/test-*.sh; do
 	done
 done
 [ ${#failed[@]} -gt 0 ] && printf 'failed: %s\n' "${failed[*]}"
-echo "netns: $pass passed, $fail failed"
+echo "${NETNS_TIER:-netns}: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
