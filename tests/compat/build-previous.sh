@@ -21,7 +21,7 @@ commit=$("${git[@]}" rev-parse --verify --quiet "$prev^{commit}") || {
 }
 out=$root/build/compat/$commit
 # The release's default build (static plugins, bin/): what it shipped, and
-# no slower than DYNAMIC=1 (about 18 s each with -j1; docs/testing.md).
+# about as fast as DYNAMIC=1 (13 s and 12 s with -j1; docs/testing.md).
 if [ ! -f "$out/done" ]; then
 	rm -rf "$out"
 	mkdir -p "$out/src"
