@@ -214,6 +214,10 @@ test_compat_node_dropins() {
 	node_dropin agent.conf '{"reclaimLeases":true}'
 	nodeconf=$(find /etc/ibcni -type f -exec sha256sum {} + | sort)
 	add_then_del old_exec old_exec "$(sriov_conf ib-host-local '"mtu":1400')"
+	old_exec ib-sriov STATUS "" "" "" "$(sriov_conf ib-host-local)"
+	assert_eq 0 "$RC" "old STATUS ($OUT)"
+	old_exec ib-host-local STATUS "" "" "" "$(sriov_conf ib-host-local)"
+	assert_eq 0 "$RC" "old ib-host-local STATUS ($OUT)"
 	conf='{"cniVersion":"1.1.0","name":"rdma-net","type":"ib-sriov","deviceID":"0000:03:01.1","ipam":{"type":"ib-host-local","dataDir":"'"$T"'/leases","ranges":"node"}}'
 	before=$(node_state)
 	new_exec ib-sriov ADD ctr2 pod1 net1 "$conf"
@@ -223,4 +227,10 @@ test_compat_node_dropins() {
 	assert_eq 0 "$RC" "old DEL of ranges node ($OUT $ERR)"
 	assert_node_as_found "$before" "ranges node, old DEL" "${DEVINFO_LEFT/ctr1/ctr2}"
 	assert_eq "$nodeconf" "$(find /etc/ibcni -type f -exec sha256sum {} + | sort)" "the node configuration untouched"
+	# Why the drop-ins: a new key in ibcni.conf itself fails the previous
+	# release's every verb, DEL included.
+	node_conf '{"allowedDataDirs":["'"$T"'"],"reclaimLeases":true}'
+	old_exec ib-sriov DEL ctr3 pod1 net1 "$(sriov_conf ib-host-local)"
+	assert_json '.code' 7
+	assert_match reclaimLeases "$OUT" "the key named"
 }
