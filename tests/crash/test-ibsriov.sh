@@ -40,15 +40,16 @@ attached() { # WHAT
 }
 
 # The pod as found: no interface but lo, no rule but the kernel's (a rail's
-# source rule outlives its interface), and no device-info file or temp file
-# of ours (files_state and converged see the directory; this names them).
+# source rule outlives its interface), and no device-info file of ctr1's
+# nor a temp file (files_state and converged see the directory; this names
+# them; ctr0's, a valid attachment in the GC cases, stays).
 pod_empty() {
 	local left
 	left=$(ip -n pod1 -o link show | awk '$2 != "lo:" {print $2}')
 	[ -z "$left" ] || cfail "pod1 still has $left"
 	left=$(ip -n pod1 -j rule | jq -c '[.[].priority]')$(ip -n pod1 -6 -j rule | jq -c '[.[].priority]')
 	[ "$left" = '[0,32766,32767][0,32766]' ] || cfail "pod1 rules left: $(ip -n pod1 rule; ip -n pod1 -6 rule)"
-	left=$(find "$DEVINFO" -mindepth 1 2>/dev/null)
+	left=$(find "$DEVINFO" -mindepth 1 \( -name '*-ctr1_*' -o -name '.*' \) 2>/dev/null)
 	[ -z "$left" ] || cfail "device-info files left: $left"
 }
 
