@@ -5,14 +5,18 @@
 # file, the lock free, and an index that the next ADD can trust.
 
 IPAM_CONF=
+IPAM_WANT='10.56.0.* fd00:56::* ' # the result's addresses, a pattern
+IPAM_RANGES='[[{"subnet":"10.56.0.0/24"}],[{"subnet":"fd00:56::/64"}]]'
+IPAM_ARGS=                         # ctr1's args (ipIndex), a JSON member
 
 ipam_node() {
 	pod_ns pod1
 	wrap_init
-	IPAM_CONF=$(printf '{"cniVersion":"1.1.0","name":"%s","type":"ib-sriov","ipam":{"type":"ib-host-local","dataDir":"%s","ranges":[[{"subnet":"10.56.0.0/24"}],[{"subnet":"fd00:56::/64"}]]}}' \
-		"$NET" "$T/leases")
+	IPAM_CONF=$(printf '{"cniVersion":"1.1.0","name":"%s","type":"ib-sriov","ipam":{"type":"ib-host-local","dataDir":"%s","ranges":%s}}' \
+		"$NET" "$T/leases" "$IPAM_RANGES")
 	run_plugin ib-host-local ADD other pod1 net1 "$IPAM_CONF"
 	[ "$RC" = 0 ] || { fail "ADD of the other container: $OUT"; return 1; }
+	IPAM_CONF=${IPAM_CONF%\}}${IPAM_ARGS:+,$IPAM_ARGS}\}
 	run_plugin ib-host-local ADD warm pod1 net1 "$IPAM_CONF"
 	run_plugin ib-host-local DEL warm pod1 net1 "$IPAM_CONF"
 	[ "$RC" = 0 ] || { fail "warm-up DEL: $OUT"; return 1; }
@@ -32,7 +36,8 @@ leased_as_result() { # WHAT
 	local want got
 	want=$(jq -r '.ips[].address' <<<"$OUT" 2>/dev/null | sed 's|/.*||' | sort | tr '\n' ' ')
 	got=$(grep -l "^ctr1"$'\r' "$T/leases/$NET"/* 2>/dev/null | sed 's|.*/||' | sort | tr '\n' ' ')
-	[[ $want == 10.56.0.*" fd00:56::"*" " && $want == "$got" ]] ||
+	# shellcheck disable=SC2053 # IPAM_WANT is a pattern
+	[[ $want == $IPAM_WANT && $want == "$got" ]] ||
 		cfail "$1: result has '$want', ctr1 leases '$got'"
 }
 
@@ -61,7 +66,7 @@ iadd_retry() {
 	if [ "$RC" = 0 ]; then
 		IPAM_RETRY_OK=$((IPAM_RETRY_OK + 1))
 		leased_as_result "retried ADD"
-	elif [ "$(jq -r .code <<<"$OUT" 2>/dev/null)" = 111 ]; then
+	elif [ -z "$IPAM_ARGS" ] && [ "$(jq -r .code <<<"$OUT" 2>/dev/null)" = 111 ]; then
 		# host-local's answer to a second ADD of an attachment that
 		# holds an address: the killed ADD had leased it.
 		IPAM_RETRY_DUP=$((IPAM_RETRY_DUP + 1))
@@ -135,5 +140,66 @@ test_kill_ipam_gc() {
 	ipam_node || return
 	baseline
 	sweep igc kill plugin "ib-host-local GC"
+	print_stats
+}
+
+# --- args.cni.ipIndex (ipam/ipindex.c): index 7 of each set, whatever the
+# point; a retried ADD finds the lease the killed one made its own (an ADD
+# by the same attachment is idempotent), so it must succeed, with the same
+# addresses. ---
+
+ipindex_node() {
+	IPAM_ARGS='"args":{"cni":{"ipIndex":7}}'
+	IPAM_WANT='10.56.0.8 fd00:56::8 '
+	ipam_node
+}
+
+test_kill_ipam_add_ipindex() {
+	ipindex_node || return
+	baseline
+	sweep iadd kill plugin "ib-host-local ADD, ipIndex"
+	STATS+="    retried ADD: $IPAM_RETRY_OK succeeded"$'\n'
+	print_stats
+}
+
+test_fault_ipam_add_ipindex() {
+	ipindex_node || return
+	baseline
+	sweep iadd fault plugin "ib-host-local ADD, ipIndex"
+	STATS+="    retried ADD: $IPAM_RETRY_OK succeeded"$'\n'
+	print_stats
+}
+
+# --- "ranges": "node": the node's block from the installer's drop-in
+# (/etc/ibcni/ibcni.conf.d/ranges.conf), read at every point; its faults
+# (openat, the read) fail cleanly. ---
+
+ranges_node() {
+	node_dropin ranges.conf '{"ranges":{"'"$NET"'":[[{"subnet":"10.56.0.0/16","rangeStart":"10.56.3.1","rangeEnd":"10.56.3.254"}],[{"subnet":"fd00:56::/64","rangeStart":"fd00:56::3:0","rangeEnd":"fd00:56::3:ffff"}]]}}'
+	IPAM_RANGES='"node"'
+	IPAM_WANT='10.56.3.* fd00:56::3:* '
+	ipam_node
+}
+
+test_kill_ipam_add_ranges_node() {
+	ranges_node || return
+	baseline
+	sweep iadd kill plugin "ib-host-local ADD, ranges node"
+	STATS+="    retried ADD: $IPAM_RETRY_OK succeeded, $IPAM_RETRY_DUP found a lease (111, as host-local)"$'\n'
+	print_stats
+}
+
+test_fault_ipam_add_ranges_node() {
+	ranges_node || return
+	baseline
+	sweep iadd fault plugin "ib-host-local ADD, ranges node"
+	STATS+="    retried ADD: $IPAM_RETRY_OK succeeded, $IPAM_RETRY_DUP found a lease (111, as host-local)"$'\n'
+	print_stats
+}
+
+test_kill_ipam_del_ranges_node() {
+	ranges_node || return
+	baseline
+	sweep idel kill plugin "ib-host-local DEL, ranges node"
 	print_stats
 }
