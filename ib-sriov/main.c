@@ -25,7 +25,7 @@ static const struct cni_plugin_key keys[] = {
     {"mtu", "the pod interface's MTU"},
     {"netdevWaitMs", "IB: wait for the netdev after a GUID rebind (default 10000)"},
     {"waitPortActiveMs", "wait for the VF's RDMA port to be ACTIVE (default 0: no wait)"},
-    {"runtimeConfig.CNIDeviceInfoFile", "where the device-info file goes (Multus' name)"},
+    {"CNIDeviceInfoFile", "runtimeConfig: where the device-info file goes (Multus' name)"},
     {"railTable", "a table for this rail's routes and source rules, or \"auto\""},
     {"railKeepMain, railSysctls", "main keeps the routes too; ARP flux sysctls"},
     {"ipam", "IPAM delegate: ib-host-local, host-local, whereabouts, ..."},
