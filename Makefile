@@ -162,8 +162,11 @@ $(PODRES_GEN)/podres.pb-c.o: $(PODRES_GEN)/podres.pb-c.c
 $(OBJ)/cni/protocol/podres_wire.o: $(PODRES_GEN)/podres.pb-c.h
 $(OBJ)/cni/protocol/podres_wire.o: CFLAGS += -I$(PODRES_GEN)
 
+# Made afresh: `ar r` on an old archive keeps its members' first order (and
+# members of files since removed), so an incremental build would link in
+# another order than a clean one, and its bytes would differ.
 $(LIB): $(LIB_SRC:%.c=$(OBJ)/%.o) $(PODRES_GEN)/podres.pb-c.o
-	$(call quiet,AR,$@)$(AR) rcs $@ $^
+	$(call quiet,AR,$@)rm -f $@ && $(AR) rcs $@ $^
 
 $(OBJ)/cni/verbs-static.o: cni/kernel/verbs.c
 	@mkdir -p $(dir $@)
