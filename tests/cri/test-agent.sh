@@ -33,17 +33,6 @@ agent_conf() { # VF MAC: ib-sriov with ib-host-local in its default data directo
 		"$(sim_vf_addr 0 "$1")" "$2"
 }
 
-lease_owners() { # the container IDs ib-host-local holds addresses for
-	local f
-	for f in "$LEASES"/10.*; do
-		[ -e "$f" ] && head -n1 "$f" | tr -d '\r'
-	done | sort | tr '\n' ' ' | sed 's/ $//'
-}
-
-records() {
-	ls /var/lib/cni/ibcni/ib-sriov 2>/dev/null | tr '\n' ' ' | sed 's/ $//'
-}
-
 # What the agent must leave alone: the live pod's record, its link, its
 # netns, its device-information file, its lease.
 live_state() {
@@ -97,7 +86,7 @@ agent_node() {
 	flock -o "$lock" sleep 60 &
 	HOLDER=$!
 	assert_eq "ctr-busy:net1 ctr-gone:net1 ctr-live:net1" "$(records)" "records before the agent"
-	assert_eq "ctr-busy ctr-gone ctr-live orphan" "$(lease_owners)" "leases before the agent"
+	assert_eq "ctr-busy ctr-gone ctr-live orphan" "$(lease_owners "$LEASES")" "leases before the agent"
 	LIVE_BEFORE=$(live_state)
 	daemonset_container "$T/agent.json" "" main
 	assert_eq '["/ibcni/bin/ib-sriov","reconcile","--every","60"]' \
@@ -131,7 +120,7 @@ assert_first_pass() {
 	# Its lease freed by the release (the record's IPAM config, through the
 	# image's ib-host-local in /opt/cni/bin); reclaimLeases is off (the
 	# node config's default), so the orphan's lease stays.
-	assert_eq "ctr-busy ctr-live orphan" "$(lease_owners)" "leases after the pass"
+	assert_eq "ctr-busy ctr-live orphan" "$(lease_owners "$LEASES")" "leases after the pass"
 	assert_link host dev2 '.ifname' '"dev2"'
 	[ ! -e "$DEVINFO/rdma-net-ctr-gone_net1" ] || fail "the dead pod's device-information file stayed"
 	assert_eq "$LIVE_BEFORE" "$(live_state)" "the live pod"

@@ -39,3 +39,14 @@ gone_without_del() {
 	mv "$net/$3" "$net/$name"
 	ip netns del "$1"
 }
+
+lease_owners() { # DIR: the container IDs ib-host-local holds IPv4 addresses for there
+	local f
+	for f in "$1"/10.*; do
+		[ -e "$f" ] && head -n1 "$f" | tr -d '\r'
+	done | sort | tr '\n' ' ' | sed 's/ $//'
+}
+
+records() { # ib-sriov's records, by name
+	ls /var/lib/cni/ibcni/ib-sriov 2>/dev/null | tr '\n' ' ' | sed 's/ $//'
+}

@@ -9,18 +9,6 @@ sysfs_follows() { # VF NAME: the simulated sysfs names the VF netdev NAME again
 	mv "$net"/* "$net/$2"
 }
 
-lease_owners() { # the container IDs ib-host-local holds addresses for
-	local f
-	for f in "$T/leases/rdma-net"/10.*; do
-		[ -e "$f" ] && head -n1 "$f" | tr -d '\r'
-
-	done | sort | tr '\n' ' ' | sed 's/ $//'
-}
-
-records() {
-	ls /var/lib/cni/ibcni/ib-sriov 2>/dev/null | tr '\n' ' ' | sed 's/ $//'
-}
-
 test_add_takes_the_vf_of_a_pod_gone_without_del() {
 	local mac before conf
 	sim_node 1 2 eth
@@ -37,7 +25,7 @@ test_add_takes_the_vf_of_a_pod_gone_without_del() {
 	assert_match "released net1 of container ctr1 \(network rdma-net\): its netns /run/netns/pod1 is gone" \
 		"$ERR" "one line names the old attachment"
 	assert_eq "ctr2:net1" "$(records)" "the old record is gone"
-	assert_eq "ctr2" "$(lease_owners)" "the old leases are gone"
+	assert_eq "ctr2" "$(lease_owners "$T/leases/rdma-net")" "the old leases are gone"
 	[ -e "$T/leases/rdma-net/10.56.0.2" ] && fail "the old address is still leased"
 	assert_link pod2 net1 '[.mtu,.address]' '[1400,"02:11:22:33:44:55"]'
 	assert_no_link host net1
@@ -59,7 +47,7 @@ test_add_still_refuses_the_vf_of_a_live_pod() {
 	# As before: the VF netdev is in the live pod, not on the host.
 	assert_json '[.code,.msg]' '[101,"the VF has no netdev"]'
 	assert_eq "ctr1:net1" "$(records)" "the live pod's record stays"
-	assert_eq "ctr1" "$(lease_owners)" "the live pod's lease stays"
+	assert_eq "ctr1" "$(lease_owners "$T/leases/rdma-net")" "the live pod's lease stays"
 	assert_link pod1 net1 '.ifname' '"net1"'
 	# A vfio-bound VF has no netdev: the record of its live pod refuses it.
 	ln -sfn ../../drivers/vfio-pci /sys/bus/pci/devices/$(sim_vf_addr 0 0)/driver
@@ -97,7 +85,7 @@ test_add_heals_a_netns_file_left_unmounted_or_replaced() {
 	cni_exec ib-sriov ADD ctr3 pod3 net1 "$conf"
 	assert_eq 0 "$RC" "ADD over a FIFO where the netns was ($OUT)"
 	assert_eq "ctr3:net1" "$(records)" "records"
-	assert_eq "ctr3" "$(lease_owners)" "leases"
+	assert_eq "ctr3" "$(lease_owners "$T/leases/rdma-net")" "leases"
 }
 
 # --- the node agent: ib-sriov reconcile ---
@@ -158,7 +146,7 @@ test_reconcile_releases_the_stale_and_leaves_live_locked_young() {
 	assert_match "skipped c2:net1: VF $(sim_vf_addr 0 2) is locked" "$ERR" "locked line"
 	assert_match "skipped c3:net1: its netns /run/netns/p3 is gone, but the record is [0-9]+s old \(grace 60s\)" "$ERR" "young line"
 	assert_eq "c1:net1 c2:net1 c3:net1" "$(records)" "records after the pass"
-	assert_eq "c1 c2 c3" "$(lease_owners)" "leases after the pass"
+	assert_eq "c1 c2 c3" "$(lease_owners "$T/leases/rdma-net")" "leases after the pass"
 	assert_link host vf0_0 '.ifname' '"vf0_0"'
 	assert_link p1 net1 '.ifname' '"net1"'
 	local child
@@ -171,7 +159,7 @@ test_reconcile_releases_the_stale_and_leaves_live_locked_young() {
 	assert_eq "c1:net1 c3:net1" "$(records)" "records after the second pass"
 	reconcile --grace 0
 	assert_eq "c1:net1" "$(records)" "records with no grace"
-	assert_eq "c1" "$(lease_owners)" "leases with no grace"
+	assert_eq "c1" "$(lease_owners "$T/leases/rdma-net")" "leases with no grace"
 	for i in 0 2 3; do assert_link host vf0_$i '.ifname' "\"vf0_$i\""; done
 }
 
@@ -249,15 +237,15 @@ test_reconcile_leases_only_when_enabled_and_orphaned() {
 	done
 	reconcile
 	assert_match "leases freed 0$" "$(summary)" "reclaimLeases off: nothing freed"
-	assert_eq "live nocache oldlibcni orphan withrec young" "$(lease_owners)" "leases kept"
+	assert_eq "live nocache oldlibcni orphan withrec young" "$(lease_owners "$T/leases/rdma-net")" "leases kept"
 	node_conf '{"allowedDataDirs":["/var/lib/cni/networks","'"$T"'/leases"],"reclaimLeases":true}'
 	reconcile --dry-run
 	assert_match "leases freed 1 \(dry run" "$(summary)" "dry run"
-	assert_eq "live nocache oldlibcni orphan withrec young" "$(lease_owners)" "a dry run frees nothing"
+	assert_eq "live nocache oldlibcni orphan withrec young" "$(lease_owners "$T/leases/rdma-net")" "a dry run frees nothing"
 	reconcile
 	assert_match "leases freed 1$" "$(summary)" "one orphan freed"
 	assert_match "freed 1 lease\(s\) of orphan/eth1 in $T/leases/rdma-net: no record, its netns is gone" "$ERR" "its line"
-	assert_eq "live nocache oldlibcni withrec young" "$(lease_owners)" "only the orphan's lease went"
+	assert_eq "live nocache oldlibcni withrec young" "$(lease_owners "$T/leases/rdma-net")" "only the orphan's lease went"
 	node_conf '{"reclaimLeases":"yes"}'
 	reconcile
 	assert_eq 0 "$RC" "a bad node config still exits 0"
@@ -291,5 +279,5 @@ test_reconcile_keeps_what_it_cannot_prove_gone() {
 	reconcile --grace 0
 	assert_match "cannot tell whether netns /proc/999999/ns/net of c1:net1 is gone" "$ERR" "missing directory"
 	assert_eq "c0:net1 c1:net1" "$(records)" "records kept"
-	assert_eq "c0 c1" "$(lease_owners)" "leases kept"
+	assert_eq "c0 c1" "$(lease_owners "$T/leases/rdma-net")" "leases kept"
 }
