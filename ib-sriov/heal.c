@@ -2,10 +2,10 @@
 /* Self-healing without GC. Multus forwards GC to the cluster network only,
  * and a DEL that never came (Multus or kubelet down, a node crash) leaves
  * a record that holds its VF for every later pod. An attachment whose pod
- * is gone (its netns path no longer exists, or is no longer a network
- * namespace) is released by the next ADD on that device and by the node
- * agent (reconcile.c): its leases through the IPAM config its record kept,
- * then the VF as DEL puts it back, then the record. */
+ * is gone (its netns path no longer exists, in a directory that shows this
+ * mount view the runtime's namespace mounts) is released by the next ADD on that device and by the
+ * node agent (reconcile.c): its leases through the IPAM config its record kept, then the VF as DEL
+ * puts it back, then the record. */
 #include <errno.h>
 #include <string.h>
 
@@ -55,19 +55,21 @@ void ibsriov_heal_note(struct add *a)
 		r->flags |= IBSRIOV_REC_HAS_IPAM;
 }
 
-bool ibsriov_pod_gone(struct cni_sys *sys, const struct ibsriov_record *r)
+int ibsriov_pod_gone(struct cni_sys *sys, const struct ibsriov_record *r)
 {
 	int ret;
 
 	/* No path recorded: nothing tells, so it is kept. */
 	if (!r->netns || !*r->netns)
-		return false;
+		return 0;
 	ret = cni_netns_gone(r->netns);
+	if (ret == -CNI_NETNS_NOT_MOUNT || ret == -CNI_NETNS_NO_MOUNTS)
+		return ret;
 	if (ret < 0)
 		log_warn("cannot tell whether netns %s of %s is gone (%s): kept", r->netns, r->name,
 			 strerror(-ret));
 	if (ret <= 0)
-		return false;
+		return 0;
 	ret = ibsriov_netdev_back(sys, r);
 	if (ret < 0)
 		log_warn("netns %s of %s is gone, but the VF cannot be looked for (%s): kept",
@@ -134,8 +136,16 @@ int ibsriov_release_gone(struct cni_sys *sys, struct ibsriov_record *r, const st
 
 bool ibsriov_heal_take(struct add *a, struct ibsriov_record *r)
 {
-	if (a->healed >= HEAL_MAX || strcmp(r->device, a->conf.device) ||
-	    !ibsriov_pod_gone(a->sys, r))
+	int gone;
+
+	if (a->healed >= HEAL_MAX || strcmp(r->device, a->conf.device))
+		return false;
+	gone = ibsriov_pod_gone(a->sys, r);
+	/* This mount view cannot tell: held by a live pod, for all we know. */
+	if (gone < 0)
+		log_warn("cannot tell whether netns %s of %s is gone: %s; kept", r->netns, r->name,
+			 cni_netns_unseen_text(gone));
+	if (gone <= 0)
 		return false;
 	a->stale = *r;
 	memset(r, 0, sizeof(*r));

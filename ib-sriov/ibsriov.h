@@ -103,12 +103,14 @@ int ibsriov_release_locked(struct cni_sys *sys, struct ibsriov_record *r, struct
  * or not (0), or -errno; 1 when r moved no netdev into the pod. */
 int ibsriov_netdev_back(struct cni_sys *sys, const struct ibsriov_record *r);
 
-/* heal.c: whether r's pod is gone: its netns path no longer exists or is
- * no longer a network namespace (cni_netns_gone), and the VF netdev it
- * held is back on the host (a view of the node without the runtime's
- * netns directory, or a namespace kept alive elsewhere, never passes both);
- * false when either cannot be told (logged) or no path was recorded. */
-bool ibsriov_pod_gone(struct cni_sys *sys, const struct ibsriov_record *r);
+/* heal.c: whether r's pod is gone (1): its netns path no longer exists in
+ * a directory that shows other namespace mounts (cni_netns_gone), and the
+ * VF netdev it held is back on the host (a namespace kept alive elsewhere
+ * never passes both); 0 when either cannot be told (logged) or no path was
+ * recorded; -CNI_NETNS_NOT_MOUNT or -CNI_NETNS_NO_MOUNTS when this mount
+ * view cannot see the runtime's namespace mounts (kept, not logged: the
+ * caller says it once). */
+int ibsriov_pod_gone(struct cni_sys *sys, const struct ibsriov_record *r);
 
 /* Release the attachment of a pod that is gone, under the VF lock the
  * caller holds: IPAM DEL through the config r recorded (else same, the

@@ -9,7 +9,9 @@
  * younger than the grace, or whose VF lock is held (an ADD or DEL in
  * progress), is left for the next pass. Every action is one log line
  * (stderr), every pass one summary line; a kill at any step leaves what
- * the next pass finishes (each release is DEL's, which is idempotent). */
+ * the next pass finishes (each release is DEL's, which is idempotent). A
+ * mount view that cannot see the runtime's netns mounts releases nothing
+ * there and says so in one line per directory and pass (kernel/netns.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -48,7 +50,7 @@ static void settle_locked(struct reconcile_pass *p, const char *name)
 		p->kept++;
 		return;
 	}
-	if (!ibsriov_pod_gone(p->sys, &r)) {
+	if (!reconcile_gone(p, &r)) {
 		p->kept++;
 	} else if (p->o->dry_run) {
 		p->released++;
@@ -106,7 +108,7 @@ static int one_record(int dirfd, const char *name, void *arg)
 		log_debug("kept %s: cannot read it: %s", name, strerror(-got));
 		return reconcile_stop();
 	}
-	if (!ibsriov_pod_gone(p->sys, &r)) {
+	if (!reconcile_gone(p, &r)) {
 		p->kept++;
 	} else if (reconcile_young(p, dirfd, name, &age)) {
 		p->skipped++;
@@ -196,6 +198,7 @@ static void run_pass(const struct reconcile_opts *o)
 		reconcile_rdmans(&p);
 	if (!reconcile_stop())
 		reconcile_leases(&p);
+	cni_netns_blind_report(&p.blind);
 	log_info("reconcile: %u records, %s %u, kept %u, skipped %u (young/locked), leases "
 		 "freed %u%s",
 		 p.records, o->dry_run ? "would release" : "released", p.released, p.kept,

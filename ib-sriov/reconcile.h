@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "ibsriov.h"
+#include "kernel/netns.h"
 
 /* The command line. */
 struct reconcile_opts {
@@ -25,7 +26,12 @@ struct reconcile_pass {
 	char self_dir[PATH_MAX]; /* this binary's directory: rdma-ns, ib-host-local */
 	const char *cni_path;	 /* for records that kept none */
 	unsigned int records, released, kept, skipped, leases;
+	struct cni_netns_blind blind; /* said once, at the pass's end */
 };
+
+/* Whether r's pod is gone (ibsriov_pod_gone); a view that cannot tell is
+ * noted in p->blind. */
+bool reconcile_gone(struct reconcile_pass *p, const struct ibsriov_record *r);
 
 /* Whether a SIGTERM or SIGINT is pending (the agent keeps them blocked and
  * ends between two records, or at once while it waits). */

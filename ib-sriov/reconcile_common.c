@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* What the agent's steps share (reconcile.h): the stop test, the grace,
- * whether a container still has a record. */
+ * whether a container still has a record, whether a pod is gone. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -18,6 +18,15 @@ bool reconcile_stop(void)
 	if (sigpending(&pending))
 		return false;
 	return sigismember(&pending, SIGTERM) == 1 || sigismember(&pending, SIGINT) == 1;
+}
+
+bool reconcile_gone(struct reconcile_pass *p, const struct ibsriov_record *r)
+{
+	int ret = ibsriov_pod_gone(p->sys, r);
+
+	if (ret < 0)
+		cni_netns_blind_note(&p->blind, r->netns, ret);
+	return ret > 0;
 }
 
 bool reconcile_young(const struct reconcile_pass *p, int dirfd, const char *name, long *age)

@@ -83,8 +83,9 @@ static int note_lease(int dirfd, const char *name, void *arg)
 }
 
 /* 1 when the libcni cache entry of the attachment names a netns that is
- * gone; 0 when there is none, it names none, or the netns is alive. */
-static int cache_says_gone(const char *network, const struct owner *o)
+ * gone; 0 when there is none, it names none, the netns is alive or this
+ * view cannot tell (noted in p->blind). */
+static int cache_says_gone(struct reconcile_pass *p, const char *network, const struct owner *o)
 {
 	_cleanup_json_ struct json_object *root = NULL;
 	_cleanup_free_ char *text = NULL;
@@ -92,6 +93,7 @@ static int cache_says_gone(const char *network, const struct owner *o)
 	struct json_object *v;
 	const char *why;
 	size_t len;
+	int gone;
 
 	if (check_snprintf(path, sizeof(path), "%s/%s-%s-%s", LIBCNI_RESULTS_DIR, network, o->id,
 			   o->ifname) ||
@@ -99,7 +101,9 @@ static int cache_says_gone(const char *network, const struct owner *o)
 	    !json_object_object_get_ex(root, "netns", &v) ||
 	    !json_object_is_type(v, json_type_string))
 		return 0;
-	return cni_netns_gone(json_object_get_string(v)) > 0;
+	gone = cni_netns_gone(json_object_get_string(v));
+	cni_netns_blind_note(&p->blind, json_object_get_string(v), gone);
+	return gone > 0;
 }
 
 /* ib-host-local's DEL of the owner in this network and data directory. */
@@ -145,7 +149,7 @@ static void settle_owner(struct network *net, const struct owner *o)
 	struct cni_error err = {0};
 
 	if (p->now - o->newest < (time_t)p->o->grace || reconcile_has_record(o->id) ||
-	    !cache_says_gone(net->name, o))
+	    !cache_says_gone(p, net->name, o))
 		return;
 	if (p->o->dry_run) {
 		p->leases += o->files;

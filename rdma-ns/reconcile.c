@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /* `rdma-ns reconcile [--dry-run] [--grace SECONDS]`: one pass of the node
  * agent over rdma-ns's records (ib-sriov reconcile runs it from its own
- * directory). A record whose pod is gone (its netns path no longer exists
- * or is no longer a network namespace) and that is older than the grace is
+ * directory). A record whose pod is gone (its netns path no longer exists,
+ * in a directory that shows this mount view the runtime's namespace
+ * mounts: cni_netns_gone) and that is older than the grace is
  * released as DEL releases it: the kernel gave the devices back with the
  * namespace, the record goes. Actions are log lines on stderr; the pass's
  * counts one line on stdout, which ib-sriov reconcile adds to its own. */
@@ -31,6 +32,7 @@ struct pass {
 	unsigned int grace;
 	time_t now;
 	unsigned int records, released, kept, skipped;
+	struct cni_netns_blind blind; /* said once, at the pass's end */
 };
 
 static bool young(const struct pass *p, int dirfd, const char *name, long *age)
@@ -74,7 +76,7 @@ static int one(int dirfd, const char *name, void *arg)
 	p->records++;
 	/* Unreadable, or no path recorded: nothing tells, so it is kept. */
 	gone = got || !(rec.has & RDMANS_REC_HAS_NETNS) ? 0 : cni_netns_gone(rec.netns);
-	if (gone < 0)
+	if (gone < 0 && !cni_netns_blind_note(&p->blind, rec.netns, gone))
 		log_warn("cannot tell whether netns %s of %s is gone (%s): kept", rec.netns, name,
 			 strerror(-gone));
 	if (gone <= 0) {
@@ -126,6 +128,7 @@ int rdmans_reconcile_main(int argc, char **argv)
 	ret = cni_state_each(RDMANS_STATE_DIR, MAX_ENTRIES, one, &p);
 	if (ret < 0 && ret != -ELOOP)
 		log_warn("cannot list %s: %s", RDMANS_STATE_DIR, strerror(-ret));
+	cni_netns_blind_report(&p.blind);
 	printf("reconcile: %u records, released %u, kept %u, skipped %u (young/locked)\n",
 	       p.records, p.released, p.kept, p.skipped);
 	cni_log_close();

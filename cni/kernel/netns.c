@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -218,21 +219,54 @@ int cni_netns_open(struct cni_sys *sys, const char *path, struct cni_error *err)
 	return steal_fd(fd);
 }
 
-/* 1 when path's directory is there (so the file in it is gone), else
- * -ENOENT: a view without the runtime's directory (an agent's container
- * without that mount, another PID namespace's /proc, a /proc/PID gone)
- * proves nothing. */
-static int parent_here(const char *path)
+/* The most entries of a netns directory looked at for a namespace mount
+ * (a node runs a few hundred pods at most). */
+#define SCAN_MAX 4096
+
+/* Whether this mount view shows a namespace mount in the directory dfd
+ * (one of its first SCAN_MAX entries nsfs, links followed as the runtime's
+ * /proc/PID/ns ones are links): then the runtime's mounts reach the view,
+ * and an absence there is the runtime's doing. Takes dfd. */
+static bool shows_mounts(int dfd)
+{
+	_cleanup_dir_ DIR *d = fdopendir(dfd);
+	struct dirent *e;
+	unsigned int n = 0;
+
+	if (!d) {
+		close(dfd);
+		return false;
+	}
+	while ((e = readdir(d)) && n++ < SCAN_MAX) {
+		_cleanup_close_ int fd = -1;
+		struct statfs sfs;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		fd = openat(dirfd(d), e->d_name, O_PATH | O_CLOEXEC);
+		if (fd >= 0 && !fstatfs(fd, &sfs) && sfs.f_type == NSFS_MAGIC)
+			return true;
+	}
+	return false;
+}
+
+/* What path's directory tells of the file in it: -ENOENT when the
+ * directory is not there (a view without the runtime's directory, another
+ * PID namespace's /proc, a /proc/PID gone: nothing proven);
+ * -CNI_NETNS_NO_MOUNTS when it shows no namespace mount (not the runtime's
+ * directory, or its mounts do not reach this view); else ok. */
+static int dir_tells(const char *path, int ok)
 {
 	char dir[PATH_MAX];
 	const char *slash = strrchr(path, '/');
-	struct stat st;
+	int dfd;
 
 	if (slash == path || check_snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path))
 		return -ENOENT;
-	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
 		return -ENOENT;
-	return 1;
+	return shows_mounts(dfd) ? ok : -CNI_NETNS_NO_MOUNTS;
 }
 
 int cni_netns_gone(const char *path)
@@ -246,13 +280,17 @@ int cni_netns_gone(const char *path)
 		return -EINVAL;
 	fd = open(path, O_PATH | O_CLOEXEC);
 	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
-		return parent_here(path);
+		return dir_tells(path, 1);
 	if (fd < 0)
 		return -errno;
 	if (fstatfs(fd, &sfs) < 0)
 		return -errno;
+	/* Not a namespace: a file whose mount the runtime removed (and then
+	 * did not remove the file), or a mount that never reached this view.
+	 * Nothing here tells which, so it never means gone; the directory
+	 * says whether the view is blind. */
 	if (sfs.f_type != NSFS_MAGIC)
-		return 1;
+		return dir_tells(path, -CNI_NETNS_NOT_MOUNT);
 	/* The same file, readable for the ioctl: nsfs files never block. */
 	if (check_snprintf(self, sizeof(self), "/proc/self/fd/%d", fd))
 		return -ENAMETOOLONG;
@@ -263,7 +301,80 @@ int cni_netns_gone(const char *path)
 	/* No answer (an older kernel, qemu-user): alive, for all we know. */
 	if (type < 0)
 		return -errno;
-	return type != CLONE_NEWNET;
+	/* Another kind of namespace mounted there: not the pod's, but not a
+	 * proof that its namespace is gone either. */
+	return type == CLONE_NEWNET ? 0 : -EINVAL;
+}
+
+const char *cni_netns_unseen_text(int ret)
+{
+	if (ret == -CNI_NETNS_NOT_MOUNT)
+		return "the file is there but is not a namespace mount in this mount view (a "
+		       "runtime that left it unmounted: remove it once its pod is gone; a mount "
+		       "namespace the runtime's netns mounts do not propagate to: mount the netns "
+		       "directory with mountPropagation: HostToContainer, see "
+		       "conf-examples/ibcni-daemonset.yaml)";
+	if (ret == -CNI_NETNS_NO_MOUNTS)
+		return "its directory shows no namespace mount in this mount view (not the "
+		       "runtime's netns directory, or one its mounts do not propagate to: mount "
+		       "the host's netns directory with mountPropagation: HostToContainer, see "
+		       "conf-examples/ibcni-daemonset.yaml)";
+	return strerror(-ret);
+}
+
+bool cni_netns_blind_note(struct cni_netns_blind *b, const char *path, int ret)
+{
+	const char *slash = strrchr(path, '/');
+	int len = slash ? (int)(slash - path) : 0;
+	unsigned int i;
+
+	if (ret != -CNI_NETNS_NOT_MOUNT && ret != -CNI_NETNS_NO_MOUNTS)
+		return false;
+	if ((size_t)len >= sizeof(b->d[0].dir)) {
+		b->more++;
+		return true;
+	}
+	for (i = 0; i < b->n; i++)
+		if (!strncmp(b->d[i].dir, path, (size_t)len) && !b->d[i].dir[len])
+			break;
+	if (i == b->n) {
+		if (i == CNI_NETNS_BLIND_MAX) {
+			b->more++;
+			return true;
+		}
+		memcpy(b->d[i].dir, path, (size_t)len);
+		b->d[i].dir[len] = '\0';
+		b->n++;
+	}
+	b->d[i].kept++;
+	/* One directory that shows no mount is blind, whatever else. */
+	if (!b->d[i].why || ret == -CNI_NETNS_NO_MOUNTS)
+		b->d[i].why = ret;
+	return true;
+}
+
+void cni_netns_blind_report(const struct cni_netns_blind *b)
+{
+	for (unsigned int i = 0; i < b->n; i++) {
+		bool none = b->d[i].why == -CNI_NETNS_NO_MOUNTS;
+
+		log_warn("kept %u attachment(s) whose netns is in %s: %s; mount the host's %s into "
+			 "the agent with mountPropagation: HostToContainer "
+			 "(conf-examples/ibcni-daemonset.yaml)%s",
+			 b->d[i].kept, b->d[i].dir,
+			 none ? "it shows no namespace mount in this mount view, so nothing there "
+				"tells whether their pods are gone"
+			      : "their files are there but are not namespace mounts in this "
+				"mount view",
+			 b->d[i].dir,
+			 none ? "; on a node without pods, the first pod's netns ends this"
+			      : "; files a runtime left unmounted: remove them once their pods "
+				"are gone");
+	}
+	if (b->more)
+		log_warn("kept %u more attachment(s) in netns directories this mount view cannot "
+			 "see into (the fix above)",
+			 b->more);
 }
 
 int cni_netns_is_current(struct cni_sys *sys, int fd)

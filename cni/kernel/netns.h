@@ -2,6 +2,8 @@
 #ifndef CNI_NETNS_H
 #define CNI_NETNS_H
 
+#include <errno.h>
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "base/error.h"
@@ -12,14 +14,49 @@
  * -errno with err (code 4) naming the path. */
 int cni_netns_open(struct cni_sys *sys, const char *path, struct cni_error *err);
 
+/* cni_netns_gone's answers when this mount view cannot tell (keep the
+ * attachment): the file is there but is not a namespace mount (a file the
+ * runtime left unmounted, or a view its netns mounts do not propagate to),
+ * or the file is absent from a directory that shows no namespace mount at
+ * all (not the runtime's directory, or one its mounts do not reach). */
+#define CNI_NETNS_NOT_MOUNT EMEDIUMTYPE
+#define CNI_NETNS_NO_MOUNTS ENOMEDIUM
+
 /* Whether the namespace file a record kept (path, as the runtime gave it)
- * is gone: 1 when path no longer exists in a directory that does, or is no
- * longer a network namespace file (not nsfs: the runtime's bind mount is
- * gone; or another kind of namespace); 0 when it is one; -errno when that
- * cannot be told (keep the attachment), -ENOENT when its directory is
- * missing too. Opened O_PATH: a FIFO or a device put there is never
- * opened; a link is followed, as the runtime's /proc/PID/ns/net is one. */
+ * is gone: 1 only when path no longer exists in a directory that does and
+ * that shows another namespace mount (so this view sees the runtime's
+ * mounts); 0 when it is a network namespace; -CNI_NETNS_NOT_MOUNT or
+ * -CNI_NETNS_NO_MOUNTS as above, -ENOENT when its directory is missing,
+ * other -errno when that cannot be told. Opened O_PATH: a FIFO or a device
+ * put there is never opened; a link is followed, as the runtime's
+ * /proc/PID/ns/net is one. */
 int cni_netns_gone(const char *path);
+
+/* For a log line: why ret (a cni_netns_gone answer) proves nothing, and
+ * the fix: a sentence for CNI_NETNS_NOT_MOUNT or CNI_NETNS_NO_MOUNTS, else
+ * strerror's text. */
+const char *cni_netns_unseen_text(int ret);
+
+/* The netns directories one pass of the node agent could not see into
+ * (CNI_NETNS_NOT_MOUNT, CNI_NETNS_NO_MOUNTS), so that each is said once. */
+#define CNI_NETNS_BLIND_MAX 8
+struct cni_netns_blind {
+	unsigned int n, more; /* more: kept in directories past the table */
+	struct {
+		char dir[256];
+		unsigned int kept;
+		int why; /* -CNI_NETNS_NO_MOUNTS once any answer was */
+	} d[CNI_NETNS_BLIND_MAX];
+};
+
+/* Note an attachment kept because cni_netns_gone(path) was ret: true when
+ * ret is one of the two answers above (noted, to be said by the report),
+ * false for any other (the caller says it). */
+bool cni_netns_blind_note(struct cni_netns_blind *b, const char *path, int ret);
+
+/* One warning line per directory noted: how many attachments it kept, why,
+ * and the fix. */
+void cni_netns_blind_report(const struct cni_netns_blind *b);
 
 /* Switch the calling thread into netns fd, noted in sys; *saved receives an
  * fd of the current namespace for cni_netns_restore() (only that call may

@@ -16,6 +16,9 @@ heal_node() {
 	run_plugin ib-sriov DEL warm pod1 net1 "$CONF"
 	[ "$RC" = 0 ] || { fail "warm-up DEL: $OUT"; return 1; }
 	ip netns del pod1
+	# A pod that lives on: an absence from /run/netns is trusted only while
+	# the directory shows a namespace mount (a view that sees the runtime's).
+	pod_ns live
 }
 
 # The simulated sysfs names VF 1's netdev as the host has it.

@@ -64,7 +64,10 @@ test_add_still_refuses_the_vf_of_a_live_pod() {
 	assert_eq "ctr1:net1 ctr4:net2" "$(records)" "records after"
 }
 
-test_add_heals_a_netns_file_left_unmounted_or_replaced() {
+# A netns file that is there but not a namespace mount proves nothing: the
+# runtime may have left it unmounted, or this mount view may not receive
+# the runtime's mounts. Kept (refused as held) until the file is gone.
+test_add_keeps_a_netns_file_left_unmounted_or_replaced() {
 	local conf
 	sim_node 1 2 eth
 	pod_ns pod1; pod_ns pod2; pod_ns pod3
@@ -76,16 +79,75 @@ test_add_heals_a_netns_file_left_unmounted_or_replaced() {
 	umount /run/netns/pod1
 	[ -f /run/netns/pod1 ] || fail "the unmounted netns file should stay"
 	cni_exec ib-sriov ADD ctr2 pod2 net1 "$conf"
-	assert_eq 0 "$RC" "ADD over an unmounted netns file ($OUT)"
+	assert_json '[.code,.msg]' '[101,"the device is attached already"]'
+	assert_match "cannot tell whether netns /run/netns/pod1 of ctr1:net1 is gone: the file is there but is not a namespace mount" \
+		"$ERR" "the refusal's log says why"
+	assert_eq "ctr1:net1" "$(records)" "records while the file is there"
+	rm /run/netns/pod1
+	cni_exec ib-sriov ADD ctr2 pod2 net1 "$conf"
+	assert_eq 0 "$RC" "ADD once the unmounted file is gone ($OUT)"
 	assert_eq "ctr2:net1" "$(records)" "records"
 	sysfs_follows vf0_1 vf0_1
 	# A FIFO in its place is never opened (no hang) and is not a netns.
 	gone_without_del pod2 net1 vf0_1
 	mkfifo /run/netns/pod2
 	cni_exec ib-sriov ADD ctr3 pod3 net1 "$conf"
-	assert_eq 0 "$RC" "ADD over a FIFO where the netns was ($OUT)"
+	assert_json '.code' '101'
+	rm /run/netns/pod2
+	cni_exec ib-sriov ADD ctr3 pod3 net1 "$conf"
+	assert_eq 0 "$RC" "ADD once the FIFO is gone ($OUT)"
 	assert_eq "ctr3:net1" "$(records)" "records"
 	assert_eq "ctr3" "$(lease_owners "$T/leases/rdma-net")" "leases"
+}
+
+# --- a mount view without the runtime's netns mounts ---
+
+# blind_view: $T/blind CMD... then runs CMD in a mount namespace of its own
+# whose /run/netns holds an empty file for each netns there now (the names
+# the runtime made, none of its nsfs mounts): the view of an agent container
+# whose netns mount receives no propagation from the host.
+blind_view() {
+	local f
+	mkdir -p "$T/view"
+	for f in /run/netns/*; do : >"$T/view/${f##*/}"; done
+	printf '#!/bin/sh\nexec unshare --mount --propagation private sh -c %s blind "$@"\n' \
+		"'mount --bind $T/view /run/netns && exec \"\$@\"'" >"$T/blind"
+	chmod +x "$T/blind"
+}
+
+vfio_vf() { # VF: the simulated VF bound to vfio-pci, no netdev
+	local d=/sys/bus/pci/devices/$(sim_vf_addr 0 "$1")
+	ln -sfn ../../drivers/vfio-pci "$d/driver"
+	rm -rf "$d/net"
+}
+
+# A live pod holding a vfio VF and a netdev VF, seen from a view where its
+# netns file is there but not a namespace mount: the healing ADD of another
+# pod keeps it (refused as held by a live pod) and says why and the fix.
+test_add_in_a_blind_view_keeps_the_live_pod() {
+	local vfio net
+	sim_node 1 3 eth
+	pod_ns pod1; pod_ns pod3
+	vfio_vf 2
+	vfio=$(sriov_conf "" '"vfioPciMode":true' 1.1.0 "$(sim_vf_addr 0 2)")
+	net=$(sriov_conf ib-host-local "" 1.1.0 "$(sim_vf_addr 0 1)")
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$vfio"
+	assert_eq 0 "$RC" "vfio ADD of the live pod ($OUT)"
+	cni_exec ib-sriov ADD ctr1 pod1 net2 "$net"
+	assert_eq 0 "$RC" "netdev ADD of the live pod ($OUT)"
+	blind_view
+	# The second pod's netns where the blind view still shows it.
+	: >"$T/pod3" && mount --bind /run/netns/pod3 "$T/pod3"
+	IBCNI_WRAP=$T/blind cni_exec ib-sriov ADD ctr3 "$T/pod3" net1 "$vfio"
+	assert_json '[.code,.msg]' '[101,"the device is attached already"]'
+	assert_match "cannot tell whether netns /run/netns/pod1 of ctr1:net1 is gone: .*mountPropagation: HostToContainer" \
+		"$ERR" "the refusal's log names the fix"
+	IBCNI_WRAP=$T/blind cni_exec ib-sriov ADD ctr3 "$T/pod3" net2 "$net"
+	assert_json '.code' '101'
+	assert_eq "ctr1:net1 ctr1:net2" "$(records)" "the live pod's records stay"
+	assert_eq "ctr1" "$(lease_owners "$T/leases/rdma-net")" "the live pod's lease stays"
+	assert_link pod1 net2 '.ifname' '"net2"'
+	umount "$T/pod3"
 }
 
 # --- the node agent: ib-sriov reconcile ---
@@ -253,9 +315,10 @@ test_reconcile_leases_only_when_enabled_and_orphaned() {
 }
 
 # What the agent cannot prove gone it keeps: a view of the node without the
-# runtime's netns files (a container without that mount), a parent
-# directory missing (another PID namespace's /proc/PID), a VF not back on
-# the host (its namespace kept alive elsewhere, or not yet torn down).
+# runtime's netns files (a container with another directory there, which
+# shows no namespace mount), a parent directory missing (another PID
+# namespace's /proc/PID), a VF not back on the host (its namespace kept
+# alive elsewhere, or not yet torn down).
 test_reconcile_keeps_what_it_cannot_prove_gone() {
 	local conf
 	sim_node 1 3 eth
@@ -264,14 +327,21 @@ test_reconcile_keeps_what_it_cannot_prove_gone() {
 		cni_exec ib-sriov ADD c$i p$i net1 "$(sriov_conf ib-host-local "" 1.1.0 "$(sim_vf_addr 0 $i)")"
 		assert_eq 0 "$RC" "ADD c$i ($OUT)"
 	done
+	# A vfio VF has no netdev to come back: the netns alone must prove it.
+	vfio_vf 2
+	cni_exec ib-sriov ADD c2 p1 net2 "$(sriov_conf "" '"vfioPciMode":true' 1.1.0 "$(sim_vf_addr 0 2)")"
+	assert_eq 0 "$RC" "vfio ADD ($OUT)"
 	age /var/lib/cni/ibcni/ib-sriov/*
 	mount -t tmpfs hidden /run/netns
 	reconcile --grace 0
-	assert_eq "reconcile: 2 records, released 0, kept 2, skipped 0 (young/locked), leases freed 0" \
+	assert_eq "reconcile: 3 records, released 0, kept 3, skipped 0 (young/locked), leases freed 0" \
 		"$(summary)" "netns files hidden"
-	assert_match "netns /run/netns/p0 of c0:net1 is gone, but VF $(sim_vf_addr 0 0) is not back on the host: kept" "$ERR" "its line"
+	assert_match "kept 3 attachment\(s\) whose netns is in /run/netns: it shows no namespace mount in this mount view" "$ERR" "its line"
 	umount /run/netns
 	assert_link p0 net1 '.ifname' '"net1"'
+	assert_eq "c0:net1 c1:net1 c2:net2" "$(records)" "records kept in the hidden view"
+	cni_exec ib-sriov DEL c2 p1 net2 "$(sriov_conf "" '"vfioPciMode":true' 1.1.0 "$(sim_vf_addr 0 2)")"
+	assert_eq 0 "$RC" "vfio DEL ($OUT)"
 	# A recorded path whose directory is missing from this view.
 	jq -c '.netns="/proc/999999/ns/net"' /var/lib/cni/ibcni/ib-sriov/c1:net1 >"$T/rec"
 	cat "$T/rec" >/var/lib/cni/ibcni/ib-sriov/c1:net1
@@ -280,4 +350,58 @@ test_reconcile_keeps_what_it_cannot_prove_gone() {
 	assert_match "cannot tell whether netns /proc/999999/ns/net of c1:net1 is gone" "$ERR" "missing directory"
 	assert_eq "c0:net1 c1:net1" "$(records)" "records kept"
 	assert_eq "c0 c1" "$(lease_owners "$T/leases/rdma-net")" "leases kept"
+	# A netns file there, but not nsfs (the runtime left it unmounted, or
+	# its mount did not reach this view): kept, with the fix.
+	ip -n p0 link set net1 netns $$
+	mv /sys/bus/pci/devices/$(sim_vf_addr 0 0)/net/vf0_0 /sys/bus/pci/devices/$(sim_vf_addr 0 0)/net/net1
+	umount /run/netns/p0
+	reconcile --grace 0
+	assert_eq "reconcile: 2 records, released 0, kept 2, skipped 0 (young/locked), leases freed 0" \
+		"$(summary)" "an unmounted netns file"
+	assert_match "kept 1 attachment\(s\) whose netns is in /run/netns: their files are there but are not namespace mounts" "$ERR" "its line"
+	rm /run/netns/p0
+	reconcile --grace 0
+	assert_eq "c1:net1" "$(records)" "released once the file is gone"
+	assert_eq "c1" "$(lease_owners "$T/leases/rdma-net")" "its lease freed"
+}
+
+# The agent in a view where the runtime's netns mounts do not reach its
+# /run/netns (files there, no mounts): every live attachment stays, one line
+# per pass names the directory and the fix, and another pod's ADD of the
+# same VF is refused.
+test_reconcile_in_a_blind_view_releases_nothing() {
+	local vfio net n
+	sim_node 1 3 eth
+	pod_ns pod1; pod_ns pod3
+	vfio_vf 2
+	vfio=$(sriov_conf "" '"vfioPciMode":true' 1.1.0 "$(sim_vf_addr 0 2)")
+	net=$(sriov_conf ib-host-local "" 1.1.0 "$(sim_vf_addr 0 1)")
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$vfio"
+	assert_eq 0 "$RC" "vfio ADD of the live pod ($OUT)"
+	cni_exec ib-sriov ADD ctr1 pod1 net2 "$net"
+	assert_eq 0 "$RC" "netdev ADD of the live pod ($OUT)"
+	age /var/lib/cni/ibcni/ib-sriov/*
+	blind_view
+	OUT=$(env -i PATH="$PATH" "$T/blind" "$BIN/ib-sriov" reconcile 2>"$T/stderr")
+	RC=$?
+	ERR=$(cat "$T/stderr")
+	assert_eq 0 "$RC" "pass ($ERR)"
+	assert_eq "reconcile: 2 records, released 0, kept 2, skipped 0 (young/locked), leases freed 0" \
+		"$(summary)" "summary"
+	n=$(grep -c 'mountPropagation: HostToContainer' <<<"$ERR")
+	assert_eq 1 "$n" "one line with the fix ($ERR)"
+	assert_match "/run/netns.*conf-examples/ibcni-daemonset.yaml" "$ERR" "the line names the directory"
+	assert_eq "ctr1:net1 ctr1:net2" "$(records)" "the live pod's records stay"
+	assert_eq "ctr1" "$(lease_owners "$T/leases/rdma-net")" "the live pod's lease stays"
+	assert_link pod1 net2 '.ifname' '"net2"'
+	cni_exec ib-sriov ADD ctr3 pod3 net1 "$vfio"
+	assert_json '[.code,.msg]' '[101,"the device is attached already"]'
+	assert_eq "ctr1:net1 ctr1:net2" "$(records)" "records after the second pod's ADD"
+	# The same pod gone for real, in the proper view: both released.
+	gone_without_del pod1 net2 vf0_1
+	reconcile
+	assert_eq "reconcile: 2 records, released 2, kept 0, skipped 0 (young/locked), leases freed 0" \
+		"$(summary)" "summary once the pod is gone ($ERR)"
+	cni_exec ib-sriov ADD ctr3 pod3 net1 "$vfio"
+	assert_eq 0 "$RC" "the second pod's ADD once the first is gone ($OUT)"
 }

@@ -364,6 +364,11 @@ int cni_netns_gone(const char *path)
 	return strcmp(path, "/pod") != 0;
 }
 
+const char *cni_netns_unseen_text(int ret)
+{
+	return strerror(-ret);
+}
+
 int cni_netns_enter(struct cni_sys *sys, int fd, int *saved)
 {
 	*saved = 1000 + fk.ns;

@@ -309,26 +309,67 @@ Test(netns, failed_return_is_fatal_with_code_100)
 }
 
 /* What a record's netns path may have become once its pod is gone, and
- * what does not prove it gone. */
+ * what does not prove it gone: only an absence from a directory that shows
+ * this view other namespace mounts does. */
 Test(netns, gone_only_when_proven, .timeout = 10)
 {
 	char dir[64], path[128];
 
 	make_tmpdir(dir, sizeof(dir));
 	snprintf(path, sizeof(path), "%s/cni-1234", dir);
-	cr_assert_eq(cni_netns_gone(path), 1, "absent from a directory that is there");
+	cr_assert_eq(cni_netns_gone(path), -CNI_NETNS_NO_MOUNTS,
+		     "absent from a directory that shows no namespace mount");
 	cr_assert_eq(mkfifo(path, 0600), 0);
-	cr_assert_eq(cni_netns_gone(path), 1, "a FIFO: never opened, not a namespace");
+	cr_assert_eq(cni_netns_gone(path), -CNI_NETNS_NO_MOUNTS,
+		     "a FIFO: never opened, not a namespace, in a directory of no mount");
 	unlink(path);
 	close(open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600));
-	cr_assert_eq(cni_netns_gone(path), 1, "the empty file an unmount leaves");
+	cr_assert_eq(cni_netns_gone(path), -CNI_NETNS_NO_MOUNTS,
+		     "an empty file: unmounted, or a mount this view does not see");
+	/* A namespace file beside it (a link, as the runtime's /proc ones). */
+	snprintf(path, sizeof(path), "%s/other", dir);
+	cr_assert_eq(symlink("/proc/self/ns/net", path), 0);
+	snprintf(path, sizeof(path), "%s/cni-1234", dir);
+	cr_assert_eq(cni_netns_gone(path), -CNI_NETNS_NOT_MOUNT,
+		     "an empty file beside a namespace: never gone");
+	unlink(path);
+	cr_assert_eq(cni_netns_gone(path), 1, "absent beside a namespace: gone");
+	snprintf(path, sizeof(path), "%s/other", dir);
 	unlink(path);
 	cr_assert_eq(cni_netns_gone("/proc/self/ns/net"), 0, "a network namespace");
-	cr_assert_eq(cni_netns_gone("/proc/self/ns/uts"), 1, "another kind of namespace");
+	cr_assert_eq(cni_netns_gone("/proc/self/ns/uts"), -EINVAL, "another kind of namespace");
+	cr_assert_eq(cni_netns_gone("/proc/self/ns/nonet"), 1, "absent from /proc/PID/ns");
 	snprintf(path, sizeof(path), "%s/missing/cni-1234", dir);
 	cr_assert_eq(cni_netns_gone(path), -ENOENT, "its directory missing proves nothing");
 	cr_assert_eq(cni_netns_gone("/proc/999999999/ns/net"), -ENOENT, "a /proc/PID gone");
 	cr_assert_lt(cni_netns_gone("relative"), 0);
 	cr_assert_lt(cni_netns_gone(""), 0);
 	rmdir(dir);
+}
+
+/* The agent's pass says each directory it cannot see into once. */
+Test(netns, blind_noted_per_directory)
+{
+	struct cni_netns_blind b = {0};
+
+	cr_assert(cni_netns_blind_note(&b, "/run/netns/a", -CNI_NETNS_NOT_MOUNT));
+	cr_assert(cni_netns_blind_note(&b, "/run/netns/b", -CNI_NETNS_NO_MOUNTS));
+	cr_assert(cni_netns_blind_note(&b, "/run/netns/c", -CNI_NETNS_NOT_MOUNT));
+	cr_assert(cni_netns_blind_note(&b, "/var/run/netns/d", -CNI_NETNS_NOT_MOUNT));
+	cr_assert_not(cni_netns_blind_note(&b, "/run/netns/e", -ENOENT));
+	cr_assert_not(cni_netns_blind_note(&b, "/run/netns/f", 1));
+	cr_assert_eq(b.n, 2);
+	cr_assert_str_eq(b.d[0].dir, "/run/netns");
+	cr_assert_eq(b.d[0].kept, 3);
+	cr_assert_eq(b.d[0].why, -CNI_NETNS_NO_MOUNTS, "one answer of no mount makes it blind");
+	cr_assert_str_eq(b.d[1].dir, "/var/run/netns");
+	cr_assert_eq(b.d[1].why, -CNI_NETNS_NOT_MOUNT);
+	for (int i = 0; i < 20; i++) {
+		char p[32];
+
+		snprintf(p, sizeof(p), "/d%d/x", i);
+		cni_netns_blind_note(&b, p, -CNI_NETNS_NO_MOUNTS);
+	}
+	cr_assert_eq(b.n, CNI_NETNS_BLIND_MAX);
+	cr_assert_eq(b.more, 20 - (CNI_NETNS_BLIND_MAX - 2));
 }
