@@ -11,7 +11,10 @@
 # first pass releases the dead one's attachment and nothing else, then it
 # keeps running until SIGTERM. A third pod died too, but its VF's lock is
 # held on the host (an ADD or DEL at work): the agent, taking its locks in
-# the host's /run/ibcni, leaves it for a later pass.
+# the host's /run/ibcni, leaves it for a later pass. With the netns mount
+# made mountPropagation: None (both runtimes), a vfio pod started after the
+# agent is an empty file in its view: a pass run in the container keeps it,
+# releases nothing and warns once with the fix.
 #
 # The agent runs with the manifest's args, so with the default grace
 # (120 s): the dead pod's record is made ten minutes old (touch -d) rather
@@ -249,4 +252,93 @@ test_agent_containerd() {
 	cri container-status "$ctr"
 	assert_json '[.state, .exit_code]' '["CONTAINER_EXITED",0]'
 	[ "$ms" -lt "$AGENT_STOP_MAX_MS" ] || fail "stop took $ms ms (SIGTERM not taken?)"
+}
+
+# --- the netns directory mounted without propagation ---
+# The agent's netns mount receiving nothing from the host (podman's -v
+# without rslave, the CRI's mountPropagation: None): a pod started after the
+# agent is alive, but its netns file is an empty file in the agent's view.
+# Its VF is vfio-bound (no netdev whose return would be a second proof): the
+# agent must keep it, release nothing, and say once what to fix.
+
+no_propagation() { # the manifest's agent with every HostToContainer mount made None
+	jq '.mounts |= map(if .propagation == "HostToContainer" then .propagation = "None" else . end)' \
+		"$T/agent.json" >"$T/agent.tmp" && mv "$T/agent.tmp" "$T/agent.json"
+	assert_eq '"None"' "$(jq -c '.mounts[] | select(.container_path == "/var/run/netns") | .propagation' "$T/agent.json")" \
+		"the netns mount without propagation"
+}
+
+# late_pod: after the first pass, busy's attachment DELed (its runtime's
+# late DEL), then pod "late" started on VF 1 bound to vfio-pci, its record
+# older than the grace.
+late_pod() {
+	local d=/sys/bus/pci/devices/$(sim_vf_addr 0 1)
+	CNI_PATH_OVERRIDE=/opt/cni/bin cni_exec /opt/cni/bin/ib-sriov DEL ctr-busy "" net1 "$(agent_conf 2 02:11:22:33:44:77)"
+	assert_eq 0 "$RC" "the busy pod's DEL ($OUT $ERR)"
+	ln -sfn ../../drivers/vfio-pci "$d/driver" && rm -rf "$d/net"
+	ip netns add late
+	CNI_PATH_OVERRIDE=/opt/cni/bin cni_exec /opt/cni/bin/ib-sriov ADD ctr-late /var/run/netns/late net1 \
+		"{\"cniVersion\":\"1.1.0\",\"name\":\"vm-net\",\"type\":\"ib-sriov\",\"deviceID\":\"$(sim_vf_addr 0 1)\",\"vfioPciMode\":true}"
+	assert_eq 0 "$RC" "ADD of the pod started after the agent ($OUT $ERR)"
+	touch -d '-10 min' /var/lib/cni/ibcni/ib-sriov/ctr-late:net1
+}
+
+# assert_blind_pass LOG: a pass in the agent's view after late_pod.
+assert_blind_pass() {
+	assert_eq "reconcile: 2 records, released 0, kept 2, skipped 0 (young/locked), leases freed 0" \
+		"$(grep -o 'reconcile: [0-9]* records.*' <<<"$1" | tail -n1)" "the pass's summary"
+	assert_eq 1 "$(grep -c 'mountPropagation: HostToContainer' <<<"$1")" "one line with the fix ($1)"
+	assert_match "kept 1 attachment\(s\) whose netns is in /var/run/netns: their files are there but are not namespace mounts" \
+		"$1" "the line names the directory"
+	assert_eq "ctr-late:net1 ctr-live:net1" "$(records)" "records after the pass"
+	assert_eq nsfs "$(stat -f -c %T /var/run/netns/late)" "the late pod is alive on the host"
+	assert_eq "$LIVE_BEFORE" "$(live_state)" "the live pod"
+}
+
+test_agent_podman_without_propagation() {
+	agent_node
+	no_propagation
+	podman_setup || return
+	podman load -q -i "$IBCNI_IMAGE" >/dev/null || { fail "podman load"; return; }
+	podman_agent_args
+	podman run -d --name ibcni-agent "${AGENT[@]}" >"$T/run.out" 2>&1 ||
+		{ fail "podman run ${AGENT[*]}: $(cat "$T/run.out")"; return; }
+	podman_wait_summary
+	assert_first_pass "$(podman logs ibcni-agent 2>&1)"
+	late_pod
+	[ "$(stat -f -c %T "/proc/$(podman inspect -f '{{.State.Pid}}' ibcni-agent)/root/var/run/netns/late")" != nsfs ] ||
+		fail "the late netns is a namespace in the agent's view: the mount propagates"
+	podman exec ibcni-agent /ibcni/bin/ib-sriov reconcile >/dev/null 2>"$T/pass"
+	assert_blind_pass "$(cat "$T/pass")"
+	podman stop -t 10 ibcni-agent >/dev/null
+}
+
+test_agent_containerd_without_propagation() {
+	local id ctr i log=$T/logs/agent.log
+	agent_node
+	no_propagation
+	containerd_start || return
+	ctr --address "$SOCK" -n k8s.io images import --snapshotter native "$IBCNI_IMAGE" >/dev/null ||
+		{ fail "ctr images import $IBCNI_IMAGE"; return; }
+	pod_spec "$T/pod.json" ibcni-agent uid-agent true
+	jq '.privileged = false' "$T/pod.json" >"$T/pod.tmp" && mv "$T/pod.tmp" "$T/pod.json"
+	cri run-pod "$T/pod.json"
+	assert_eq 0 "$RC" "RunPodSandbox (hostNetwork) ($ERR)"
+	id=$OUT
+	[ -n "$id" ] || return
+	pod_started "$id"
+	cri create-container "$id" "$T/pod.json" "$T/agent.json"
+	assert_eq 0 "$RC" "CreateContainer ($ERR)"
+	ctr=$OUT
+	cri start "$ctr"
+	assert_eq 0 "$RC" "StartContainer ($ERR)"
+	for ((i = 0; i < 100; i++)); do
+		grep -q 'reconcile: [0-9]* records' "$log" 2>/dev/null && break
+		sleep 0.1
+	done
+	assert_first_pass "$(cat "$log" 2>/dev/null)"
+	late_pod
+	cri exec "$ctr" /ibcni/bin/ib-sriov reconcile
+	assert_eq 0 "$RC" "the pass in the agent's container ($ERR)"
+	assert_blind_pass "$ERR"
 }
