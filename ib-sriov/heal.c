@@ -3,9 +3,10 @@
  * and a DEL that never came (Multus or kubelet down, a node crash) leaves
  * a record that holds its VF for every later pod. An attachment whose pod
  * is gone (its netns path no longer exists, in a directory that shows this
- * mount view the runtime's namespace mounts) is released by the next ADD on that device and by the
- * node agent (reconcile.c): its leases through the IPAM config its record kept, then the VF as DEL
- * puts it back, then the record. */
+ * mount view the runtime's namespace mounts) is released by the next ADD on
+ * that device and by the node agent (reconcile.c): its leases through the
+ * IPAM config its record kept, then the VF as DEL puts it back, then the
+ * record. */
 #include <errno.h>
 #include <string.h>
 

@@ -256,16 +256,22 @@ test_reconcile_rdmans_records() {
 		>/var/lib/cni/rdma-ns/rdma-net:r2:net1
 	printf '%s' '{"network":"rdma-net","containerID":"r3","ifname":"net1","netns":"/run/netns/gone3","deviceID":"0000:03:01.1","rdma":["mlx5_0_1"]}' \
 		>/var/lib/cni/rdma-ns/rdma-net:r3:net1
-	age /var/lib/cni/rdma-ns/*r1* /var/lib/cni/rdma-ns/*r2*
+	# Its netns file there, but not a namespace mount in this view.
+	: >/run/netns/blind
+	printf '%s' '{"network":"rdma-net","containerID":"r4","ifname":"net1","netns":"/run/netns/blind","deviceID":"0000:03:01.0","rdma":["mlx5_0_0"]}' \
+		>/var/lib/cni/rdma-ns/rdma-net:r4:net1
+	age /var/lib/cni/rdma-ns/*r1* /var/lib/cni/rdma-ns/*r2* /var/lib/cni/rdma-ns/*r4*
 	reconcile --dry-run
-	assert_eq "reconcile: 3 records, would release 1, kept 1, skipped 1 (young/locked), leases freed 0 (dry run: nothing changed)" \
+	assert_eq "reconcile: 4 records, would release 1, kept 2, skipped 1 (young/locked), leases freed 0 (dry run: nothing changed)" \
 		"$(summary)" "dry-run summary"
-	assert_eq 3 "$(ls /var/lib/cni/rdma-ns | wc -l)" "a dry run removes nothing"
+	assert_eq 4 "$(ls /var/lib/cni/rdma-ns | wc -l)" "a dry run removes nothing"
 	reconcile
-	assert_eq "reconcile: 3 records, released 1, kept 1, skipped 1 (young/locked), leases freed 0" \
+	assert_eq "reconcile: 4 records, released 1, kept 2, skipped 1 (young/locked), leases freed 0" \
 		"$(summary)" "summary"
 	assert_match "rdma-ns reconcile: released rdma-net:r2:net1 \(device 0000:03:01.1\): its netns /run/netns/gone is gone" "$ERR" "rdma-ns's line"
-	assert_eq "rdma-net:r1:net1 rdma-net:r3:net1" "$(ls /var/lib/cni/rdma-ns | tr '\n' ' ' | sed 's/ $//')" "rdma-ns records"
+	assert_match "rdma-ns reconcile: kept 1 attachment\(s\) whose netns is in /run/netns: their files are there but are not namespace mounts.*mountPropagation: HostToContainer" \
+		"$ERR" "rdma-ns's line for a file that is not a namespace mount"
+	assert_eq "rdma-net:r1:net1 rdma-net:r3:net1 rdma-net:r4:net1" "$(ls /var/lib/cni/rdma-ns | tr '\n' ' ' | sed 's/ $//')" "rdma-ns records"
 }
 
 # host-local leases of owner ID/IFNAME in network rdma-net, as ib-host-local
