@@ -173,8 +173,8 @@ test_log_file_is_the_networks_own() {
 
 # What the SR-IOV Network Operator renders from a SriovNetwork's logFile (a
 # path anywhere, the Go sriov-cni writes it), another network's file, `..`,
-# a link under /var/log/ibcni, a NUL: every verb of ib-sriov and
-# ib-host-local goes on, one warning on stderr names logFile, the path and
+# a link under /var/log/ibcni, a NUL: every verb of ib-sriov, rdma-ns (its
+# args.cni.debug too) and ib-host-local goes on, one warning on stderr names logFile, the path and
 # where the lines go; nothing is made there, nothing outside /var/log/ibcni.
 test_log_file_never_fails_a_verb() {
 	local f conf mac before verb n want
@@ -201,6 +201,11 @@ test_log_file_never_fails_a_verb() {
 			esac
 			assert_match "$want" "$ERR" "ib-sriov $verb: the warning names the key, the path, stderr"
 			[ $verb = ADD ] && assert_match '^"10\.56\.0\.[0-9]+/24"$' "$(jq -c '.ips[0].address' <<<"$OUT")" "ADD's address"
+		done
+		for verb in GC DEL; do # STATUS needs the RDMA subsystem
+			cni_exec rdma-ns $verb ctr1 pod1 net1 "$(printf '{"cniVersion":"1.1.0","name":"rdma-net","type":"rdma-ns","deviceID":"%s","args":{"cni":{"debug":true}},"logFile":"%s"}' "$(sim_vf_addr 0 1)" "$f")"
+			assert_eq 0 "$RC" "rdma-ns $verb with logFile $f ($OUT)"
+			assert_eq 1 "$(grep -c 'logFile .*ignored' <<<"$ERR")" "rdma-ns $verb: one warning ($ERR)"
 		done
 		cni_exec ib-host-local ADD c1 /proc/self/ns/net net1 "$(hl_conf n "$T/hl" "\"logFile\":\"$f\"")"
 		assert_eq 0 "$RC" "ib-host-local ADD with logFile $f ($OUT)"
