@@ -193,6 +193,14 @@ static const char *refusal(int ret)
 	}
 }
 
+/* A logFile named in a warning: its first SHOWN bytes (no valid one is
+ * longer), then "..." when cut, so the rest of the line always fits. */
+#define SHOWN 256
+static const char *cut(const char *file)
+{
+	return strlen(file) > SHOWN ? "..." : "";
+}
+
 void cni_log_set_level(enum cni_log_level level)
 {
 	log_state.level = level;
@@ -216,9 +224,9 @@ void cni_log_setup(const char *level, const char *file)
 		if (fd >= 0)
 			log_state.fd = fd;
 		else
-			log_warn("logFile \"%s\" ignored (%s); logging to stderr: a logFile must "
-				 "be a file in %s/, not a link",
-				 file, refusal(fd), cni_log_dir);
+			log_warn("logFile \"%.*s%s\" ignored (%s); logging to stderr: a logFile "
+				 "must be a file in %s/, not a link",
+				 SHOWN, file, cut(file), refusal(fd), cni_log_dir);
 	}
 	if (!known)
 		log_warn("logLevel \"%s\" is not panic, error, warning, info or debug; using info",
@@ -231,11 +239,11 @@ void cni_log_apply(const char *network, const char *level, const char *file)
 
 	cni_log_setup(level, ours ? file : NULL);
 	if (!ours)
-		log_warn("logFile \"%s\" ignored (not this network's file in %s/); logging to "
-			 "stderr: a logFile must be \"%s\", or \"%s\" then \".\" or \"-\" and more "
-			 "letters, digits, \".\", \"_\" or \"-\" (e.g. \"%s/%s.log\")",
-			 file, cni_log_dir, network ? network : "", network ? network : "",
-			 cni_log_dir, network ? network : "");
+		log_warn("logFile \"%.*s%s\" ignored (not this network's file in %s/); logging "
+			 "to stderr: a logFile must be \"%s\", or \"%s\" then \".\" or \"-\" and "
+			 "more letters, digits, \".\", \"_\" or \"-\" (e.g. \"%s/%s.log\")",
+			 SHOWN, file, cut(file), cni_log_dir, network ? network : "",
+			 network ? network : "", cni_log_dir, network ? network : "");
 }
 
 void cni_log_context(const char *plugin, const char *command, const char *containerid,

@@ -250,6 +250,22 @@ Test(log, apply_ignores_what_is_not_ours)
 		cr_assert_eq(ftruncate(STDERR_FILENO, 0), 0);
 		lseek(STDERR_FILENO, 0, SEEK_SET);
 	}
+	/* A huge one: cut in the warning, which still says where lines go. */
+	{
+		_cleanup_free_ char *huge = malloc(100001);
+
+		cr_assert_not_null(huge);
+		memset(huge, 'a', 100000);
+		huge[100000] = '\0';
+		cni_log_apply("tenantB", "info", huge);
+		free(err);
+		err = slurp(stderr_path);
+		cr_assert(strstr(err, "aaa...\" ignored (not this network's file in "), "%s", err);
+		cr_assert(strstr(err, "); logging to stderr: "), "%s", err);
+		cr_assert_lt(strlen(err), 1024, "%zu bytes", strlen(err));
+		cr_assert_eq(ftruncate(STDERR_FILENO, 0), 0);
+		lseek(STDERR_FILENO, 0, SEEK_SET);
+	}
 	free(err);
 	err = slurp(in_logdir(path, sizeof(path), "other.log"));
 	cr_assert_str_eq(err, "", "another network's file written");
