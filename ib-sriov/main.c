@@ -30,7 +30,8 @@ static const struct cni_plugin_key keys[] = {
     {"railKeepMain, railSysctls", "main keeps the routes too; ARP flux sysctls"},
     {"ipam", "IPAM delegate: ib-host-local, host-local, whereabouts, ..."},
     {"dns", "DNS for the result when the IPAM gives none"},
-    {"logLevel, logFile", "panic..debug (default info); a file in /var/log/ibcni/"},
+    {"logLevel, logFile",
+     "panic..debug (default info); <network>.log in /var/log/ibcni/ or ignored"},
     {NULL, NULL},
 };
 

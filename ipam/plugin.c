@@ -21,7 +21,8 @@ static const struct cni_plugin_key keys[] = {
     {"args.cni.ips, runtimeConfig.ips", "requested addresses (CNI_ARGS IP= too)"},
     {"runtimeConfig.ipRanges", "range sets from the runtime, before the configured ones"},
     {"args.cni.ipIndex", "the address N after each set's first (CNI_ARGS IB_IP_INDEX= too)"},
-    {"logLevel, logFile", "panic..debug (default info); a file in /var/log/ibcni/"},
+    {"logLevel, logFile",
+     "panic..debug (default info); <network>.log in /var/log/ibcni/ or ignored"},
     {NULL, NULL},
 };
 

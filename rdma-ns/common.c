@@ -33,7 +33,7 @@ int rdmans_args(struct cni_ctx *ctx, bool strict)
 	int ret = cni_conf_load(&l, args_keys, ARRAY_SIZE(args_keys));
 
 	if (!ret && debug)
-		cni_log_setup("debug", ctx->conf->log_file);
+		cni_log_set_level(CNI_LOG_DEBUG);
 	if (ret != -EINVAL)
 		return 0;
 	if (strict)

@@ -10,7 +10,8 @@ static const struct cni_plugin_key keys[] = {
     {"deviceID, pciBusID", "the VF's PCI address or auxiliary device (Multus sets it)"},
     {"(neither)", "the pciID of the prevResult interface, else its netdev's device"},
     {"args.cni.debug", "true: debug logging (rdma-cni's key)"},
-    {"logLevel, logFile", "panic..debug (default info); a file in /var/log/ibcni/"},
+    {"logLevel, logFile",
+     "panic..debug (default info); <network>.log in /var/log/ibcni/ or ignored"},
     {NULL, NULL},
 };
 

@@ -75,10 +75,21 @@ int cni_json_string(struct json_object *obj, const char *key, const char *where,
 
 enum bad_value { VALUE_OK, VALUE_NUL, VALUE_NONFINITE };
 
+/* Whether key is in the NULL-terminated list (NULL: none). */
+static bool listed(const char *const *list, const char *key)
+{
+	for (size_t i = 0; list && list[i]; i++)
+		if (!strcmp(list[i], key))
+			return true;
+	return false;
+}
+
 /* Depth-first: the first string value holding a NUL, or number that is not
  * finite (json-c takes NaN and Infinity; JSON and Go have no such numbers),
- * its path in path[] unless path is NULL. */
-static enum bad_value find_bad(struct json_object *o, char *path, size_t len, size_t used)
+ * its path in path[] unless path is NULL. A string of a top-level key in
+ * exempt is the caller's to check. */
+static enum bad_value find_bad(struct json_object *o, char *path, size_t len, size_t used,
+			       const char *const *exempt)
 {
 	enum bad_value bad;
 	size_t n;
@@ -96,7 +107,7 @@ static enum bad_value find_bad(struct json_object *o, char *path, size_t len, si
 			if (path)
 				snprintf(path + used, len - used, "[%zu]", i);
 			bad = find_bad(json_object_array_get_idx(o, i), path, len,
-				       path ? used + strlen(path + used) : 0);
+				       path ? used + strlen(path + used) : 0, NULL);
 			if (bad)
 				return bad;
 		}
@@ -105,9 +116,11 @@ static enum bad_value find_bad(struct json_object *o, char *path, size_t len, si
 		/* Braces: the macro declares variables, which clang refuses
 		 * right after a case label. */
 		json_object_object_foreach (o, k, v) {
+			if (listed(exempt, k) && json_object_is_type(v, json_type_string))
+				continue;
 			if (path)
 				snprintf(path + used, len - used, "%s%s", used ? "." : "", k);
-			bad = find_bad(v, path, len, path ? used + strlen(path + used) : 0);
+			bad = find_bad(v, path, len, path ? used + strlen(path + used) : 0, NULL);
 			if (bad)
 				return bad;
 		}
@@ -121,18 +134,31 @@ static enum bad_value find_bad(struct json_object *o, char *path, size_t len, si
 	return VALUE_OK;
 }
 
-/* json-c truncates a key at an escaped NUL before we can see it, so look
- * for the escape itself in the raw text. */
-static bool raw_has_nul_escape(const char *raw, size_t len)
+/* Whether the string that ends at raw[i] (its closing quote) is a key: the
+ * next character but JSON whitespace is ':'. */
+static bool is_key(const char *raw, size_t len, size_t i)
 {
-	bool in_string = false;
+	while (++i < len && strchr(" \t\r\n", raw[i]))
+		;
+	return i < len && raw[i] == ':';
+}
+
+/* json-c truncates a key at an escaped NUL before we can see it, so look
+ * for the escape itself in the raw text, in keys only: string values are
+ * checked in the tree (find_bad), where exempt ones can be told apart. */
+static bool raw_key_has_nul_escape(const char *raw, size_t len)
+{
+	bool in_string = false, nul = false;
 
 	for (size_t i = 0; i < len; i++) {
 		if (raw[i] == '"') {
 			in_string = !in_string;
+			if (!in_string && nul && is_key(raw, len, i))
+				return true;
+			nul = false;
 		} else if (in_string && raw[i] == '\\') {
 			if (len - i > 5 && !memcmp(raw + i + 1, "u0000", 5))
-				return true;
+				nul = true;
 			i++; /* the escaped character cannot end the string */
 		}
 	}
@@ -140,7 +166,7 @@ static bool raw_has_nul_escape(const char *raw, size_t len)
 }
 
 int cni_json_check_input(struct json_object *root, const char *raw, size_t len,
-			 struct cni_error *err)
+			 const char *const *exempt, struct cni_error *err)
 {
 	char path[256] = "";
 	size_t bad;
@@ -149,7 +175,8 @@ int cni_json_check_input(struct json_object *root, const char *raw, size_t len,
 		return cni_errorf(err, -EINVAL, CNI_ERR_DECODE, "error unmarshall network config",
 				  "invalid UTF-8 at byte %zu", bad);
 	/* Found first; its path is built only then, for the message. */
-	switch (find_bad(root, NULL, 0, 0) ? find_bad(root, path, sizeof(path), 0) : VALUE_OK) {
+	switch (find_bad(root, NULL, 0, 0, exempt) ? find_bad(root, path, sizeof(path), 0, exempt)
+						   : VALUE_OK) {
 	case VALUE_NUL:
 		return nul_inside(err, path);
 	case VALUE_NONFINITE:
@@ -158,7 +185,7 @@ int cni_json_check_input(struct json_object *root, const char *raw, size_t len,
 	case VALUE_OK:
 		break;
 	}
-	if (raw_has_nul_escape(raw, len))
+	if (raw_key_has_nul_escape(raw, len))
 		return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid configuration",
 				  "a key contains a NUL character (\\u0000)");
 	return 0;

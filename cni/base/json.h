@@ -19,9 +19,11 @@ int cni_json_str(struct json_object *v, const char *where, const char **out, str
 
 /* Hostile-input checks of a parsed request before anything reads it: raw
  * must be well-formed UTF-8 (code 6, the offset named), and no string or
- * key of root may hold an escaped NUL (code 7 naming the key's path). */
+ * key of root may hold an escaped NUL (code 7 naming the key's path), but
+ * the string of a top-level key in exempt (NULL-terminated, or NULL), which
+ * the caller reads with its own care. */
 int cni_json_check_input(struct json_object *root, const char *raw, size_t len,
-			 struct cni_error *err);
+			 const char *const *exempt, struct cni_error *err);
 
 /* Typed lookups. 0 when present with the right type, -ENOENT when absent
  * (out untouched), -EINVAL when of another type: err gets code 7 naming

@@ -95,24 +95,17 @@ static const char *file_name(const char *file)
 	return strchr(file, '/') ? NULL : file;
 }
 
-int cni_log_file_check(const char *file, const char *network, struct cni_error *err)
+bool cni_log_file_ours(const char *file, const char *network)
 {
 	const char *name;
 	size_t n = network ? strlen(network) : 0;
 
 	if (!file || !*file)
-		return 0;
+		return true;
 	name = file_name(file);
 	/* The network's own: another NAD cannot write lines into it. */
-	if (name && name_ok(name) && n && !strncmp(name, network, n) &&
-	    (!name[n] || name[n] == '.' || name[n] == '-'))
-		return 0;
-	return cni_errorf(err, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid logFile",
-			  "logFile must be a file in %s/ named after the network: \"%s\", or "
-			  "\"%s\" then \".\" or \"-\" and more letters, digits, \".\", \"_\" "
-			  "or \"-\" (e.g. \"%s.log\")",
-			  cni_log_dir, network ? network : "", network ? network : "",
-			  network ? network : "");
+	return name && name_ok(name) && n && !strncmp(name, network, n) &&
+	       (!name[n] || name[n] == '.' || name[n] == '-');
 }
 
 /* name in dirfd, opened for appending: ours, a regular file with one link,
@@ -200,6 +193,19 @@ static const char *refusal(int ret)
 	}
 }
 
+/* A logFile named in a warning: its first SHOWN bytes (no valid one is
+ * longer), then "..." when cut, so the rest of the line always fits. */
+#define SHOWN 256
+static const char *cut(const char *file)
+{
+	return strlen(file) > SHOWN ? "..." : "";
+}
+
+void cni_log_set_level(enum cni_log_level level)
+{
+	log_state.level = level;
+}
+
 void cni_log_setup(const char *level, const char *file)
 {
 	bool known = !level || !*level;
@@ -218,13 +224,26 @@ void cni_log_setup(const char *level, const char *file)
 		if (fd >= 0)
 			log_state.fd = fd;
 		else
-			log_warn("logFile \"%s\" refused (%s); logging to stderr: a logFile must "
-				 "be a file in %s/, not a link",
-				 file, refusal(fd), cni_log_dir);
+			log_warn("logFile \"%.*s%s\" ignored (%s); logging to stderr: a logFile "
+				 "must be a file in %s/, not a link",
+				 SHOWN, file, cut(file), refusal(fd), cni_log_dir);
 	}
 	if (!known)
 		log_warn("logLevel \"%s\" is not panic, error, warning, info or debug; using info",
 			 level);
+}
+
+void cni_log_apply(const char *network, const char *level, const char *file)
+{
+	bool ours = cni_log_file_ours(file, network);
+
+	cni_log_setup(level, ours ? file : NULL);
+	if (!ours)
+		log_warn("logFile \"%.*s%s\" ignored (not this network's file in %s/); logging "
+			 "to stderr: a logFile must be \"%s\", or \"%s\" then \".\" or \"-\" and "
+			 "more letters, digits, \".\", \"_\" or \"-\" (e.g. \"%s/%s.log\")",
+			 SHOWN, file, cut(file), cni_log_dir, network ? network : "",
+			 network ? network : "", cni_log_dir, network ? network : "");
 }
 
 void cni_log_context(const char *plugin, const char *command, const char *containerid,

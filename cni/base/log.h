@@ -3,10 +3,7 @@
 #define CNI_LOG_H
 
 #include <stdbool.h>
-#include <stdbool.h>
 #include <stddef.h>
-
-#include "base/error.h"
 
 enum cni_log_level {
 	CNI_LOG_PANIC,
@@ -39,8 +36,17 @@ void cni_log_setup(const char *level, const char *file);
 /* Whether logFile (NULL or "": none) may be used by network: its name (as
  * cni_log_setup reads it) is the network's name, or that name followed by
  * "." or "-" and more of the name's characters, so one network's config
- * cannot write lines into another's log. Code 7 naming logFile otherwise. */
-int cni_log_file_check(const char *file, const char *network, struct cni_error *err);
+ * cannot write lines into another's log. */
+bool cni_log_file_ours(const char *file, const char *network);
+
+/* A request's logLevel and logFile (each NULL when absent), as
+ * cni_log_setup, for network: a logFile that is not the network's own is
+ * ignored with one warning naming it (then logging to stderr). Never fails:
+ * the Go plugins take any logFile, so no config fails over where it logs. */
+void cni_log_apply(const char *network, const char *level, const char *file);
+
+/* The level from now on; where lines go is unchanged. */
+void cni_log_set_level(enum cni_log_level level);
 
 /* Copy s into out[len] (NUL-terminated) with control characters (C0, DEL,
  * C1), backslash and invalid UTF-8 escaped as \n, \r, \t, \\ or \xNN.

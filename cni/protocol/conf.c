@@ -110,6 +110,29 @@ static int core_string(const struct cni_conf_load *l, const struct cni_conf_fiel
 	return cni_json_str(f->v, f->where, out, l->err);
 }
 
+/* logLevel, logFile: a value that is not a string, or holds a NUL (as a C
+ * string it would end early), is kept out of value, never a failure. */
+static int core_log(const struct cni_conf_load *l, const struct cni_conf_field *f)
+{
+	struct cni_conf_log *out = f->at;
+	const char *s;
+
+	(void)l;
+	*out = (struct cni_conf_log){0};
+	if (!f->v)
+		return 0;
+	if (!json_object_is_type(f->v, json_type_string)) {
+		out->bad = "it is not a string";
+		return 0;
+	}
+	s = json_object_get_string(f->v);
+	if (strlen(s) != (size_t)json_object_get_string_len(f->v))
+		out->bad = "it contains a NUL character";
+	else
+		out->value = s;
+	return 0;
+}
+
 static int core_object(const struct cni_conf_load *l, const struct cni_conf_field *f)
 {
 	struct json_object **out = f->at;
@@ -161,6 +184,9 @@ static int sub_objects(const struct cni_conf_load *l, const struct cni_conf_fiel
 	return ret;
 }
 
+/* Read by core_log, which never fails on them. */
+static const char *const log_keys[] = {"logLevel", "logFile", NULL};
+
 /* The keys every request has, in the order they are checked. */
 static const struct cni_conf_key core_keys[] = {
     CNI_CONF_PARSE("cniVersion", AT(version_str), core_string),
@@ -171,8 +197,8 @@ static const struct cni_conf_key core_keys[] = {
     CNI_CONF_PARSE("runtimeConfig", AT(runtime_config), core_object),
     CNI_CONF_PARSE("ipam", AT(ipam), core_object),
     CNI_CONF_PARSE("prevResult", AT(prev_json), core_object),
-    CNI_CONF_PARSE("logLevel", AT(log_level), core_string),
-    CNI_CONF_PARSE("logFile", AT(log_file), core_string),
+    CNI_CONF_PARSE("logLevel", AT(log_level), core_log),
+    CNI_CONF_PARSE("logFile", AT(log_file), core_log),
     CNI_CONF_STEP(sub_objects),
 };
 
@@ -240,7 +266,7 @@ int cni_conf_parse(char *raw, size_t len, enum cni_command cmd, struct cni_conf 
 		 * an invalid name is code 7 as Go's skel answers. */
 		ret = parse_fields(c, err);
 	if (!ret)
-		ret = cni_json_check_input(c->root, raw, len, err);
+		ret = cni_json_check_input(c->root, raw, len, log_keys, err);
 	if (!ret)
 		ret = parse_rest(c, cmd, err);
 	if (ret) {

@@ -19,6 +19,13 @@ struct cni_attachment {
 	char *ifname;
 };
 
+/* logLevel or logFile: value NULL when absent or unusable (then bad says
+ * why: not a string, or a NUL inside). Neither fails a request. */
+struct cni_conf_log {
+	const char *value;
+	const char *bad;
+};
+
 /* The request configuration. Strings and objects are borrowed from root. */
 struct cni_conf {
 	struct json_object *root;
@@ -34,8 +41,8 @@ struct cni_conf {
 	struct json_object *runtime_config; /* "runtimeConfig" */
 	struct json_object *ipam;
 	const char *ipam_type;
-	const char *log_level;
-	const char *log_file;
+	struct cni_conf_log log_level;
+	struct cni_conf_log log_file;
 	struct json_object *prev_json;	/* "prevResult" */
 	struct cni_result *prev_result; /* parsed in its own version */
 	bool has_attachments;		/* GC: a valid-attachments list was sent */

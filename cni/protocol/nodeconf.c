@@ -341,7 +341,7 @@ static int load_file(struct cni_nodeconf *nc, int dirfd, const char *name, const
 		return bad(err, -EINVAL, path, "not JSON: %s", why);
 	if (!json_object_is_type(root, json_type_object))
 		return bad(err, -EINVAL, path, "must be a JSON object");
-	if (cni_json_check_input(root, raw, len, &input))
+	if (cni_json_check_input(root, raw, len, NULL, &input))
 		return bad(err, -EINVAL, path, "%s", input.details);
 	json_object_object_foreach (root, key, v) {
 		ret = note_origin(o, key, path, err);

@@ -247,21 +247,18 @@ static int serve(const struct cni_plugin *p, struct cni_ctx *ctx, struct json_ob
 	return cni_result_to_json(ctx->result, ctx->conf->version, out, &ctx->err);
 }
 
-/* logFile checked before it is opened: another network's log is code 7,
- * except for DEL, which must still let a pod go whose config an older
- * build accepted (it logs to stderr instead). */
-static int log_file(struct cni_ctx *ctx)
+/* logLevel and logFile never fail a request: the Go plugins take any
+ * (sriov-cni writes anywhere, ib-sriov-cni ignores both), so a NAD that
+ * worked with them still attaches. What we will not write is ignored with
+ * one warning, and lines go to stderr; one holding a NUL is never used
+ * (as a C string it would end early). */
+static void setup_log(const struct cni_conf *c)
 {
-	struct cni_error scratch = {0};
-	const char *file = ctx->conf->log_file;
-	int ret = cni_log_file_check(file, ctx->conf->name, &scratch);
-
-	if (ret && ctx->env.command != CNI_CMD_DEL)
-		return cni_error_adopt(&ctx->err, &scratch, ret);
-	cni_log_setup(ctx->conf->log_level, ret ? NULL : file);
-	if (ret)
-		log_warn("%s: %s; logging to stderr", scratch.msg, scratch.details);
-	return 0;
+	cni_log_apply(c->name, c->log_level.value, c->log_file.value);
+	if (c->log_level.bad)
+		log_warn("logLevel ignored (%s); using info", c->log_level.bad);
+	if (c->log_file.bad)
+		log_warn("logFile ignored (%s); logging to stderr", c->log_file.bad);
 }
 
 /* The node's configuration, for every verb: a broken file fails them all
@@ -298,9 +295,7 @@ static int run(const struct cni_plugin *p, struct cni_ctx *ctx)
 	if (ret)
 		return ret;
 	ctx->conf = ctx->own_conf;
-	ret = log_file(ctx);
-	if (ret)
-		return ret;
+	setup_log(ctx->conf);
 	ret = load_node(ctx);
 	if (ret)
 		return ret;

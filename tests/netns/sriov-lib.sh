@@ -50,3 +50,30 @@ lease_owners() { # DIR: the container IDs ib-host-local holds IPv4 addresses for
 records() { # ib-sriov's records, by name
 	ls /var/lib/cni/ibcni/ib-sriov 2>/dev/null | tr '\n' ' ' | sed 's/ $//'
 }
+
+# whereabouts_node [with-file]: the places whereabouts reads its node file
+# (/etc/cni/net.d/whereabouts.d/whereabouts.conf, and /etc/kubernetes/...,
+# /host/... when the host has them) as private tmpfs, never the host's; with
+# "with-file", the file and its kubeconfig as whereabouts' installer
+# DaemonSet writes them (its script/lib.sh).
+whereabouts_node() {
+	local d=/etc/cni/net.d/whereabouts.d x
+	mkdir -p /etc/cni/net.d && mount -t tmpfs wb-netd /etc/cni/net.d || return 1
+	for x in /etc/kubernetes /host; do
+		[ -d $x ] && { mount -t tmpfs wb-other $x || return 1; }
+	done
+	[ "${1:-}" = with-file ] || return 0
+	mkdir -p $d
+	printf 'apiVersion: v1\nkind: Config\ncurrent-context: whereabouts-context\n' >$d/whereabouts.kubeconfig
+	cat >$d/whereabouts.conf <<WB
+{
+  "datastore": "kubernetes",
+  "configuration_path": "$d",
+  "kubernetes": {
+    "kubeconfig": "$d/whereabouts.kubeconfig"
+  },
+  "reconciler_cron_expression": "30 4 * * *"
+}
+WB
+	chmod 600 $d/whereabouts.kubeconfig $d/whereabouts.conf
+}

@@ -106,19 +106,6 @@ print(len(spans))' <<<"$all" >"$T/spans" 2>&1 || fail "node ranges overlap: $(ca
 	assert_eq 20 "$(cat "$T/spans")" "two nodes, two range sets of ib-sriov-network and eight rails each"
 }
 
-# A stand-in for whereabouts (a Go binary that needs the Kubernetes API):
-# it keeps what it was given and answers one address of "range".
-whereabouts_stub() {
-	mkdir -p "$T/stub"
-	cat >"$T/stub/whereabouts" <<EOF
-#!/bin/sh
-cat >"$T/whereabouts.\$CNI_COMMAND"
-[ "\$CNI_COMMAND" = ADD ] || exit 0
-printf '{"cniVersion":"1.0.0","ips":[{"address":"10.120.1.7/16"}]}'
-EOF
-	chmod +x "$T/stub/whereabouts"
-}
-
 # example_plugin CONF: the binary of CONF's type, ours or Debian's Go
 # plugin (sbr, tuning).
 example_plugin() {
@@ -130,6 +117,7 @@ example_plugin() {
 # run_netconf NAME CONF KIND: ADD then DEL of one network config (a conflist
 # runs its plugins in order, each given the previous result), on VF 0/1 as
 # Multus passes it. ADD_RC/ADD_OUT hold the first failing (or last) ADD.
+# BEFORE_DEL, when set, is run between them.
 run_netconf() {
 	local name=$1 conf=$2 kind=$3 plugins n i p prev=
 	if [ "$kind" = conflist ]; then
@@ -142,14 +130,15 @@ run_netconf() {
 	n=${#p[@]}
 	for ((i = 0; i < n; i++)); do
 		[ -n "$prev" ] && p[i]=$(jq -c --argjson r "$prev" '. + {prevResult: $r}' <<<"${p[i]}")
-		CNI_PATH_OVERRIDE=$BIN:$T/stub:$FIXTURES/standins cni_exec "$(example_plugin "${p[i]}")" ADD ctr1 pod1 net1 "${p[i]}" \
+		CNI_PATH_OVERRIDE=$BIN:$FIXTURES/standins cni_exec "$(example_plugin "${p[i]}")" ADD ctr1 pod1 net1 "${p[i]}" \
 			'IgnoreUnknown=1;K8S_POD_NAMESPACE=default;K8S_POD_NAME=pod1'
 		ADD_RC=$RC ADD_OUT=$OUT
 		[ "$RC" -eq 0 ] || break
 		prev=$OUT
 	done
+	eval "${BEFORE_DEL:-}"
 	for ((i = n - 1; i >= 0; i--)); do
-		CNI_PATH_OVERRIDE=$BIN:$T/stub:$FIXTURES/standins cni_exec "$(example_plugin "${p[i]}")" DEL ctr1 pod1 net1 "${p[i]}"
+		CNI_PATH_OVERRIDE=$BIN:$FIXTURES/standins cni_exec "$(example_plugin "${p[i]}")" DEL ctr1 pod1 net1 "${p[i]}"
 		assert_eq 0 "$RC" "$name: DEL of $(jq -r .type <<<"${p[i]}") ($OUT)"
 	done
 }
@@ -157,7 +146,7 @@ run_netconf() {
 # What each network config does on this node: ok, or the one refusal this
 # kernel must give (veth VFs take no PF-side setting; no RDMA subsystem
 # here, the vm tier has one). A config error (code 7) is never acceptable.
-check_netconf() { # NAME CONF KIND NODE-KIND WANT: ok | vf-setting | rdma
+check_netconf() { # NAME CONF KIND NODE-KIND WANT: ok | vf-setting | rdma | whereabouts-no-node-file
 	local mac
 	sim_node 1 2 "$4" || { fail "sim_node"; return; }
 	pod_ns pod1
@@ -172,6 +161,9 @@ check_netconf() { # NAME CONF KIND NODE-KIND WANT: ok | vf-setting | rdma
 		;;
 	rdma)
 		assert_match 'RDMA|ib_core' "$(jq -r .msg,.details <<<"$ADD_OUT")" "$1: rdma-ns needs the RDMA subsystem"
+		;;
+	whereabouts-no-node-file)
+		assert_eq '[999,"config file not found"]' "$(jq -c '[.code,.msg]' <<<"$ADD_OUT")" "$1: ADD ($ADD_OUT)"
 		;;
 	esac
 	[ "$(jq -r '.code // 0' <<<"$ADD_OUT" 2>/dev/null)" = 7 ] && fail "$1: config refused: $ADD_OUT"
@@ -188,7 +180,10 @@ check_netconf() { # NAME CONF KIND NODE-KIND WANT: ok | vf-setting | rdma
 
 test_examples_netconfs_run() {
 	mount -t tmpfs examples-log /var/log # the NADs log to /var/log/ibcni/
-	whereabouts_stub
+	# whereabouts (tests/fixtures/standins) reads its node file as the real
+	# one does: installed as its DaemonSet does, which whereabouts-nad.yaml
+	# says it needs.
+	whereabouts_node with-file || { fail "whereabouts_node"; return; }
 	check_netconf host-local-migration.conf "$(cat "$EX/host-local-migration.conf")" netconf eth ok
 	assert_json '.ips[0].address' '"10.56.217.171/24"'
 	check_netconf ib-host-local.conflist "$(cat "$EX/ib-host-local.conflist")" conflist ib ok
@@ -230,10 +225,15 @@ test_examples_netconfs_run() {
 			;;
 		ib-cluster-network)
 			check_netconf "$name" "$(jq -r .spec.config <<<"$doc")" netconf ib ok
-			assert_json '.ips[0].address' '"10.120.1.7/16"'
-			assert_eq '{"type":"whereabouts","range":"10.120.0.0/16","exclude":["10.120.0.0/24"]}' \
-				"$(jq -c '.ipam | {type, range, exclude}' "$T/whereabouts.ADD")" "whereabouts got its keys"
-			[ -f "$T/whereabouts.DEL" ] || fail "whereabouts' DEL was not run"
+			assert_json '.ips[0].address' '"10.120.1.0/16"'
+			assert_eq "$(jq -r .spec.config <<<"$doc" | jq -c .ipam)" \
+				"$(jq -c .ipam /run/ibcni-standin/whereabouts.ADD.json)" "whereabouts got the NAD's ipam"
+			assert_eq "" "$(ls /run/ibcni-standin/whereabouts.leases)" "whereabouts' DEL freed the address"
+			# Without its node file: whereabouts' own error, passed on, the
+			# VF back (DEL, which fails the same way, once it is written).
+			mv /etc/cni/net.d/whereabouts.d/whereabouts.conf "$T/wb.conf"
+			BEFORE_DEL='mv "$T/wb.conf" /etc/cni/net.d/whereabouts.d/whereabouts.conf' \
+				check_netconf "$name" "$(jq -r .spec.config <<<"$doc")" netconf ib whereabouts-no-node-file
 			;;
 		*)
 			fail "a NAD this test does not know: $name"

@@ -146,26 +146,83 @@ test_builtin_ipam_data_dir_confined() {
 	assert_eq 0 "$RC" "DEL ($OUT)"
 }
 
-# R7: one network cannot write into another's log, nor name files with escapes.
+# R7: one network cannot write into another's log, nor name files with escapes;
+# such a logFile is ignored (one warning, lines to stderr), never a failure.
 test_log_file_is_the_networks_own() {
 	local esc
 	mkdir -p /var/log && mount -t tmpfs ibcni-log /var/log
 	hl "$(hl_conf tenantB /var/lib/cni/networks '"logFile":"tenantB.log"')" ADD c2
 	assert_eq 0 "$RC" "tenantB's own log ($OUT)"
 	hl "$(hl_conf forged /var/lib/cni/networks '"logLevel":"debug","logFile":"tenantB.log"')" ADD c3
-	assert_json '[.code,.msg]' '[7,"invalid logFile"]'
-	assert_match 'named after the network: "forged"' "$(jq -r .details <<<"$OUT")" "names the rule"
+	assert_eq 0 "$RC" "ADD with another network's logFile ($OUT)"
+	assert_match 'logFile "tenantB.log" ignored \(not this network.s file in /var/log/ibcni/\); logging to stderr: a logFile must be "forged"' \
+		"$ERR" "the warning names the rule"
+	assert_match 'ib-host-local ADD c3/net1: network forged' "$ERR" "forged's lines on stderr"
 	grep -q forged /var/log/ibcni/tenantB.log && fail "forged's lines in tenantB.log"
 	esc='\u001b[2J\u001b[31mPWNED\n'
 	hl "$(hl_conf a /var/lib/cni/networks "\"logFile\":\"$esc\"")"
-	assert_json .code 7
-	hl "$(hl_conf a /var/lib/cni/networks '"logFile":"a-debug.log"')"
+	assert_eq 0 "$RC" "ADD with escapes in logFile ($OUT)"
+	assert_match 'logFile "\\x1b\[2J\\x1b\[31mPWNED\\n" ignored' "$ERR" "escaped in the warning"
+	hl "$(hl_conf a /var/lib/cni/networks '"logFile":"a-debug.log"')" ADD c4
 	assert_eq 0 "$RC" "a-debug.log is network a's ($OUT)"
 	assert_eq "a-debug.log tenantB.log" "$(ls /var/log/ibcni | tr '\n' ' ' | sed 's/ $//')" "log files"
-	# DEL of an older config that names another file still succeeds (to stderr).
 	hl "$(hl_conf forged /var/lib/cni/networks '"logFile":"tenantB.log"')" DEL c3
-	assert_eq 0 "$RC" "DEL with a refused logFile ($OUT)"
-	assert_match "invalid logFile" "$ERR" "DEL says so on stderr"
+	assert_eq 0 "$RC" "DEL with an ignored logFile ($OUT)"
+	assert_match 'logFile "tenantB.log" ignored' "$ERR" "DEL says so on stderr"
+}
+
+# What the SR-IOV Network Operator renders from a SriovNetwork's logFile (a
+# path anywhere, the Go sriov-cni writes it), another network's file, `..`,
+# a link under /var/log/ibcni, a NUL: every verb of ib-sriov, rdma-ns (its
+# args.cni.debug too) and ib-host-local goes on, one warning on stderr names logFile, the path and
+# where the lines go; nothing is made there, nothing outside /var/log/ibcni.
+test_log_file_never_fails_a_verb() {
+	local f conf mac before verb n want
+	mkdir -p /var/log && mount -t tmpfs ibcni-log /var/log
+	mkdir -p -m 0700 /var/log/ibcni "$T/elsewhere"
+	echo secret >"$T/elsewhere/target"
+	ln -s "$T/elsewhere/target" /var/log/ibcni/rdma-net-link.log
+	sim_node 1 2 ib || { fail "sim_node"; return; }
+	pod_ns pod1
+	mac=$(ip -j link show vf0_1 | jq -r '.[0].address')
+	before=$(find /var/log "$T/elsewhere" -printf '%p %y %s\n' | sort)
+	for f in /var/log/sriov-cni.log /var/log/sriov-network.log /var/log/ibcni/other-net.log \
+		../sriov-cni.log /var/log/ibcni/../sriov-cni.log "$T/elsewhere/rdma-net.log" rdma-net-link.log \
+		'rdma-net.log\u0000/../../sriov-cni.log'; do
+		conf=$(sriov_conf ib-host-local "\"logLevel\":\"info\",\"logFile\":\"$f\"")
+		for verb in ADD CHECK STATUS GC DEL; do
+			cni_exec ib-sriov $verb ctr1 pod1 net1 "$conf"
+			assert_eq 0 "$RC" "ib-sriov $verb with logFile $f ($OUT)"
+			n=$(grep -c 'logFile .*ignored' <<<"$ERR")
+			assert_eq 1 "$n" "ib-sriov $verb with logFile $f: one warning ($ERR)"
+			case $f in
+			*u0000*) want='logFile ignored \(it contains a NUL character\); logging to stderr' ;;
+			*) want="logFile \"$f\" ignored \(.*\); logging to stderr" ;;
+			esac
+			assert_match "$want" "$ERR" "ib-sriov $verb: the warning names the key, the path, stderr"
+			[ $verb = ADD ] && assert_match '^"10\.56\.0\.[0-9]+/24"$' "$(jq -c '.ips[0].address' <<<"$OUT")" "ADD's address"
+		done
+		for verb in GC DEL; do # STATUS needs the RDMA subsystem
+			cni_exec rdma-ns $verb ctr1 pod1 net1 "$(printf '{"cniVersion":"1.1.0","name":"rdma-net","type":"rdma-ns","deviceID":"%s","args":{"cni":{"debug":true}},"logFile":"%s"}' "$(sim_vf_addr 0 1)" "$f")"
+			assert_eq 0 "$RC" "rdma-ns $verb with logFile $f ($OUT)"
+			assert_eq 1 "$(grep -c 'logFile .*ignored' <<<"$ERR")" "rdma-ns $verb: one warning ($ERR)"
+		done
+		cni_exec ib-host-local ADD c1 /proc/self/ns/net net1 "$(hl_conf n "$T/hl" "\"logFile\":\"$f\"")"
+		assert_eq 0 "$RC" "ib-host-local ADD with logFile $f ($OUT)"
+		cni_exec ib-host-local DEL c1 /proc/self/ns/net net1 "$(hl_conf n "$T/hl" "\"logFile\":\"$f\"")"
+		assert_eq 0 "$RC" "ib-host-local DEL with logFile $f ($OUT)"
+		assert_eq "$before" "$(find /var/log "$T/elsewhere" -printf '%p %y %s\n' | sort)" \
+			"files under /var/log and beside the target after logFile $f"
+		vf_as_found vf0_1 "$mac" 1500
+	done
+	assert_file "$T/elsewhere/target" secret
+	# An unknown logLevel: info, with a warning, as the Go plugins do.
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf ib-host-local '"logLevel":"verbose"')"
+	assert_eq 0 "$RC" "ADD with logLevel verbose ($OUT)"
+	assert_match 'logLevel "verbose" is not panic, error, warning, info or debug; using info' "$ERR" \
+		"the logLevel warning"
+	cni_exec ib-sriov DEL ctr1 pod1 net1 "$(sriov_conf ib-host-local '"logLevel":"verbose"')"
+	assert_eq 0 "$RC" "DEL with logLevel verbose ($OUT)"
 }
 
 # T10: no NAD wait beyond the node's maxWaitMs, refused before anything is probed.

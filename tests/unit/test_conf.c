@@ -113,7 +113,7 @@ Test(conf, missing_version_means_010_and_keys_match_like_go)
 	cr_assert_str_eq(c->name, "net1");
 	cr_assert_str_eq(c->type, "ib-sriov");
 	cr_assert_str_eq(c->ipam_type, "host-local");
-	cr_assert_str_eq(c->log_level, "debug");
+	cr_assert_str_eq(c->log_level.value, "debug");
 	cr_assert_not_null(c->runtime_config);
 	cni_conf_free(c);
 }
@@ -142,6 +142,40 @@ Test(conf, escaped_backslash_is_not_a_nul)
 
 	cr_assert_str_eq(json_object_get_string(cni_json_get(c->root, "a\\u0000")), "\\u0000");
 	cni_conf_free(c);
+}
+
+/* logLevel and logFile never fail a request: a value that is not a string
+ * or holds a NUL is kept out (bad says why); a NUL elsewhere, or in a key
+ * such as "logFile\u0000", is still code 7. */
+Test(conf, log_keys_never_fail)
+{
+	static const char nul_elsewhere[] =
+	    "{\"name\": \"n\", \"cniVersion\": \"1.0.0\", \"logFile\": \"n.log\", "
+	    "\"ipam\": {\"logFile\": \"a\\u0000\"}}";
+	static const char nul_key[] = "{\"name\": \"n\", \"cniVersion\": \"1.0.0\", "
+				      "\"logFile\\u0000x\": \"n.log\"}";
+	struct cni_conf *c =
+	    parse_ok("{\"name\": \"n\", \"cniVersion\": \"1.0.0\", \"logLevel\": 5, "
+		     "\"logFile\": \"n.log\\u0000/../../etc/passwd\"}",
+		     CNI_CMD_ADD);
+	struct cni_error err = {0};
+	struct cni_conf *bad = NULL;
+
+	cr_assert_null(c->log_level.value);
+	cr_assert_str_eq(c->log_level.bad, "it is not a string");
+	cr_assert_null(c->log_file.value);
+	cr_assert_str_eq(c->log_file.bad, "it contains a NUL character");
+	cni_conf_free(c);
+	cr_assert_eq(
+	    cni_conf_parse(strdup(nul_elsewhere), strlen(nul_elsewhere), CNI_CMD_ADD, &bad, &err),
+	    -EINVAL);
+	assert_cni_error(&err, 7, "invalid configuration");
+	cr_assert_str_eq(err.details, "\"ipam.logFile\" contains a NUL character (\\u0000)");
+	memset(&err, 0, sizeof(err));
+	cr_assert_eq(cni_conf_parse(strdup(nul_key), strlen(nul_key), CNI_CMD_DEL, &bad, &err),
+		     -EINVAL);
+	assert_cni_error(&err, 7, "invalid configuration");
+	cr_assert_str_eq(err.details, "a key contains a NUL character (\\u0000)");
 }
 
 Test(conf, gc_attachments_both_keys)

@@ -113,7 +113,7 @@ Test(json, check_input_names_the_path)
 	_cleanup_json_ struct json_object *o = parse(in);
 	struct cni_error err = {0};
 
-	cr_assert_eq(cni_json_check_input(o, in, strlen(in), &err), -EINVAL);
+	cr_assert_eq(cni_json_check_input(o, in, strlen(in), NULL, &err), -EINVAL);
 	assert_cni_error(&err, 7, "invalid configuration");
 	cr_assert_str_eq(err.details, "\"a.b[1].c\" contains a NUL character (\\u0000)");
 }
@@ -126,8 +126,8 @@ Test(json, check_input_utf8)
 	_cleanup_json_ struct json_object *b = parse(bad);
 	struct cni_error err = {0};
 
-	cr_assert_eq(cni_json_check_input(g, good, strlen(good), &err), 0, "%s", err.details);
-	cr_assert_eq(cni_json_check_input(b, bad, strlen(bad), &err), -EINVAL);
+	cr_assert_eq(cni_json_check_input(g, good, strlen(good), NULL, &err), 0, "%s", err.details);
+	cr_assert_eq(cni_json_check_input(b, bad, strlen(bad), NULL, &err), -EINVAL);
 	assert_cni_error(&err, 6, "error unmarshall network config");
 	cr_assert_str_eq(err.details, "invalid UTF-8 at byte 10");
 }

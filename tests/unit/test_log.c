@@ -59,6 +59,16 @@ static char *in_logdir(char *buf, size_t len, const char *rel)
 	return buf;
 }
 
+/* How many times needle occurs in text. */
+static size_t count(const char *text, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
 TestSuite(log, .init = log_init, .fini = log_fini, .timeout = 10);
 
 Test(log, file_and_levels)
@@ -99,7 +109,7 @@ Test(log, bad_level_warns_and_uses_info)
 	cr_assert_null(strstr(text, "debug hidden"));
 }
 
-/* logFile refused: the message on stderr, the line there too, and the
+/* logFile ignored: the message on stderr, the line there too, and the
  * would-be target untouched. */
 static void assert_refused(const char *file, const char *target, const char *why)
 {
@@ -114,7 +124,7 @@ static void assert_refused(const char *file, const char *target, const char *why
 	after = slurp(target);
 	cr_assert_str_eq(after, before, "%s was written through logFile %s", target, file);
 	err = slurp(stderr_path);
-	snprintf(want, sizeof(want), "logFile \"%s\" refused (%s); logging to stderr", file, why);
+	snprintf(want, sizeof(want), "logFile \"%s\" ignored (%s); logging to stderr", file, why);
 	cr_assert(strstr(err, want), "want \"%s\" in stderr: %s", want, err);
 	cr_assert(strstr(err, "after "), "%s", err);
 	cr_assert_eq(ftruncate(STDERR_FILENO, 0), 0);
@@ -204,23 +214,72 @@ Test(log, only_the_networks_own_file)
 	    "tenantB.log\n", "tenantB.l og", "/var/log/ibcni/other.log",
 	    "tenantB_log"};
 	char abs[128];
-	struct cni_error err = {0};
 
 	for (size_t i = 0; ok[i]; i++)
-		cr_assert_eq(cni_log_file_check(ok[i], "tenantB", &err), 0, "%s: %s", ok[i],
-			     err.details);
-	cr_assert_eq(cni_log_file_check(NULL, "tenantB", &err), 0);
-	cr_assert_eq(
-	    cni_log_file_check(in_logdir(abs, sizeof(abs), "tenantB.log"), "tenantB", &err), 0,
-	    "%s", err.details);
-	for (size_t i = 0; i < ARRAY_SIZE(refused); i++) {
-		memset(&err, 0, sizeof(err));
-		cr_assert_eq(cni_log_file_check(refused[i], "tenantB", &err), -EINVAL, "%s",
-			     refused[i]);
-		assert_cni_error(&err, 7, "invalid logFile");
-		cr_assert(strstr(err.details, "named after the network: \"tenantB\""), "%s",
-			  err.details);
+		cr_assert(cni_log_file_ours(ok[i], "tenantB"), "%s", ok[i]);
+	cr_assert(cni_log_file_ours(NULL, "tenantB"));
+	cr_assert(cni_log_file_ours(in_logdir(abs, sizeof(abs), "tenantB.log"), "tenantB"));
+	for (size_t i = 0; i < ARRAY_SIZE(refused); i++)
+		cr_assert_not(cni_log_file_ours(refused[i], "tenantB"), "%s", refused[i]);
+}
+
+/* Another network's file, or one outside the directory, as the SR-IOV
+ * Network Operator renders them: ignored with one warning on stderr naming
+ * logFile, the path and stderr; the lines go there; no file is made. */
+Test(log, apply_ignores_what_is_not_ours)
+{
+	static const char *const files[] = {"other.log", "/var/log/sriov-cni.log", "tenantBx.log"};
+	_cleanup_free_ char *err = NULL;
+	char want[256], path[128];
+
+	tree_put(logdir, "other.log", "");
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		cni_log_apply("tenantB", "info", files[i]);
+		log_info("line %zu", i);
+		cni_log_close();
+		free(err);
+		err = slurp(stderr_path);
+		snprintf(
+		    want, sizeof(want),
+		    "logFile \"%s\" ignored (not this network's file in %s/); logging to stderr",
+		    files[i], logdir);
+		cr_assert(strstr(err, want), "want \"%s\" in stderr: %s", want, err);
+		cr_assert_eq(count(err, "[warning]"), 1, "one warning: %s", err);
+		snprintf(want, sizeof(want), "] unit ADD ctr/eth0: line %zu\n", i);
+		cr_assert(strstr(err, want), "the line on stderr: %s", err);
+		cr_assert_eq(ftruncate(STDERR_FILENO, 0), 0);
+		lseek(STDERR_FILENO, 0, SEEK_SET);
 	}
+	/* A huge one: cut in the warning, which still says where lines go. */
+	{
+		_cleanup_free_ char *huge = malloc(100001);
+
+		cr_assert_not_null(huge);
+		memset(huge, 'a', 100000);
+		huge[100000] = '\0';
+		cni_log_apply("tenantB", "info", huge);
+		free(err);
+		err = slurp(stderr_path);
+		cr_assert(strstr(err, "aaa...\" ignored (not this network's file in "), "%s", err);
+		cr_assert(strstr(err, "); logging to stderr: "), "%s", err);
+		cr_assert_lt(strlen(err), 1024, "%zu bytes", strlen(err));
+		cr_assert_eq(ftruncate(STDERR_FILENO, 0), 0);
+		lseek(STDERR_FILENO, 0, SEEK_SET);
+	}
+	free(err);
+	err = slurp(in_logdir(path, sizeof(path), "other.log"));
+	cr_assert_str_eq(err, "", "another network's file written");
+	cr_assert_neq(access(in_logdir(path, sizeof(path), "tenantBx.log"), F_OK), 0);
+	/* Its own file is used, stderr stays quiet. */
+	cni_log_apply("tenantB", "info", "tenantB.log");
+	log_info("own");
+	cni_log_close();
+	free(err);
+	err = slurp(stderr_path);
+	cr_assert_str_eq(err, "");
+	free(err);
+	err = slurp(in_logdir(path, sizeof(path), "tenantB.log"));
+	cr_assert(strstr(err, "own\n"), "%s", err);
 }
 
 /* A full log becomes <name>.1 (the one before dropped); the new file starts empty. */
