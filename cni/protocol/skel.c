@@ -264,16 +264,34 @@ static int log_file(struct cni_ctx *ctx)
 	return 0;
 }
 
-/* The node's configuration, for every verb: a broken file fails them all
- * (code 7 naming the file and the key; 5 when it cannot be read), so an
- * admin's mistake is seen at once rather than as a silently default node. */
+/* The node's configuration. A broken one fails ADD, CHECK and STATUS (code 7
+ * naming the file and the key; 5 when it cannot be read), so an admin's
+ * mistake is seen at once rather than as a silently default node. DEL and GC
+ * log it and go on with the defaults: one bad file must not leave every pod
+ * of the node Terminating. The defaults allow no node ranges and only the
+ * default dataDir, so a DEL may release less than the file allowed, never
+ * another container's state (docs/operators.md, "A broken node
+ * configuration"). */
 static int load_node(struct cni_ctx *ctx)
 {
+	enum cni_command cmd = ctx->env.command;
+	struct cni_error scratch = {0};
+	int ret;
+
 	ctx->own_node = calloc(1, sizeof(*ctx->own_node));
 	if (!ctx->own_node)
 		return -ENOMEM;
 	ctx->node = ctx->own_node;
-	return cni_nodeconf_load(ctx->own_node, NULL, &ctx->err);
+	ret = cni_nodeconf_load(ctx->own_node, NULL, &scratch);
+	if (!ret)
+		return 0;
+	if (ret == -ENOMEM || (cmd != CNI_CMD_DEL && cmd != CNI_CMD_GC))
+		return cni_error_adopt(&ctx->err, &scratch, ret);
+	log_warn("%s: %s; %s goes on with the defaults (allowedDataDirs %s, no \"ranges\") "
+		 "and ADD refuses until the file is fixed",
+		 scratch.msg, scratch.details, ctx->env.command_str, CNI_NODECONF_DEFAULT_DATA_DIR);
+	ctx->node = cni_nodeconf_defaults();
+	return 0;
 }
 
 static int run(const struct cni_plugin *p, struct cni_ctx *ctx)
