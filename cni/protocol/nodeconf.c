@@ -410,8 +410,11 @@ static int load_dropins(struct cni_nodeconf *nc, const char *path, struct origin
 			   "must be a directory owned by uid %u and not group- or "
 			   "other-writable; chown root and chmod 0755 it",
 			   (unsigned int)cni_euid());
-	if (dfd < 0)
+	if (dfd == -ELOOP || dfd == -ENOTDIR || dfd == -EINVAL)
 		return bad(err, dfd, dir, "must be a directory, not a link: %s", strerror(-dfd));
+	if (dfd < 0)
+		return cni_errorf(err, dfd, CNI_ERR_IO, "cannot read the node configuration",
+				  "%s: %s", dir, strerror(-dfd));
 	ret = dropin_names(dfd, dir, names, &n, err);
 	for (size_t i = 0; !ret && i < n; i++) {
 		ret = check_snprintf(file, sizeof(file), "%s/%s", dir, names[i]);

@@ -264,14 +264,14 @@ static int log_file(struct cni_ctx *ctx)
 	return 0;
 }
 
-/* The node's configuration. A broken one fails ADD, CHECK and STATUS (code 7
- * naming the file and the key; 5 when it cannot be read), so an admin's
- * mistake is seen at once rather than as a silently default node. DEL and GC
- * log it and go on with the defaults: one bad file must not leave every pod
- * of the node Terminating. The defaults allow no node ranges and only the
- * default dataDir, so a DEL may release less than the file allowed, never
- * another container's state (docs/operators.md, "A broken node
- * configuration"). */
+/* The node's configuration. A wrong one (code 7 naming the file and the
+ * key) fails ADD, CHECK and STATUS, so an admin's mistake is seen at once;
+ * DEL and GC log it and go on with the defaults, so one bad file never leaves
+ * every pod of the node Terminating. The defaults allow no node ranges and
+ * only the default dataDir: DEL may release less than the file allowed,
+ * never another container's state. A file that cannot be read (5) fails
+ * every verb: the runtime retries a failed DEL, never one that answered 0
+ * with leases left (docs/operators.md, "A broken node configuration"). */
 static int load_node(struct cni_ctx *ctx)
 {
 	enum cni_command cmd = ctx->env.command;
@@ -285,7 +285,7 @@ static int load_node(struct cni_ctx *ctx)
 	ret = cni_nodeconf_load(ctx->own_node, NULL, &scratch);
 	if (!ret)
 		return 0;
-	if (ret == -ENOMEM || (cmd != CNI_CMD_DEL && cmd != CNI_CMD_GC))
+	if (scratch.code != CNI_ERR_INVALID_CONFIG || (cmd != CNI_CMD_DEL && cmd != CNI_CMD_GC))
 		return cni_error_adopt(&ctx->err, &scratch, ret);
 	log_warn("%s: %s; %s goes on with the defaults (allowedDataDirs %s, no \"ranges\") "
 		 "and ADD refuses until the file is fixed",
