@@ -275,6 +275,54 @@ test_ranges_node_without_an_entry() {
 	assert_json '.details' '"/etc/ibcni/ibcni.conf: \"ranges.ib0\" must be a list of 1 to 8 range sets [[{\"subnet\": ...}], ...], as ipam.ranges"'
 }
 
+# U4: an entry with "namespaces" is for pods of those namespaces only
+# (K8S_POD_NAMESPACE of the runtime's CNI_ARGS): another namespace's ADD is
+# refused, nothing leased; an entry without the list is for every namespace.
+test_ranges_node_limited_by_namespace() {
+	local conf leased
+	node_conf '{"allowedDataDirs":["'"$T"'"]}'
+	node_dropin ranges.conf '{"ranges":{"ib0":{"namespaces":["team-a"],"ranges":[[{"subnet":"10.56.0.0/16","rangeStart":"10.56.3.1","rangeEnd":"10.56.3.254"}]]},"open":[[{"subnet":"10.58.0.0/24"}]]}}'
+	conf=$(node_ranges_conf ib0)
+	cni_exec ib-host-local ADD c1 /proc/self/ns/net net1 "$conf" "IgnoreUnknown=1;K8S_POD_NAMESPACE=team-a;K8S_POD_NAME=p1"
+	assert_eq 0 "$RC" "team-a's ADD ($OUT)"
+	assert_json '[.ips[].address]' '["10.56.3.1/16"]'
+	assert_file "$T/ib0/10.56.3.1" $'c1\r\nnet1'
+	hl "${conf%\}},\"prevResult\":$OUT}" CHECK c1
+	assert_eq 1 "$RC" "CHECK without the namespace"
+	assert_json .code 4
+	leased=$(ls "$T/ib0")
+	cni_exec ib-host-local ADD c2 /proc/self/ns/net net1 "$conf" "IgnoreUnknown=1;K8S_POD_NAMESPACE=team-b;K8S_POD_NAME=p2"
+	assert_eq '{"cniVersion":"1.1.0","code":7,"msg":"namespace not allowed the node'"'"'s ranges","details":"pod namespace \"team-b\" may not use the node'"'"'s ranges of network \"ib0\": they are for namespaces team-a (\"ranges\".\"ib0\".\"namespaces\" in /etc/ibcni/ibcni.conf.d/ranges.conf); use a network of the namespace'"'"'s own, or the node'"'"'s admin adds \"team-b\" to the list in the installer'"'"'s ranges ConfigMap"}' \
+		"$(jq -c . <<<"$OUT")" "another namespace refused"
+	assert_eq "$leased" "$(ls "$T/ib0")" "nothing leased for team-b"
+	# No K8S_POD_NAMESPACE: refused too (code 4); the config cannot name one.
+	hl "$(jq -c '.args={"cni":{"K8S_POD_NAMESPACE":"team-a"}}' <<<"$conf")" ADD c3
+	assert_json '[.code,.msg]' '[4,"CNI_ARGS does not name the pod'"'"'s namespace"]'
+	assert_eq "$leased" "$(ls "$T/ib0")" "nothing leased without a namespace"
+	# DEL goes by owner, whatever CNI_ARGS says.
+	hl "$conf" DEL c1
+	assert_eq 0 "$RC" "DEL ($OUT)"
+	[ -e "$T/ib0/10.56.3.1" ] && fail "DEL left the lease"
+	# An entry without the list: every namespace, as before.
+	cni_exec ib-host-local ADD c4 /proc/self/ns/net net1 "$(node_ranges_conf open)" "IgnoreUnknown=1;K8S_POD_NAMESPACE=team-b"
+	assert_eq 0 "$RC" "open network ($OUT)"
+	assert_json '[.ips[].address]' '["10.58.0.2/24"]'
+	# Through ib-sriov's built-in ib-host-local: refused and rolled back.
+	sim_node 1 2 eth
+	pod_ns pod1
+	conf=$(printf '{"cniVersion":"1.1.0","name":"ib0","type":"ib-sriov","deviceID":"%s","ipam":{"type":"ib-host-local","dataDir":"%s","ranges":"node"}}' \
+		"$(sim_vf_addr 0 1)" "$T")
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf" "IgnoreUnknown=1;K8S_POD_NAMESPACE=team-b;K8S_POD_NAME=p"
+	assert_json '[.code,.msg]' '[7,"namespace not allowed the node'"'"'s ranges"]'
+	assert_no_link pod1 net1
+	assert_eq "" "$(records)" "no record"
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf" "IgnoreUnknown=1;K8S_POD_NAMESPACE=team-a;K8S_POD_NAME=p"
+	assert_eq 0 "$RC" "team-a through ib-sriov ($OUT)"
+	assert_json '[.ips[].address]' '["10.56.3.2/16"]'
+	cni_exec ib-sriov DEL ctr1 pod1 net1 "$conf"
+	assert_eq 0 "$RC" "DEL ($OUT)"
+}
+
 # The same through ib-sriov's built-in ib-host-local: the outer load's node
 # config reaches it.
 test_ranges_node_builtin_in_ib_sriov() {
