@@ -325,3 +325,20 @@ test_installer_refuses_a_node_config_that_does_not_load() {
 	assert_eq 0 "$RC" "fixed ($OUT)"
 	assert_file "$e/ibcni.conf" '{"maxWaitMs":100}'
 }
+
+test_installer_carries_range_namespaces() {
+	# An entry's network may be {"namespaces": [...], "ranges": [...]}: the
+	# ConfigMap carries the list into ranges.conf as it is; a bad one is
+	# refused naming the file, nothing written.
+	local d=$T/bin e=$T/etc cm=$T/cm
+	mkdir -p "$cm"
+	printf '%s' '{"ib-net":{"namespaces":["team-a","team-b"],"ranges":[[{"subnet":"10.56.1.0/24"}]]},"open":[[{"subnet":"10.57.1.0/24"}]]}' >"$cm/node-1"
+	installer --cni-bin-dir "$d" --node-conf-dir "$e" --node-name node-1 --node-ranges-dir "$cm"
+	assert_eq 0 "$RC" "install ($OUT)"
+	assert_file "$e/ibcni.conf.d/ranges.conf" '{"ranges":{"ib-net":{"namespaces":["team-a","team-b"],"ranges":[[{"subnet":"10.56.1.0/24"}]]},"open":[[{"subnet":"10.57.1.0/24"}]]}}'
+	printf '%s' '{"ib-net":{"namespaces":["Team_A"],"ranges":[[{"subnet":"10.56.1.0/24"}]]}}' >"$cm/node-2"
+	installer --cni-bin-dir "$T/b2" --node-conf-dir "$T/e2" --node-name node-2 --node-ranges-dir "$cm"
+	assert_eq 1 "$RC" "a bad namespace ($OUT)"
+	assert_match "$cm/node-2: \"ranges.ib-net.namespaces\[0\]\" is \"Team_A\"; a namespace is a DNS label" "$OUT" "named"
+	[ -e "$T/e2" ] && fail "a bad entry wrote something"
+}
