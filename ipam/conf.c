@@ -69,7 +69,9 @@ static int add_requested_list(struct ipam_conf *c, struct json_object *parent, c
 
 static int requested_ips(struct cni_ctx *ctx, struct ipam_conf *c)
 {
-	static const char *const known[] = {"IP", "IB_IP_INDEX"};
+	/* K8S_POD_NAMESPACE: an entry of the node's "ranges" may be for some
+	 * namespaces only (noderanges.c). */
+	static const char *const known[] = {"IP", "IB_IP_INDEX", "K8S_POD_NAMESPACE"};
 	const char *ip;
 	int ret;
 

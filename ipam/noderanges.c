@@ -33,6 +33,54 @@ bool ipam_conf_names_node(struct json_object *v)
 	return false;
 }
 
+/* The entry's "namespaces", listed into out[size] (cut with "...") for a message. */
+static void list_str(struct json_object *list, char *out, size_t size)
+{
+	size_t at = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < json_object_array_length(list); i++) {
+		if (check_snprintf(out + at, size - at, "%s%s", i ? ", " : "",
+				   json_object_get_string(json_object_array_get_idx(list, i)))) {
+			memcpy(out + size - 4, "...", 4);
+			return;
+		}
+		at += strlen(out + at);
+	}
+}
+
+/* An entry with "namespaces" is for pods of those namespaces only: an ADD or CHECK
+ * of another's (K8S_POD_NAMESPACE from the runtime's CNI_ARGS, never the config) is
+ * refused, so a NAD that names its network like another tenant's cannot draw on,
+ * or exhaust, that tenant's block. DEL, GC and STATUS name no pod, take no address. */
+static int node_namespace(struct cni_ctx *ctx, const struct cni_nodeconf *node, const char *net,
+			  struct cni_error *err)
+{
+	struct json_object *list = cni_nodeconf_ranges_namespaces(node, net);
+	const char *ns = cni_args_get(&ctx->args, "K8S_POD_NAMESPACE");
+	const char *file = *node->ranges_file ? node->ranges_file : CNI_NODECONF_PATH;
+	char allowed[512];
+
+	if (!list || (ctx->env.command != CNI_CMD_ADD && ctx->env.command != CNI_CMD_CHECK) ||
+	    cni_nodeconf_ranges_allow(node, net, ns))
+		return 0;
+	list_str(list, allowed, sizeof(allowed));
+	if (!cni_nodeconf_namespace_ok(ns))
+		return cni_errorf(
+		    err, -EINVAL, CNI_ERR_INVALID_ENV, "CNI_ARGS does not name the pod's namespace",
+		    "the node's ranges of network \"%s\" are for pods of namespaces %s only "
+		    "(\"ranges\".\"%s\".\"namespaces\" in %s), but CNI_ARGS has no valid "
+		    "K8S_POD_NAMESPACE (the container runtime sets it for kubelet's pods)",
+		    net, allowed, net, file);
+	return cni_errorf(err, -EPERM, CNI_ERR_INVALID_CONFIG,
+			  "namespace not allowed the node's ranges",
+			  "pod namespace \"%s\" may not use the node's ranges of network \"%s\": "
+			  "they are for namespaces %s (\"ranges\".\"%s\".\"namespaces\" in %s); "
+			  "use a network of the namespace's own, or the node's admin adds \"%s\" "
+			  "to the list in the installer's ranges ConfigMap",
+			  ns, net, allowed, net, file, ns);
+}
+
 /* The node's sets for c->name, each parsed as ipam.ranges would be. */
 static int node_sets(struct cni_ctx *ctx, struct ipam_conf *c, struct cni_error *err)
 {
@@ -55,6 +103,9 @@ static int node_sets(struct cni_ctx *ctx, struct ipam_conf *c, struct cni_error 
 		    u.nodename, c->name ? c->name : "", CNI_NODECONF_PATH, CNI_NODECONF_PATH,
 		    c->name ? c->name : "", u.nodename);
 	}
+	ret = node_namespace(ctx, node, c->name, err);
+	if (ret)
+		return ret;
 	snprintf(where, sizeof(where), "%s ranges.%s", CNI_NODECONF_PATH, c->name);
 	for (size_t i = 0; i < json_object_array_length(sets); i++) {
 		ret = ipam_conf_parse_set(c, json_object_array_get_idx(sets, i), where, i, err);

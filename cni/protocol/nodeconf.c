@@ -13,6 +13,7 @@
 #include "base/path.h"
 #include "base/json.h"
 #include "protocol/nodeconf.h"
+#include "protocol/nodeconf_priv.h"
 #include "base/util.h"
 
 static char default_data_dir[] = CNI_NODECONF_DEFAULT_DATA_DIR;
@@ -46,22 +47,6 @@ void cni_nodeconf_free(struct cni_nodeconf *nc)
 	memset(nc, 0, sizeof(*nc));
 }
 
-/* Code 7 with the file named first: every problem of the file is the
- * admin's to fix there, whatever the request said. */
-static int bad(struct cni_error *err, int ret, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int bad(struct cni_error *err, int ret, const char *path, const char *fmt, ...)
-{
-	char why[768];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-	return cni_errorf(err, ret, CNI_ERR_INVALID_CONFIG, "invalid node configuration", "%s: %s",
-			  path, why);
-}
-
 /* The file's bytes, when it is one only root could have written: opened
  * without following a link or blocking on a FIFO, checked on the fd. name is
  * below dirfd (AT_FDCWD for the main file); path names it in messages. */
@@ -76,22 +61,24 @@ static int read_conf(int dirfd, const char *name, const char *path, char **raw, 
 	if (fd < 0 && errno == ENOENT)
 		return -ENOENT;
 	if (fd < 0 && errno == ELOOP)
-		return bad(err, -ELOOP, path, "is a symbolic link; write the file itself there");
+		return cni_nodeconf_bad(err, -ELOOP, path,
+					"is a symbolic link; write the file itself there");
 	if (fd < 0 || fstat(fd, &st) < 0)
 		return cni_errorf(err, -errno, CNI_ERR_IO, "cannot read the node configuration",
 				  "%s: %s", path, strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		return bad(err, -EINVAL, path, "is not a regular file");
+		return cni_nodeconf_bad(err, -EINVAL, path, "is not a regular file");
 	/* root in production; the unit tests run it as their own user. */
 	if (!cni_path_private(&st))
-		return bad(err, -EPERM, path,
-			   "must be owned by uid %u and not group- or other-writable "
-			   "(owner %u, mode %04o); chown root and chmod 0644 it",
-			   (unsigned int)cni_euid(), (unsigned int)st.st_uid,
-			   (unsigned int)(st.st_mode & 07777));
+		return cni_nodeconf_bad(err, -EPERM, path,
+					"must be owned by uid %u and not group- or other-writable "
+					"(owner %u, mode %04o); chown root and chmod 0644 it",
+					(unsigned int)cni_euid(), (unsigned int)st.st_uid,
+					(unsigned int)(st.st_mode & 07777));
 	ret = read_fd(fd, CNI_NODECONF_MAX_SIZE, raw, len);
 	if (ret == -EFBIG)
-		return bad(err, ret, path, "is larger than %d bytes", CNI_NODECONF_MAX_SIZE);
+		return cni_nodeconf_bad(err, ret, path, "is larger than %d bytes",
+					CNI_NODECONF_MAX_SIZE);
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret)
@@ -119,9 +106,10 @@ static int parse_dirs(struct cni_nodeconf *nc, struct json_object *v, const char
 
 	if (!json_object_is_type(v, json_type_array) || !(n = json_object_array_length(v)) ||
 	    n > CNI_NODECONF_MAX_DIRS)
-		return bad(err, -EINVAL, path,
-			   "\"allowedDataDirs\" must be a list of 1 to %d absolute directories",
-			   CNI_NODECONF_MAX_DIRS);
+		return cni_nodeconf_bad(
+		    err, -EINVAL, path,
+		    "\"allowedDataDirs\" must be a list of 1 to %d absolute directories",
+		    CNI_NODECONF_MAX_DIRS);
 	/* The list replaces the default (name it again to keep it). */
 	free_dirs(nc);
 	for (size_t i = 0; i < n; i++) {
@@ -129,109 +117,20 @@ static int parse_dirs(struct cni_nodeconf *nc, struct json_object *v, const char
 		int ret;
 
 		if (!json_object_is_type(e, json_type_string))
-			return bad(err, -EINVAL, path, "\"allowedDataDirs\"[%zu] must be a string",
-				   i);
+			return cni_nodeconf_bad(err, -EINVAL, path,
+						"\"allowedDataDirs\"[%zu] must be a string", i);
 		ret = normalise_dir(json_object_get_string(e), &nc->allowed_data_dirs[i]);
 		if (ret == -ENOMEM)
 			return ret;
 		if (ret)
-			return bad(err, ret, path,
-				   "\"allowedDataDirs\"[%zu] is \"%s\"; it must be an absolute "
-				   "directory other than / without \".\" or \"..\" components",
-				   i, json_object_get_string(e));
+			return cni_nodeconf_bad(
+			    err, ret, path,
+			    "\"allowedDataDirs\"[%zu] is \"%s\"; it must be an absolute "
+			    "directory other than / without \".\" or \"..\" components",
+			    i, json_object_get_string(e));
 		nc->n_allowed_data_dirs++;
 	}
 	return 0;
-}
-
-/* "ranges": its shape and bounds here, each network's range sets by the checker the
- * plugin registered (ib-host-local's own parser), so the rules are never written twice. */
-static cni_nodeconf_ranges_fn ranges_check;
-
-void cni_nodeconf_ranges_checker(cni_nodeconf_ranges_fn fn)
-{
-	ranges_check = fn;
-}
-
-struct json_object *cni_nodeconf_ranges(const struct cni_nodeconf *nc, const char *network)
-{
-	struct json_object *v;
-
-	if (!nc || !nc->ranges || !network || !json_object_object_get_ex(nc->ranges, network, &v))
-		return NULL;
-	return v;
-}
-
-/* One network's list of range sets: 1..MAX sets, each 1..MAX range objects. */
-static int ranges_shape(struct json_object *sets, const char *key, const char *path,
-			struct cni_error *err)
-{
-	size_t n = 0;
-
-	if (json_object_is_type(sets, json_type_array))
-		n = json_object_array_length(sets);
-	if (!n || n > CNI_NODECONF_MAX_RANGE_SETS)
-		return bad(err, -EINVAL, path,
-			   "\"%s\" must be a list of 1 to %d range sets "
-			   "[[{\"subnet\": ...}], ...], as ipam.ranges",
-			   key, CNI_NODECONF_MAX_RANGE_SETS);
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *set = json_object_array_get_idx(sets, i);
-		size_t m = 0;
-
-		if (json_object_is_type(set, json_type_array))
-			m = json_object_array_length(set);
-		if (!m || m > CNI_NODECONF_MAX_RANGES)
-			return bad(err, -EINVAL, path,
-				   "\"%s[%zu]\" must be a list of 1 to %d ranges", key, i,
-				   CNI_NODECONF_MAX_RANGES);
-		for (size_t j = 0; j < m; j++)
-			if (!json_object_is_type(json_object_array_get_idx(set, j),
-						 json_type_object))
-				return bad(err, -EINVAL, path,
-					   "\"%s[%zu][%zu]\" must be an object {\"subnet\": "
-					   "...}",
-					   key, i, j);
-	}
-	return 0;
-}
-
-static int parse_ranges(struct cni_nodeconf *nc, struct json_object *v, const char *path,
-			struct cni_error *err)
-{
-	char key[CNI_NODECONF_MAX_NETWORK + 16], why[512];
-	int ret;
-
-	if (!json_object_is_type(v, json_type_object) ||
-	    json_object_object_length(v) > CNI_NODECONF_MAX_NETWORKS)
-		return bad(err, -EINVAL, path,
-			   "\"ranges\" must be an object of at most %d networks "
-			   "{\"<network name>\": [[{\"subnet\": ...}]]}",
-			   CNI_NODECONF_MAX_NETWORKS);
-	json_object_object_foreach (v, name, sets) {
-		if (!*name || strlen(name) > CNI_NODECONF_MAX_NETWORK)
-			return bad(err, -EINVAL, path,
-				   "\"ranges\" has a network name of %zu bytes; a name is 1 to "
-				   "%d bytes, the network's \"name\"",
-				   strlen(name), CNI_NODECONF_MAX_NETWORK);
-		snprintf(key, sizeof(key), "ranges.%s", name);
-		ret = ranges_shape(sets, key, path, err);
-		if (ret)
-			return ret;
-		if (ranges_check && ranges_check(sets, key, why, sizeof(why)))
-			return bad(err, -EINVAL, path, "%s", why);
-	}
-	nc->ranges = json_object_get(v);
-	return 0;
-}
-
-int cni_nodeconf_ranges_check(struct json_object *v, const char *path, struct cni_error *err)
-{
-	struct cni_nodeconf scratch = {0};
-	int ret = parse_ranges(&scratch, v, path, err);
-
-	json_object_put(scratch.ranges);
-	return ret;
 }
 
 static int parse_key(struct cni_nodeconf *nc, const char *key, struct json_object *v,
@@ -248,35 +147,42 @@ static int parse_key(struct cni_nodeconf *nc, const char *key, struct json_objec
 		else if (!strcmp(s, "off"))
 			nc->device_check = CNI_DEVICE_CHECK_OFF;
 		else
-			return bad(err, -EINVAL, path,
-				   "\"deviceCheck\" is %s; it must be \"kubelet\" or \"off\"",
-				   json_object_to_json_string(v));
+			return cni_nodeconf_bad(
+			    err, -EINVAL, path,
+			    "\"deviceCheck\" is %s; it must be \"kubelet\" or \"off\"",
+			    json_object_to_json_string(v));
 		return 0;
 	}
-	if (!strcmp(key, "ranges"))
-		return parse_ranges(nc, v, path, err);
+	if (!strcmp(key, "ranges")) {
+		/* The file only names it in messages: cut, never refused. */
+		if (check_snprintf(nc->ranges_file, sizeof(nc->ranges_file), "%s", path))
+			memcpy(nc->ranges_file + sizeof(nc->ranges_file) - 4, "...", 4);
+		return cni_nodeconf_parse_ranges(nc, v, path, err);
+	}
 	if (!strcmp(key, "maxWaitMs")) {
 		int64_t n;
 
 		errno = 0;
 		n = json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : -1;
 		if (errno || n < 0 || n > CNI_NODECONF_MAX_WAIT_MS)
-			return bad(err, -EINVAL, path,
-				   "\"maxWaitMs\" is %s; it must be an integer from 0 to %d",
-				   json_object_to_json_string(v), CNI_NODECONF_MAX_WAIT_MS);
+			return cni_nodeconf_bad(
+			    err, -EINVAL, path,
+			    "\"maxWaitMs\" is %s; it must be an integer from 0 to %d",
+			    json_object_to_json_string(v), CNI_NODECONF_MAX_WAIT_MS);
 		nc->max_wait_ms = (unsigned int)n;
 		return 0;
 	}
 	if (!strcmp(key, "reclaimLeases")) {
 		if (!json_object_is_type(v, json_type_boolean))
-			return bad(err, -EINVAL, path,
-				   "\"reclaimLeases\" is %s; it must be true (ib-sriov reconcile "
-				   "frees ib-host-local leases whose owner is gone) or false",
-				   json_object_to_json_string(v));
+			return cni_nodeconf_bad(
+			    err, -EINVAL, path,
+			    "\"reclaimLeases\" is %s; it must be true (ib-sriov reconcile "
+			    "frees ib-host-local leases whose owner is gone) or false",
+			    json_object_to_json_string(v));
 		nc->reclaim_leases = json_object_get_boolean(v);
 		return 0;
 	}
-	return bad(
+	return cni_nodeconf_bad(
 	    err, -EINVAL, path,
 	    "unknown key \"%s\"; the keys are allowedDataDirs, deviceCheck, maxWaitMs, ranges and "
 	    "reclaimLeases",
@@ -307,9 +213,10 @@ static int note_origin(struct origins *o, const char *key, const char *path, str
 {
 	for (size_t i = 0; i < o->n; i++)
 		if (!strcmp(o->key[i], key))
-			return bad(err, -EINVAL, path,
-				   "\"%s\" is set in %s already; set each key in one file", key,
-				   o->path[i]);
+			return cni_nodeconf_bad(
+			    err, -EINVAL, path,
+			    "\"%s\" is set in %s already; set each key in one file", key,
+			    o->path[i]);
 	/* Beyond the bounds (more keys than the known ones, a longer key):
 	 * parse_key refuses the unknown. */
 	if (o->n == CNI_NODECONF_MAX_KEYS ||
@@ -338,11 +245,11 @@ static int load_file(struct cni_nodeconf *nc, int dirfd, const char *name, const
 	if (ret)
 		return ret;
 	if (!(root = cni_json_parse(raw, len, &why)))
-		return bad(err, -EINVAL, path, "not JSON: %s", why);
+		return cni_nodeconf_bad(err, -EINVAL, path, "not JSON: %s", why);
 	if (!json_object_is_type(root, json_type_object))
-		return bad(err, -EINVAL, path, "must be a JSON object");
+		return cni_nodeconf_bad(err, -EINVAL, path, "must be a JSON object");
 	if (cni_json_check_input(root, raw, len, NULL, &input))
-		return bad(err, -EINVAL, path, "%s", input.details);
+		return cni_nodeconf_bad(err, -EINVAL, path, "%s", input.details);
 	json_object_object_foreach (root, key, v) {
 		ret = note_origin(o, key, path, err);
 		if (!ret)
@@ -379,8 +286,8 @@ static int dropin_names(int dfd, const char *dir, char (*names)[NAME_MAX + 1], s
 			continue;
 		if (*n == CNI_NODECONF_MAX_DROPINS) {
 			closedir(d);
-			return bad(err, -E2BIG, dir, "holds more than %d *.conf files",
-				   CNI_NODECONF_MAX_DROPINS);
+			return cni_nodeconf_bad(err, -E2BIG, dir, "holds more than %d *.conf files",
+						CNI_NODECONF_MAX_DROPINS);
 		}
 		memcpy(names[(*n)++], e->d_name, len + 1);
 	}
@@ -401,17 +308,21 @@ static int load_dropins(struct cni_nodeconf *nc, const char *path, struct origin
 	int ret = check_snprintf(dir, sizeof(dir), "%s.d", path);
 
 	if (ret)
-		return bad(err, ret, path, "the name is too long");
+		return cni_nodeconf_bad(err, ret, path, "the name is too long");
 	dfd = cni_path_opendir(dir, CNI_PATH_PRIVATE);
 	if (dfd == -ENOENT)
 		return 0;
 	if (dfd == -EPERM)
-		return bad(err, -EPERM, dir,
-			   "must be a directory owned by uid %u and not group- or "
-			   "other-writable; chown root and chmod 0755 it",
-			   (unsigned int)cni_euid());
+		return cni_nodeconf_bad(err, -EPERM, dir,
+					"must be a directory owned by uid %u and not group- or "
+					"other-writable; chown root and chmod 0755 it",
+					(unsigned int)cni_euid());
+	if (dfd == -ELOOP || dfd == -ENOTDIR || dfd == -EINVAL)
+		return cni_nodeconf_bad(err, dfd, dir, "must be a directory, not a link: %s",
+					strerror(-dfd));
 	if (dfd < 0)
-		return bad(err, dfd, dir, "must be a directory, not a link: %s", strerror(-dfd));
+		return cni_errorf(err, dfd, CNI_ERR_IO, "cannot read the node configuration",
+				  "%s: %s", dir, strerror(-dfd));
 	ret = dropin_names(dfd, dir, names, &n, err);
 	for (size_t i = 0; !ret && i < n; i++) {
 		ret = check_snprintf(file, sizeof(file), "%s/%s", dir, names[i]);

@@ -38,6 +38,8 @@ struct cni_nodeconf {
 	unsigned int max_wait_ms;
 	/* "ranges": network name -> its range sets on this node; NULL when none */
 	struct json_object *ranges;
+	/* The file that set "ranges" (for messages; "" when none) */
+	char ranges_file[256];
 	/* "reclaimLeases": `ib-sriov reconcile` frees ib-host-local leases
 	 * whose owner is gone (another plugin may own leases in the same
 	 * data directory, so only the admin can say); default false */
@@ -82,5 +84,23 @@ int cni_nodeconf_ranges_check(struct json_object *v, const char *path, struct cn
 
 /* The range sets of network on this node (a JSON list borrowed from nc), or NULL. */
 struct json_object *cni_nodeconf_ranges(const struct cni_nodeconf *nc, const char *network);
+
+/* An entry may instead be {"namespaces": [...], "ranges": <its range sets>}: only pods of
+ * those namespaces (K8S_POD_NAMESPACE of CNI_ARGS) may use them. Bounded: names, bytes. */
+#define CNI_NODECONF_MAX_NAMESPACES 64
+#define CNI_NODECONF_MAX_NAMESPACE  63 /* a DNS label */
+
+/* network's "namespaces" list (JSON strings, borrowed from nc), or NULL when its entry
+ * has none: every namespace may use its ranges. */
+struct json_object *cni_nodeconf_ranges_namespaces(const struct cni_nodeconf *nc,
+						   const char *network);
+
+/* Whether a pod of namespace ns may use network's node ranges: true without a list,
+ * else only when ns is a namespace name (cni_nodeconf_namespace_ok) in it. */
+bool cni_nodeconf_ranges_allow(const struct cni_nodeconf *nc, const char *network, const char *ns);
+
+/* Whether s is a Kubernetes namespace name: a DNS label (a-z, 0-9, '-' not at either end,
+ * 1 to CNI_NODECONF_MAX_NAMESPACE characters). */
+bool cni_nodeconf_namespace_ok(const char *s);
 
 #endif

@@ -261,16 +261,34 @@ static void setup_log(const struct cni_conf *c)
 		log_warn("logFile ignored (%s); logging to stderr", c->log_file.bad);
 }
 
-/* The node's configuration, for every verb: a broken file fails them all
- * (code 7 naming the file and the key; 5 when it cannot be read), so an
- * admin's mistake is seen at once rather than as a silently default node. */
+/* The node's configuration. A wrong one (code 7 naming the file and the
+ * key) fails ADD, CHECK and STATUS, so an admin's mistake is seen at once;
+ * DEL and GC log it and go on with the defaults, so one bad file never leaves
+ * every pod of the node Terminating. The defaults allow no node ranges and
+ * only the default dataDir: DEL may release less than the file allowed,
+ * never another container's state. A file that cannot be read (5) fails
+ * every verb: the runtime retries a failed DEL, never one that answered 0
+ * with leases left (docs/operators.md, "A broken node configuration"). */
 static int load_node(struct cni_ctx *ctx)
 {
+	enum cni_command cmd = ctx->env.command;
+	struct cni_error scratch = {0};
+	int ret;
+
 	ctx->own_node = calloc(1, sizeof(*ctx->own_node));
 	if (!ctx->own_node)
 		return -ENOMEM;
 	ctx->node = ctx->own_node;
-	return cni_nodeconf_load(ctx->own_node, NULL, &ctx->err);
+	ret = cni_nodeconf_load(ctx->own_node, NULL, &scratch);
+	if (!ret)
+		return 0;
+	if (scratch.code != CNI_ERR_INVALID_CONFIG || (cmd != CNI_CMD_DEL && cmd != CNI_CMD_GC))
+		return cni_error_adopt(&ctx->err, &scratch, ret);
+	log_warn("%s: %s; %s goes on with the defaults (allowedDataDirs %s, no \"ranges\") "
+		 "and ADD refuses until the file is fixed",
+		 scratch.msg, scratch.details, ctx->env.command_str, CNI_NODECONF_DEFAULT_DATA_DIR);
+	ctx->node = cni_nodeconf_defaults();
+	return 0;
 }
 
 static int run(const struct cni_plugin *p, struct cni_ctx *ctx)

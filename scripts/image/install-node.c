@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -117,22 +118,60 @@ static bool old_keys_given(const struct opts *o)
 	return o->n_dirs || o->device_check || o->max_wait_ms >= 0;
 }
 
+/* A file this run replaces or removes, kept as a hidden hard link (the loader
+ * reads no dot file) until the whole configuration loads: then dropped, else
+ * put back as it was (owner, mode, bytes), or the new file removed when there
+ * was none. */
+struct saved {
+	int dfd;
+	const char *name;
+	char old[64];
+	bool had;
+};
+
+static int save(int dfd, const char *name, struct saved *s)
+{
+	int ret = check_snprintf(s->old, sizeof(s->old), ".%s.ibcni-old", name);
+	bool had = false;
+
+	/* A kill may have left one: the file at name is the one to keep. */
+	if (!ret && unlinkat(dfd, s->old, 0) < 0 && errno != ENOENT)
+		ret = -errno;
+	if (!ret && linkat(dfd, name, dfd, s->old, 0) == 0)
+		had = true;
+	else if (!ret && errno != ENOENT)
+		ret = -errno;
+	if (ret)
+		return ret;
+	s->dfd = dfd;
+	s->name = name;
+	s->had = had;
+	return 0;
+}
+
+static void restore(const struct saved *s, bool undo)
+{
+	if (s->dfd < 0)
+		return;
+	if (undo && s->had)
+		renameat(s->dfd, s->old, s->dfd, s->name);
+	else if (undo)
+		unlinkat(s->dfd, s->name, 0);
+	else if (s->had)
+		unlinkat(s->dfd, s->old, 0);
+	fsync(s->dfd);
+}
+
 /* "ranges" goes into the drop-in ibcni.conf.d/ranges.conf, never into
  * ibcni.conf: a previous release refuses a key it does not know there (every
  * DEL included) and never reads the drop-ins, so a downgrade strands no pod.
  * No entry for this node removes an earlier drop-in: its ranges are stale. */
-static int write_ranges(const struct opts *o, int dfd)
+static int write_ranges(const struct opts *o, int ddfd)
 {
 	_cleanup_free_ char *text = NULL;
-	_cleanup_close_ int ddfd = -1;
 	struct cni_json_buf b = {0};
 	int ret;
 
-	if (mkdirat(dfd, "ibcni.conf.d", 0755) < 0 && errno != EEXIST)
-		return -errno;
-	ddfd = openat(dfd, "ibcni.conf.d", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (ddfd < 0)
-		return -errno;
 	if (!o->ranges) {
 		if (unlinkat(ddfd, "ranges.conf", 0) < 0)
 			return errno == ENOENT ? 0 : -errno;
@@ -175,6 +214,64 @@ static int write_main(const struct opts *o, int dfd)
 	return ret;
 }
 
+/* The whole configuration as written (ibcni.conf and every drop-in, the
+ * admin's own too), loaded by the plugins' own loader: what it refuses here
+ * would fail every ADD on the node. -EINVAL after naming the file and key. */
+static int load_all(const struct opts *o)
+{
+	struct cni_nodeconf nc = {0};
+	struct cni_error err = {0};
+	char dir[PATH_MAX], path[PATH_MAX];
+	int ret;
+
+	/* The plugins read /etc/ibcni, link-free; the admin's path to it may not be. */
+	if (!realpath(o->node_dir, dir) && check_snprintf(dir, sizeof(dir), "%s", o->node_dir))
+		return -ENAMETOOLONG;
+	ret = check_snprintf(path, sizeof(path), "%s/ibcni.conf", dir);
+	if (ret)
+		return ret;
+	cni_nodeconf_ranges_checker(ipam_node_ranges_check);
+	ret = cni_nodeconf_load(&nc, path, &err);
+	cni_nodeconf_free(&nc);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret)
+		fprintf(stderr,
+			"ibcni-install: the node configuration does not load: %s: %s; this run's "
+			"changes to it are undone\n",
+			err.msg, err.details);
+	return ret ? -EINVAL : 0;
+}
+
+/* The node directory's files, each written whole (or the ranges drop-in
+ * removed), then loaded together; undone when the result does not load. */
+static int write_files(const struct opts *o, int dfd)
+{
+	struct saved main = {.dfd = -1}, ranges = {.dfd = -1};
+	_cleanup_close_ int ddfd = -1;
+	int ret = 0;
+
+	if (o->ranges_dir) {
+		if (mkdirat(dfd, "ibcni.conf.d", 0755) < 0 && errno != EEXIST)
+			return -errno;
+		ddfd = openat(dfd, "ibcni.conf.d", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (ddfd < 0)
+			return -errno;
+		ret = save(ddfd, "ranges.conf", &ranges);
+	}
+	if (!ret && old_keys_given(o))
+		ret = save(dfd, "ibcni.conf", &main);
+	if (!ret && old_keys_given(o))
+		ret = write_main(o, dfd);
+	if (!ret && o->ranges_dir)
+		ret = write_ranges(o, ddfd);
+	if (!ret)
+		ret = load_all(o);
+	restore(&ranges, ret != 0);
+	restore(&main, ret != 0);
+	return ret;
+}
+
 int write_node_conf(const struct opts *o)
 {
 	_cleanup_close_ int dfd = -1;
@@ -188,11 +285,9 @@ int write_node_conf(const struct opts *o)
 		if (dfd < 0)
 			ret = -errno;
 	}
-	if (!ret && old_keys_given(o))
-		ret = write_main(o, dfd);
-	if (!ret && o->ranges_dir)
-		ret = write_ranges(o, dfd);
-	if (ret)
+	if (!ret)
+		ret = write_files(o, dfd);
+	if (ret && ret != -EINVAL)
 		fprintf(stderr, "ibcni-install: cannot write the node configuration in %s: %s\n",
 			o->node_dir, strerror(-ret));
 	return ret;

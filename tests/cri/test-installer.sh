@@ -278,3 +278,67 @@ test_installer_writes_node_ranges() {
 	assert_eq 2 "$RC" "an unexpanded \$(NODE_NAME)"
 	assert_match 'fieldRef spec.nodeName' "$OUT" "the message says where the name comes from"
 }
+
+test_installer_refuses_a_node_config_that_does_not_load() {
+	# After writing, the whole configuration (ibcni.conf and every drop-in)
+	# is loaded with the plugins' own loader; when it does not load (here
+	# "ranges" set by hand in ibcni.conf too), exit 1 naming both files and
+	# the key, and this run's change undone: ADD on the node would refuse it.
+	local d=$T/bin e=$T/etc cm=$T/cm hand
+	mkdir -p "$cm" "$e"
+	hand='{"ranges":{"x":[[{"subnet":"10.9.0.0/24"}]]}}'
+	printf '%s' '{"ib-net":[[{"subnet":"10.56.1.0/24"}]]}' >"$cm/node-1"
+	printf '%s\n' "$hand" >"$e/ibcni.conf"
+	installer --cni-bin-dir "$d" --node-conf-dir "$e" --node-name node-1 --node-ranges-dir "$cm"
+	assert_eq 1 "$RC" "ranges in both files ($OUT)"
+	assert_match "$e/ibcni.conf.d/ranges.conf: \"ranges\" is set in $e/ibcni.conf already; set each key in one file" \
+		"$OUT" "names both files and the key"
+	[ -e "$e/ibcni.conf.d/ranges.conf" ] && fail "ranges.conf left"
+	assert_eq "" "$(ls -A "$e/ibcni.conf.d")" "nothing left in ibcni.conf.d"
+	assert_file "$e/ibcni.conf" "$hand"
+	# An earlier ranges.conf is put back as it was.
+	rm "$e/ibcni.conf"
+	installer --cni-bin-dir "$d" --node-conf-dir "$e" --node-name node-1 --node-ranges-dir "$cm"
+	assert_eq 0 "$RC" "install ($OUT)"
+	printf '%s\n' "$hand" >"$e/ibcni.conf"
+	printf '%s' '{"ib-net":[[{"subnet":"10.56.2.0/24"}]]}' >"$cm/node-1"
+	installer --cni-bin-dir "$d" --node-conf-dir "$e" --node-name node-1 --node-ranges-dir "$cm"
+	assert_eq 1 "$RC" "again ($OUT)"
+	assert_file "$e/ibcni.conf.d/ranges.conf" '{"ranges":{"ib-net":[[{"subnet":"10.56.1.0/24"}]]}}'
+	assert_eq "ranges.conf" "$(ls -A "$e/ibcni.conf.d")" "no saved copy left"
+	# ibcni.conf too: a drop-in of the admin's sets the key it writes.
+	rm "$e/ibcni.conf"
+	printf '%s\n' '{"maxWaitMs":5}' >"$e/ibcni.conf.d/admin.conf"
+	installer --cni-bin-dir "$d" --node-conf-dir "$e" --max-wait-ms 100
+	assert_eq 1 "$RC" "maxWaitMs in both ($OUT)"
+	assert_match "$e/ibcni.conf.d/admin.conf: \"maxWaitMs\" is set in $e/ibcni.conf already" "$OUT" "names both"
+	assert_eq "" "$(ls -A "$e" | grep -v ibcni.conf.d)" "no ibcni.conf (there was none), no saved copy"
+	# A drop-in the plugins refuse (group-writable) fails the install as well.
+	rm "$e/ibcni.conf.d/admin.conf"
+	chmod 0664 "$e/ibcni.conf.d/ranges.conf"
+	installer --cni-bin-dir "$d" --node-conf-dir "$e" --max-wait-ms 100
+	assert_eq 1 "$RC" "a group-writable drop-in ($OUT)"
+	assert_match "$e/ibcni.conf.d/ranges.conf: must be owned by uid 0 and not group- or other-writable" "$OUT" "names it"
+	[ -e "$e/ibcni.conf" ] && fail "ibcni.conf written over a refused drop-in"
+	chmod 0644 "$e/ibcni.conf.d/ranges.conf"
+	installer --cni-bin-dir "$d" --node-conf-dir "$e" --max-wait-ms 100
+	assert_eq 0 "$RC" "fixed ($OUT)"
+	assert_file "$e/ibcni.conf" '{"maxWaitMs":100}'
+}
+
+test_installer_carries_range_namespaces() {
+	# An entry's network may be {"namespaces": [...], "ranges": [...]}: the
+	# ConfigMap carries the list into ranges.conf as it is; a bad one is
+	# refused naming the file, nothing written.
+	local d=$T/bin e=$T/etc cm=$T/cm
+	mkdir -p "$cm"
+	printf '%s' '{"ib-net":{"namespaces":["team-a","team-b"],"ranges":[[{"subnet":"10.56.1.0/24"}]]},"open":[[{"subnet":"10.57.1.0/24"}]]}' >"$cm/node-1"
+	installer --cni-bin-dir "$d" --node-conf-dir "$e" --node-name node-1 --node-ranges-dir "$cm"
+	assert_eq 0 "$RC" "install ($OUT)"
+	assert_file "$e/ibcni.conf.d/ranges.conf" '{"ranges":{"ib-net":{"namespaces":["team-a","team-b"],"ranges":[[{"subnet":"10.56.1.0/24"}]]},"open":[[{"subnet":"10.57.1.0/24"}]]}}'
+	printf '%s' '{"ib-net":{"namespaces":["Team_A"],"ranges":[[{"subnet":"10.56.1.0/24"}]]}}' >"$cm/node-2"
+	installer --cni-bin-dir "$T/b2" --node-conf-dir "$T/e2" --node-name node-2 --node-ranges-dir "$cm"
+	assert_eq 1 "$RC" "a bad namespace ($OUT)"
+	assert_match "$cm/node-2: \"ranges.ib-net.namespaces\[0\]\" is \"Team_A\"; a namespace is a DNS label" "$OUT" "named"
+	[ -e "$T/e2" ] && fail "a bad entry wrote something"
+}

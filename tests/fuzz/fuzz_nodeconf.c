@@ -36,7 +36,8 @@ static void node_add(const struct cni_nodeconf *nc)
 				   "\"ipam\":{\"type\":\"ib-host-local\",\"ranges\":\"node\"}}";
 	struct ipam_conf c;
 	struct cni_ctx ctx;
-	int ret = fuzz_ctx(&ctx, conf, strlen(conf), CNI_CMD_ADD, "");
+	int ret = fuzz_ctx(&ctx, conf, strlen(conf), CNI_CMD_ADD, "K8S_POD_NAMESPACE=team-a");
+	bool allowed = cni_nodeconf_ranges_allow(nc, "n", "team-a");
 
 	if (!ret) {
 		ctx.node = nc;
@@ -47,6 +48,12 @@ static void node_add(const struct cni_nodeconf *nc)
 		if (ret && (!strncmp(ctx.err.details, NODE_SETS, strlen(NODE_SETS)) ||
 			    (cni_nodeconf_ranges(nc, "n") &&
 			     !strcmp(ctx.err.msg, "no ranges for this node"))))
+			abort();
+		/* A namespace the entry's list leaves out never gets its sets; one it
+		 * names (or every one, without a list) is never refused for it. */
+		if ((!allowed && !ret) ||
+		    (allowed && ret &&
+		     !strcmp(ctx.err.msg, "namespace not allowed the node's ranges")))
 			abort();
 		ipam_conf_free(&c);
 	}

@@ -227,6 +227,14 @@ test_compat_node_dropins() {
 	assert_eq 0 "$RC" "old DEL of ranges node ($OUT $ERR)"
 	assert_node_as_found "$before" "ranges node, old DEL" "${DEVINFO_LEFT/ctr1/ctr2}"
 	assert_eq "$nodeconf" "$(find /etc/ibcni -type f -exec sha256sum {} + | sort)" "the node configuration untouched"
+	# A namespace list in ranges.conf (this release's form): the previous
+	# release never reads the drop-in, so its DEL is not blocked by it.
+	node_dropin ranges.conf '{"ranges":{"rdma-net":{"namespaces":["team-a"],"ranges":[[{"subnet":"10.58.0.0/16","rangeStart":"10.58.3.1","rangeEnd":"10.58.3.254"}]]}}}'
+	new_exec ib-sriov ADD ctr4 pod1 net1 "$conf" "IgnoreUnknown=1;K8S_POD_NAMESPACE=team-a;K8S_POD_NAME=p4"
+	assert_eq 0 "$RC" "new ADD of team-a ($OUT $ERR)"
+	old_exec ib-sriov DEL ctr4 pod1 net1 "$conf"
+	assert_eq 0 "$RC" "old DEL with a namespace list ($OUT $ERR)"
+	assert_node_as_found "$before" "namespace list, old DEL" "${DEVINFO_LEFT/ctr1/ctr2}"$'\n'"${DEVINFO_LEFT/ctr1/ctr4}"
 	# Why the drop-ins: a new key in ibcni.conf itself fails the previous
 	# release's every verb, DEL included.
 	node_conf '{"allowedDataDirs":["'"$T"'"],"reclaimLeases":true}'

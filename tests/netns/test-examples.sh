@@ -87,7 +87,7 @@ test_examples_node_ranges_apart() {
 	# ib-host-local, loaded with its entry, hands out its own block.
 	local n all=
 	for n in $(yaml_docs "$EX/ibcni-node-ranges.yaml" | jq -r '.data | keys[]'); do
-		all+=$(yaml_docs "$EX/ibcni-node-ranges.yaml" | jq -c --arg n "$n" '.data[$n] | fromjson | .[]')$'\n'
+		all+=$(yaml_docs "$EX/ibcni-node-ranges.yaml" | jq -c --arg n "$n" '.data[$n] | fromjson | .[] | if type == "object" then .ranges else . end')$'\n'
 	done
 	$PY -c 'import ipaddress, json, sys
 sets = [json.loads(l) for l in sys.stdin.read().splitlines() if l]
@@ -209,6 +209,10 @@ test_examples_netconfs_run() {
 			node_ranges_conf gpu-node-1
 			check_netconf "$name" "$(jq -r .spec.config <<<"$doc" | jq -c 'del(.link_state)')" netconf ib ok
 			assert_json '[.ips[].address]' '["192.168.1.1/16","fd00:111::1:0/64"]'
+			# Its block is for the entry's namespaces only: another's ADD gets nothing.
+			cni_exec ib-host-local ADD ctr9 /proc/self/ns/net net1 "$(jq -r .spec.config <<<"$doc")" \
+				'IgnoreUnknown=1;K8S_POD_NAMESPACE=tenant-b;K8S_POD_NAME=pod9'
+			assert_json '[.code,.msg]' '[7,"namespace not allowed the node'"'"'s ranges"]'
 			node_ranges_conf gpu-node-2
 			;;
 		ib-nv-ipam-network)

@@ -14,21 +14,28 @@ hl() { # CONF [COMMAND] [CONTAINERID]
 	cni_exec ib-host-local "${2:-ADD}" "${3:-c1}" /proc/self/ns/net net1 "$1"
 }
 
-test_broken_node_conf_fails_every_verb() {
+test_broken_node_conf_fails_add_not_del() {
 	local conf cmd bad
-	conf=$(hl_conf n /var/lib/cni/networks)
+	conf=$(hl_conf n /var/lib/cni/networks | jq -c '.cniVersion="1.1.0"')
 	for bad in '{"maxWaitMs":"5"}|"maxWaitMs\" is \"5\"; it must be an integer from 0 to 600000' \
 		'{"allowedDataDir":["/x"]}|unknown key \"allowedDataDir\"' \
 		'{"deviceCheck":"on"}|"deviceCheck\" is \"on\"; it must be \"kubelet\" or \"off\"' \
 		'{"allowedDataDirs":["relative"]}|"allowedDataDirs\"\[0\] is \"relative\"' \
 		'not json|not JSON'; do
 		node_conf "${bad%%|*}"
-		for cmd in ADD DEL CHECK; do
+		for cmd in ADD CHECK STATUS; do
 			hl "$conf" $cmd
 			assert_eq 1 "$RC" "$cmd with ${bad%%|*}"
 			assert_json '[.code,.msg]' '[7,"invalid node configuration"]'
 			assert_match "^/etc/ibcni/ibcni.conf: .*${bad#*|}" "$(jq -r .details <<<"$OUT")" \
 				"$cmd names the file and the key"
+		done
+		# DEL and GC go on with the defaults, the error logged.
+		for cmd in DEL GC; do
+			hl "$conf" $cmd
+			assert_eq 0 "$RC" "$cmd with ${bad%%|*} ($OUT)"
+			assert_match "invalid node configuration: /etc/ibcni/ibcni.conf: .*${bad#*|}.*; $cmd goes on with the defaults" \
+				"$ERR" "$cmd logs the file and the key"
 		done
 	done
 	[ -e /var/lib/cni/networks ] && fail "a broken node config still created state"
@@ -314,14 +321,63 @@ test_ranges_node_without_an_entry() {
 	assert_eq 0 "$RC" "DEL goes by owner ($OUT)"
 	# A bad entry is the admin's: the file and the key path, for every verb.
 	node_conf '{"ranges":{"ib0":[[{"subnet":"10.56.0.0/16","rangeStart":"10.57.0.1"}]]}}'
-	for cmd in ADD DEL; do
-		hl "$(node_ranges_conf ib0)" $cmd c1
-		assert_eq '{"cniVersion":"1.1.0","code":7,"msg":"invalid node configuration","details":"/etc/ibcni/ibcni.conf: \"ranges.ib0\": invalid range set 0: RangeStart 10.57.0.1 not in network 10.56.0.0/16 (ranges.ib0[0][0])"}' \
-			"$(jq -c . <<<"$OUT")" "$cmd: bad entry"
-	done
+	hl "$(node_ranges_conf ib0)" ADD c1
+	assert_eq '{"cniVersion":"1.1.0","code":7,"msg":"invalid node configuration","details":"/etc/ibcni/ibcni.conf: \"ranges.ib0\": invalid range set 0: RangeStart 10.57.0.1 not in network 10.56.0.0/16 (ranges.ib0[0][0])"}' \
+		"$(jq -c . <<<"$OUT")" "ADD: bad entry"
+	hl "$(node_ranges_conf ib0)" DEL c1
+	assert_eq 0 "$RC" "DEL with a bad entry ($OUT)"
+	assert_match "RangeStart 10.57.0.1 not in network" "$ERR" "DEL logs the bad entry"
 	node_conf '{"ranges":{"ib0":[]}}'
 	hl "$(node_ranges_conf ib0)" ADD c1
 	assert_json '.details' '"/etc/ibcni/ibcni.conf: \"ranges.ib0\" must be a list of 1 to 8 range sets [[{\"subnet\": ...}], ...], as ipam.ranges"'
+}
+
+# U4: an entry with "namespaces" is for pods of those namespaces only
+# (K8S_POD_NAMESPACE of the runtime's CNI_ARGS): another namespace's ADD is
+# refused, nothing leased; an entry without the list is for every namespace.
+test_ranges_node_limited_by_namespace() {
+	local conf leased
+	node_conf '{"allowedDataDirs":["'"$T"'"]}'
+	node_dropin ranges.conf '{"ranges":{"ib0":{"namespaces":["team-a"],"ranges":[[{"subnet":"10.56.0.0/16","rangeStart":"10.56.3.1","rangeEnd":"10.56.3.254"}]]},"open":[[{"subnet":"10.58.0.0/24"}]]}}'
+	conf=$(node_ranges_conf ib0)
+	cni_exec ib-host-local ADD c1 /proc/self/ns/net net1 "$conf" "IgnoreUnknown=1;K8S_POD_NAMESPACE=team-a;K8S_POD_NAME=p1"
+	assert_eq 0 "$RC" "team-a's ADD ($OUT)"
+	assert_json '[.ips[].address]' '["10.56.3.1/16"]'
+	assert_file "$T/ib0/10.56.3.1" $'c1\r\nnet1'
+	hl "${conf%\}},\"prevResult\":$OUT}" CHECK c1
+	assert_eq 1 "$RC" "CHECK without the namespace"
+	assert_json .code 4
+	leased=$(ls "$T/ib0")
+	cni_exec ib-host-local ADD c2 /proc/self/ns/net net1 "$conf" "IgnoreUnknown=1;K8S_POD_NAMESPACE=team-b;K8S_POD_NAME=p2"
+	assert_eq '{"cniVersion":"1.1.0","code":7,"msg":"namespace not allowed the node'"'"'s ranges","details":"pod namespace \"team-b\" may not use the node'"'"'s ranges of network \"ib0\": they are for namespaces team-a (\"ranges\".\"ib0\".\"namespaces\" in /etc/ibcni/ibcni.conf.d/ranges.conf); use a network of the namespace'"'"'s own, or the node'"'"'s admin adds \"team-b\" to the list in the installer'"'"'s ranges ConfigMap"}' \
+		"$(jq -c . <<<"$OUT")" "another namespace refused"
+	assert_eq "$leased" "$(ls "$T/ib0")" "nothing leased for team-b"
+	# No K8S_POD_NAMESPACE: refused too (code 4); the config cannot name one.
+	hl "$(jq -c '.args={"cni":{"K8S_POD_NAMESPACE":"team-a"}}' <<<"$conf")" ADD c3
+	assert_json '[.code,.msg]' '[4,"CNI_ARGS does not name the pod'"'"'s namespace"]'
+	assert_eq "$leased" "$(ls "$T/ib0")" "nothing leased without a namespace"
+	# DEL goes by owner, whatever CNI_ARGS says.
+	hl "$conf" DEL c1
+	assert_eq 0 "$RC" "DEL ($OUT)"
+	[ -e "$T/ib0/10.56.3.1" ] && fail "DEL left the lease"
+	# An entry without the list: every namespace, as before.
+	cni_exec ib-host-local ADD c4 /proc/self/ns/net net1 "$(node_ranges_conf open)" "IgnoreUnknown=1;K8S_POD_NAMESPACE=team-b"
+	assert_eq 0 "$RC" "open network ($OUT)"
+	assert_json '[.ips[].address]' '["10.58.0.2/24"]'
+	# Through ib-sriov's built-in ib-host-local: refused and rolled back.
+	sim_node 1 2 eth
+	pod_ns pod1
+	conf=$(printf '{"cniVersion":"1.1.0","name":"ib0","type":"ib-sriov","deviceID":"%s","ipam":{"type":"ib-host-local","dataDir":"%s","ranges":"node"}}' \
+		"$(sim_vf_addr 0 1)" "$T")
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf" "IgnoreUnknown=1;K8S_POD_NAMESPACE=team-b;K8S_POD_NAME=p"
+	assert_json '[.code,.msg]' '[7,"namespace not allowed the node'"'"'s ranges"]'
+	assert_no_link pod1 net1
+	assert_eq "" "$(records)" "no record"
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf" "IgnoreUnknown=1;K8S_POD_NAMESPACE=team-a;K8S_POD_NAME=p"
+	assert_eq 0 "$RC" "team-a through ib-sriov ($OUT)"
+	assert_json '[.ips[].address]' '["10.56.3.2/16"]'
+	cni_exec ib-sriov DEL ctr1 pod1 net1 "$conf"
+	assert_eq 0 "$RC" "DEL ($OUT)"
 }
 
 # The same through ib-sriov's built-in ib-host-local: the outer load's node
@@ -348,4 +404,78 @@ test_ranges_node_builtin_in_ib_sriov() {
 	cni_exec ib-sriov ADD ctr2 pod1 net1 "$conf"
 	assert_json '[.code,.msg]' '[7,"no ranges for this node"]'
 	assert_no_link pod1 net1
+}
+
+# U3: a node configuration the plugins refuse (one bad drop-in, a key in two
+# files, an unreadable file) never blocks teardown. ib-sriov's DEL and GC of
+# an existing attachment answer 0, the VF back, record and lease gone, the
+# error logged naming the file; ADD keeps refusing (code 7 naming the file).
+# A lease in a dataDir only the broken file allowed stays (the defaults never
+# widen what DEL may touch), said on stderr.
+break_node_conf() { # KIND: the layout of one configuration error; prints the file it names
+	local d=/etc/ibcni/ibcni.conf.d i
+	node_conf '{"allowedDataDirs":["/var/lib/cni/networks","'"$T"'"]}'
+	case $1 in
+	json) printf '{"maxWaitMs":' >/etc/ibcni/ibcni.conf; echo /etc/ibcni/ibcni.conf ;;
+	link) node_dropin real.conf.txt '{}'; ln -s real.conf.txt $d/x.conf; echo $d/x.conf ;;
+	writable) node_dropin x.conf '{}'; chmod 0666 $d/x.conf; echo $d/x.conf ;;
+	owner) node_dropin x.conf '{}'; chown nobody $d/x.conf; echo $d/x.conf ;;
+	twice) node_dropin ranges.conf '{"maxWaitMs":100}'
+		node_dropin x.conf '{"maxWaitMs":200}'; echo $d/x.conf ;;
+	many) for i in $(seq 10 26); do node_dropin "$i.conf" '{}'; done; echo $d ;;
+	esac
+}
+
+test_broken_node_conf_never_blocks_teardown() {
+	local kind file conf mac gc
+	sim_node 1 2 eth
+	mac=$(ip -j link show vf0_1 | jq -r '.[0].address')
+	conf=$(sriov_conf ib-host-local | jq -c '.ipam.dataDir="/var/lib/cni/networks"')
+	for kind in json link writable owner twice many; do
+		pod_ns pod1
+		node_conf '{"allowedDataDirs":["/var/lib/cni/networks","'"$T"'"]}'
+		cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf"
+		assert_eq 0 "$RC" "$kind: ADD ($OUT)"
+		assert_eq ctr1 "$(lease_owners /var/lib/cni/networks/rdma-net)" "$kind: leased"
+		file=$(break_node_conf $kind)
+		cni_exec ib-sriov ADD ctr2 pod1 net2 "$(sriov_conf ib-host-local "" 1.1.0 "$(sim_vf_addr 0 0)")"
+		assert_json '[.code,.msg]' '[7,"invalid node configuration"]'
+		assert_match "^$file: " "$(jq -r .details <<<"$OUT")" "$kind: ADD names $file"
+		assert_no_link pod1 net2
+		cni_exec ib-sriov DEL ctr1 pod1 net1 "$conf"
+		assert_eq 0 "$RC" "$kind: DEL ($OUT)"
+		assert_match "invalid node configuration: $file: .*; DEL goes on with the defaults" "$ERR" \
+			"$kind: DEL logs the file"
+		vf_as_found vf0_1 "$mac" 1500
+		assert_eq "" "$(records)" "$kind: no record"
+		assert_eq "" "$(lease_owners /var/lib/cni/networks/rdma-net)" "$kind: the lease released"
+		ip netns del pod1
+	done
+	# GC of an attachment the runtime no longer lists, under a broken file.
+	pod_ns pod1
+	node_conf '{"allowedDataDirs":["/var/lib/cni/networks","'"$T"'"]}'
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf"
+	assert_eq 0 "$RC" "ADD for GC ($OUT)"
+	break_node_conf writable >/dev/null
+	gc=$(jq -c '. + {"cni.dev/valid-attachments":[]}' <<<"$conf")
+	cni_exec ib-sriov GC "" "" "" "$gc"
+	assert_eq 0 "$RC" "GC ($OUT)"
+	assert_match "invalid node configuration: .*x.conf: .*; GC goes on with the defaults" "$ERR" "GC logs"
+	vf_as_found vf0_1 "$mac" 1500
+	assert_eq "" "$(lease_owners /var/lib/cni/networks/rdma-net)" "GC released the lease"
+	# Only the defaults: a lease in a dataDir the broken file alone allowed stays.
+	node_conf '{"allowedDataDirs":["/var/lib/cni/networks","'"$T"'"]}'
+	cni_exec ib-sriov ADD ctr3 pod1 net1 "$(sriov_conf ib-host-local)"
+	assert_eq 0 "$RC" "ADD into \$T ($OUT)"
+	break_node_conf twice >/dev/null
+	cni_exec ib-sriov DEL ctr3 pod1 net1 "$(sriov_conf ib-host-local)"
+	assert_eq 0 "$RC" "DEL ($OUT)"
+	vf_as_found vf0_1 "$mac" 1500
+	assert_eq ctr3 "$(lease_owners "$T/leases/rdma-net")" "the lease outside the defaults stays"
+	assert_match "ipam.dataDir $T/leases is not allowed on this node" "$ERR" "said on stderr"
+	# rdma-ns and ib-host-local DEL the same way.
+	cni_exec rdma-ns DEL ctr3 pod1 net1 '{"cniVersion":"1.1.0","name":"rdma-net","type":"rdma-ns"}'
+	assert_eq 0 "$RC" "rdma-ns DEL ($OUT)"
+	assert_match "DEL goes on with the defaults" "$ERR" "rdma-ns logs"
+	node_conf ''
 }

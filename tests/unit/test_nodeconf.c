@@ -412,3 +412,46 @@ Test(nodeconf, reclaim_leases_is_off_unless_set)
 	cr_assert_eq(nc.reclaim_leases, true);
 	cni_nodeconf_free(&nc);
 }
+
+/* "ranges" names the file that set it (the namespace refusal says where the
+ * list is); a drop-in's path is kept whole. */
+Test(nodeconf, ranges_file_is_the_file_that_set_it)
+{
+	struct cni_nodeconf nc;
+	struct cni_error err = {0};
+	char want[200];
+
+	put("{\"maxWaitMs\": 100}");
+	cr_assert_eq(cni_nodeconf_load(&nc, path, &err), 0, "%s", err.details);
+	cr_assert_str_eq(nc.ranges_file, "");
+	cni_nodeconf_free(&nc);
+	put_dropin("ranges.conf",
+		   "{\"ranges\": {\"ib0\": {\"namespaces\": [\"team-a\"], \"ranges\": "
+		   "[[{\"subnet\": \"10.56.1.0/24\"}]]}}}",
+		   0755);
+	cr_assert_eq(cni_nodeconf_load(&nc, path, &err), 0, "%s", err.details);
+	snprintf(want, sizeof(want), "%s/ibcni.conf.d/ranges.conf", dir);
+	cr_assert_str_eq(nc.ranges_file, want);
+	cr_assert_not_null(cni_nodeconf_ranges(&nc, "ib0"));
+	cni_nodeconf_free(&nc);
+}
+
+Test(nodeconf, namespace_names_are_dns_labels)
+{
+	const char *good[] = {"a", "team-a", "0", "kube-system",
+			      "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijk"};
+	const char *bad[] = {
+	    NULL,	"",
+	    "-a",	"a-",
+	    "Team",	"a.b",
+	    "a_b",	"a b",
+	    "a/b",	"a\n",
+	    "..",	"ns;",
+	    "\xc3\xa9", "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijkl"};
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		cr_assert(cni_nodeconf_namespace_ok(good[i]), "%s refused", good[i]);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_assert_not(cni_nodeconf_namespace_ok(bad[i]), "%s accepted",
+			      bad[i] ? bad[i] : "NULL");
+}

@@ -61,7 +61,7 @@ Test(noderanges, each_network_has_its_sets)
 }
 
 struct bad_case {
-	char text[200];
+	char text[240];
 	char want[200];
 };
 
@@ -91,6 +91,32 @@ ParameterizedTestParameters(noderanges, bad_ranges)
 	     "\"10.0.0.0/25\"}]]}}",
 	     "\"ranges.n\": range set 0 overlaps with 1 (range sets must not share addresses)"},
 	    {"{\"ranges\": {\"n\": [[{\"subnet\": 5}]]}}", "\"ranges.n\":"},
+	    {"{\"ranges\": {\"n\": {\"ranges\": [[{\"subnet\": \"10.0.0.0/24\"}]]}}}",
+	     "\"ranges.n\" must have both \"namespaces\" and \"ranges\""},
+	    {"{\"ranges\": {\"n\": {\"namespaces\": [\"a\"]}}}",
+	     "\"ranges.n\" must have both \"namespaces\" and \"ranges\""},
+	    {"{\"ranges\": {\"n\": {\"namespaces\": [\"a\"], \"sets\": []}}}",
+	     "\"ranges.n\" has an unknown key \"sets\""},
+	    {"{\"ranges\": {\"n\": {\"namespaces\": [], \"ranges\": [[{\"subnet\": "
+	     "\"10.0.0.0/24\"}]]}}}",
+	     "\"ranges.n.namespaces\" must be a list of 1 to 64 pod namespaces"},
+	    {"{\"ranges\": {\"n\": {\"namespaces\": \"a\", \"ranges\": [[{\"subnet\": "
+	     "\"10.0.0.0/24\"}]]}}}",
+	     "\"ranges.n.namespaces\" must be a list"},
+	    {"{\"ranges\": {\"n\": {\"namespaces\": [\"Team_A\"], \"ranges\": "
+	     "[[{\"subnet\": \"10.0.0.0/24\"}]]}}}",
+	     "\"ranges.n.namespaces[0]\" is \"Team_A\"; a namespace is a DNS label"},
+	    {"{\"ranges\": {\"n\": {\"namespaces\": [\"a\", 5], \"ranges\": [[{\"subnet\": "
+	     "\"10.0.0.0/24\"}]]}}}",
+	     "\"ranges.n.namespaces[1]\" is 5"},
+	    {"{\"ranges\": {\"n\": {\"namespaces\": [\"a\", \"a\"], \"ranges\": "
+	     "[[{\"subnet\": \"10.0.0.0/24\"}]]}}}",
+	     "\"ranges.n.namespaces\" names \"a\" twice"},
+	    {"{\"ranges\": {\"n\": {\"namespaces\": [\"a\"], \"ranges\": []}}}",
+	     "\"ranges.n\" must be a list of 1 to 8 range sets"},
+	    {"{\"ranges\": {\"n\": {\"namespaces\": [\"a\"], \"ranges\": [[{\"subnet\": "
+	     "\"10.0.0.0/33\"}]]}}}",
+	     "\"ranges.n\": invalid range set 0: invalid CIDR address"},
 	};
 	return cr_make_param_array(struct bad_case, cases, sizeof(cases) / sizeof(cases[0]));
 }
@@ -149,7 +175,10 @@ Test(noderanges, without_a_checker_only_the_shape_is_checked)
 	cni_nodeconf_free(&nc);
 }
 
-/* ipam_conf_load of an ADD for network name with ipam keys, on node nc. */
+/* The verb load() runs (ADD unless a test says otherwise). */
+static enum cni_command load_cmd = CNI_CMD_ADD;
+
+/* ipam_conf_load of an ADD (load_cmd) for network name with ipam keys, on node nc. */
 static int load(const char *name, const char *ipam, const char *args, const char *cni_args,
 		const struct cni_nodeconf *nc, struct ipam_conf *c, struct cni_ctx *ctx)
 {
@@ -167,8 +196,9 @@ static int load(const char *name, const char *ipam, const char *args, const char
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->conf = ctx->own_conf = conf;
 	ctx->node = nc;
+	ctx->env.command = load_cmd;
 	cr_assert_eq(cni_args_parse(cni_args, &ctx->args, &ctx->err), 0);
-	ret = ipam_conf_load(ctx, false, c);
+	ret = ipam_conf_load(ctx, load_cmd == CNI_CMD_DEL || load_cmd == CNI_CMD_GC, c);
 	if (!ret)
 		ret = ipam_index_load(ctx, c);
 	return ret;
@@ -305,4 +335,83 @@ Test(noderanges, ip_index_keys)
 			  ctx.err.details, bad[i].want);
 		ctx_free(&ctx, &c);
 	}
+}
+
+#define NS_RANGES                                                                                  \
+	"{\"ranges\": {\"ib0\": {\"namespaces\": [\"team-a\", \"team-b\"], \"ranges\": "           \
+	"[[{\"subnet\": \"10.56.3.0/24\"}]]}, \"ib1\": [[{\"subnet\": \"10.57.3.0/24\"}]]}}"
+
+/* An entry with "namespaces": only pods of those namespaces (K8S_POD_NAMESPACE of
+ * CNI_ARGS) take its sets on ADD and CHECK; DEL and GC go by owner. */
+Test(noderanges, namespaces_limit_who_takes_the_sets)
+{
+	static const enum cni_command any[] = {CNI_CMD_DEL, CNI_CMD_GC, CNI_CMD_STATUS};
+	struct cni_nodeconf nc;
+	struct cni_error err = {0};
+	struct ipam_conf c;
+	struct cni_ctx ctx;
+	char want[640];
+
+	put(NS_RANGES);
+	cr_assert_eq(cni_nodeconf_load(&nc, path, &err), 0, "%s", err.details);
+	cr_assert_eq(json_object_array_length(cni_nodeconf_ranges_namespaces(&nc, "ib0")), 2);
+	cr_assert_null(cni_nodeconf_ranges_namespaces(&nc, "ib1"));
+	cr_assert(cni_nodeconf_ranges_allow(&nc, "ib0", "team-b"));
+	cr_assert_not(cni_nodeconf_ranges_allow(&nc, "ib0", "team-c"));
+	cr_assert_not(cni_nodeconf_ranges_allow(&nc, "ib0", NULL));
+	cr_assert(cni_nodeconf_ranges_allow(&nc, "ib1", NULL), "no list: every namespace");
+	cr_assert_eq(
+	    load("ib0", "\"ranges\": \"node\"", "", "K8S_POD_NAMESPACE=team-a", &nc, &c, &ctx), 0,
+	    "%s: %s", ctx.err.msg, ctx.err.details);
+	cr_assert_str_eq(set_str(&c, 0), "10.56.3.1-10.56.3.254");
+	ctx_free(&ctx, &c);
+	/* Another namespace: code 7 naming it, the network, the file and the fix. */
+	cr_assert_lt(
+	    load("ib0", "\"ranges\": \"node\"", "", "K8S_POD_NAMESPACE=team-c", &nc, &c, &ctx), 0);
+	cr_assert_eq(ctx.err.code, 7);
+	cr_assert_str_eq(ctx.err.msg, "namespace not allowed the node's ranges");
+	snprintf(want, sizeof(want),
+		 "pod namespace \"team-c\" may not use the node's ranges of network \"ib0\": "
+		 "they are for namespaces team-a, team-b (\"ranges\".\"ib0\".\"namespaces\" in "
+		 "%s); use a network of the namespace's own, or the node's admin adds \"team-c\" "
+		 "to the list in the installer's ranges ConfigMap",
+		 path);
+	cr_assert_str_eq(ctx.err.details, want);
+	cr_assert_eq(c.n_sets, 0);
+	ctx_free(&ctx, &c);
+	/* Only the first K8S_POD_NAMESPACE counts; the config's "args" cannot set it. */
+	cr_assert_lt(load("ib0", "\"ranges\": \"node\"",
+			  "\"args\":{\"cni\":{\"K8S_POD_NAMESPACE\":\"team-a\"}},",
+			  "IgnoreUnknown=1;K8S_POD_NAMESPACE=team-c;K8S_POD_NAMESPACE=team-a", &nc,
+			  &c, &ctx),
+		     0);
+	cr_assert_eq(ctx.err.code, 7);
+	ctx_free(&ctx, &c);
+	/* None, or not a namespace name: code 4. */
+	cr_assert_lt(load("ib0", "\"ranges\": \"node\"", "", "", &nc, &c, &ctx), 0);
+	cr_assert_eq(ctx.err.code, 4);
+	cr_assert(strstr(ctx.err.details, "CNI_ARGS has no valid K8S_POD_NAMESPACE"), "%s",
+		  ctx.err.details);
+	ctx_free(&ctx, &c);
+	cr_assert_lt(
+	    load("ib0", "\"ranges\": \"node\"", "", "K8S_POD_NAMESPACE=Team-A", &nc, &c, &ctx), 0);
+	cr_assert_eq(ctx.err.code, 4);
+	ctx_free(&ctx, &c);
+	/* An entry without the list: as before, whatever the namespace. */
+	cr_assert_eq(
+	    load("ib1", "\"ranges\": \"node\"", "", "K8S_POD_NAMESPACE=team-c", &nc, &c, &ctx), 0,
+	    "%s", ctx.err.details);
+	ctx_free(&ctx, &c);
+	cr_assert_eq(load("ib1", "\"ranges\": \"node\"", "", "", &nc, &c, &ctx), 0);
+	ctx_free(&ctx, &c);
+	/* DEL, GC and STATUS take no address and name no pod. */
+	for (size_t i = 0; i < sizeof(any) / sizeof(any[0]); i++) {
+		load_cmd = any[i];
+		cr_assert_eq(load("ib0", "\"ranges\": \"node\"", "", "", &nc, &c, &ctx), 0,
+			     "verb %d: %s", (int)any[i], ctx.err.details);
+		cr_assert_eq(c.n_sets, 1);
+		ctx_free(&ctx, &c);
+	}
+	load_cmd = CNI_CMD_ADD;
+	cni_nodeconf_free(&nc);
 }
