@@ -96,7 +96,8 @@ int ibsriov_netdev_restore(struct cni_sys *sys, const struct ibsriov_record *r,
 int ibsriov_release(struct cni_sys *sys, struct ibsriov_record *r, struct cni_error *err);
 
 /* The same for DEL and GC, of a record read before the VF lock: under the
- * lock, what ibsriov_record_hold finds; 0 when it finds nothing of seen's. */
+ * lock, what ibsriov_record_hold finds (0); 1 when it finds nothing of
+ * seen's (released by another meanwhile: nothing to undo); or -errno. */
 int ibsriov_release_locked(struct cni_sys *sys, const struct ibsriov_record *seen,
 			   struct cni_error *err);
 

@@ -203,7 +203,7 @@ int ibsriov_release_locked(struct cni_sys *sys, const struct ibsriov_record *see
 		log_info("%s of container %s was released by another since it was read (VF %s): "
 			 "nothing to undo",
 			 seen->ifname, seen->container_id, seen->device);
-		return 0;
+		return 1;
 	}
 	if (lock < 0)
 		return lock;

@@ -82,6 +82,8 @@ test_late_gc_leaves_the_vf_another_pod_took() {
 	gc=$(sriov_conf "")
 	gc="${gc%\}},\"cni.dev/valid-attachments\":[{\"containerID\":\"ctr2\",\"ifname\":\"net1\"}]}"
 	late_race GC "$gc"
+	grep -q "released stale attachment" "$T/late/err" && fail "GC says it released ctr1:net1"
+	return 0
 }
 
 # The same name by a later ADD (its record's "gen" another) while a DEL
