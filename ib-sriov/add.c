@@ -427,9 +427,10 @@ static int relock(struct add *a, struct cni_error *err)
 	struct ibsriov_record now;
 	int lock = ibsriov_record_hold(&a->rec, IBSRIOV_LOCK_WAIT_MS, &now, err);
 
-	if (lock == -ENOENT)
-		log_info("%s was released by another during the ADD: nothing to roll back",
-			 a->rec.name);
+	if (lock < 0)
+		log_warn("%s: the VF is not rolled back: %s", a->rec.name,
+			 lock == -ENOENT ? "another released the record during the ADD"
+					 : err->details);
 	ibsriov_record_clear(&now);
 	return lock;
 }

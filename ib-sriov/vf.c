@@ -180,8 +180,8 @@ int ibsriov_record_hold(const struct ibsriov_record *seen, unsigned int wait_ms,
 	memset(now, 0, sizeof(*now));
 	if (lock < 0)
 		return lock;
-	/* Read before the lock: a healing ADD or the agent may have released
-	 * it since, and the VF may be another pod's by now. */
+	/* seen was read before the lock: a healing ADD or the agent may have
+	 * released it since, and the VF may be another pod's by now. */
 	ret = ibsriov_record_reload(seen, now);
 	if (!ret)
 		return lock;
