@@ -420,6 +420,21 @@ static int finish(struct add *a)
 	return 0;
 }
 
+/* The VF lock again for the rollback, once the record is on disk: a GC or
+ * DEL may have released it meanwhile, and the VF be another pod's. */
+static int relock(struct add *a, struct cni_error *err)
+{
+	struct ibsriov_record now;
+	int lock = ibsriov_record_hold(&a->rec, IBSRIOV_LOCK_WAIT_MS, &now, err);
+
+	if (lock < 0)
+		log_warn("%s: the VF is not rolled back: %s", a->rec.name,
+			 lock == -ENOENT ? "another released the record during the ADD"
+					 : err->details);
+	ibsriov_record_clear(&now);
+	return lock;
+}
+
 int ibsriov_add(struct cni_ctx *ctx)
 {
 	_cleanup_sys_ struct cni_sys sys = CNI_SYS_INIT;
@@ -468,7 +483,7 @@ undo:
 	if (ipam_done)
 		cni_ipam_run(&ctx->env, ctx->conf, CNI_CMD_DEL, &undo);
 	if (lock < 0)
-		lock = ibsriov_lock("vf", a.conf.device, &undo);
+		lock = relock(&a, &undo);
 	if (lock >= 0 && ibsriov_release(&sys, &a.rec, &undo))
 		log_err("rollback incomplete, the record stays for DEL: %s: %s", undo.msg,
 			undo.details);

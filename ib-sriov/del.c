@@ -59,5 +59,5 @@ int ibsriov_del(struct cni_ctx *ctx)
 				  ctx->env.containerid, ctx->env.ifname, strerror(-ret));
 	ret = ibsriov_release_locked(&sys, &rec, &ctx->err);
 	ibsriov_record_clear(&rec);
-	return ret ? ret : ipam_ret;
+	return ret < 0 ? ret : ipam_ret;
 }

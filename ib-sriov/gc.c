@@ -20,11 +20,11 @@ static int collect(struct cni_sys *sys, struct cni_ctx *ctx, struct ibsriov_reco
 	    cni_conf_attachment_valid(ctx->conf, r->container_id, r->ifname))
 		return 0;
 	ret = ibsriov_release_locked(sys, r, err);
-	if (ret)
+	if (ret < 0)
 		log_warn("GC of %s:%s: %s: %s", r->container_id, r->ifname, err->msg, err->details);
-	else
+	else if (!ret)
 		log_info("released stale attachment %s:%s", r->container_id, r->ifname);
-	return ret;
+	return ret < 0 ? ret : 0;
 }
 
 /* A Go ib-sriov-cni cache (or a 0.x record) in IBSRIOV_GO_DIR, unless it

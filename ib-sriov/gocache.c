@@ -126,6 +126,8 @@ int ibsriov_gocache_parse(struct json_object *o, const char *file, const char *n
 		ret = from_go(o, file, r);
 	else
 		ret = -EBADMSG;
+	if (!ret)
+		r->flags |= IBSRIOV_REC_FROM_GO_DIR;
 	if (!ret && !(r->flags & IBSRIOV_REC_GO_CACHE) && r->netns && *r->netns)
 		return 0;
 	/* The Go cache has no netns: the DEL's CNI_NETNS is the pod's. */

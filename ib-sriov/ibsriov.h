@@ -95,8 +95,18 @@ int ibsriov_netdev_restore(struct cni_sys *sys, const struct ibsriov_record *r,
  * state, the record removed (ADD's rollback, under the VF lock it already holds). */
 int ibsriov_release(struct cni_sys *sys, struct ibsriov_record *r, struct cni_error *err);
 
-/* The same under the VF's lock, for DEL and GC. */
-int ibsriov_release_locked(struct cni_sys *sys, struct ibsriov_record *r, struct cni_error *err);
+/* The same for DEL and GC, of a record read before the VF lock: under the
+ * lock, what ibsriov_record_hold finds (0); 1 when it finds nothing of
+ * seen's (released by another meanwhile: nothing to undo); or -errno. */
+int ibsriov_release_locked(struct cni_sys *sys, const struct ibsriov_record *seen,
+			   struct cni_error *err);
+
+/* Take seen's VF lock (waiting at most wait_ms) and read seen's record
+ * again under it: the locked fd with *now filled when it is still seen's
+ * attachment; -ENOENT (unlocked) when gone or another's since; -EAGAIN
+ * when the lock is held, or -errno, err filled. */
+int ibsriov_record_hold(const struct ibsriov_record *seen, unsigned int wait_ms,
+			struct ibsriov_record *now, struct cni_error *err);
 
 /* Whether the VF netdev r moved into its pod is back in the host's
  * namespace, as the kernel returns it when the pod's namespace dies (1),

@@ -39,56 +39,59 @@ static const char usage[] =
 
 static sigset_t stop_set;
 
-/* Under the VF lock, the record as it is now: a DEL, or an ADD healing it,
- * may have released it since the listing. */
-static void settle_locked(struct reconcile_pass *p, const char *name)
+/* Under the VF lock, the record as it is now (r): a DEL, or an ADD healing
+ * it, may have released it since the listing. */
+static void settle_locked(struct reconcile_pass *p, struct ibsriov_record *r)
 {
 	struct cni_error err = {0};
-	struct ibsriov_record r;
 
-	if (ibsriov_record_load(name, &r)) {
-		p->kept++;
-		return;
-	}
-	if (!reconcile_gone(p, &r)) {
+	if (!reconcile_gone(p, r)) {
 		p->kept++;
 	} else if (p->o->dry_run) {
 		p->released++;
 		log_info("would release %s of container %s (network %s, VF %s): its netns %s is "
 			 "gone",
-			 r.ifname, r.container_id, r.network, r.device, r.netns);
-	} else if (ibsriov_release_gone(p->sys, &r, NULL, p->cni_path, &err)) {
+			 r->ifname, r->container_id, r->network, r->device, r->netns);
+	} else if (ibsriov_release_gone(p->sys, r, NULL, p->cni_path, &err)) {
 		p->kept++;
 		log_warn("cannot release %s of container %s (VF %s, netns %s gone): %s: %s; the "
 			 "next pass retries",
-			 r.ifname, r.container_id, r.device, r.netns, err.msg, err.details);
+			 r->ifname, r->container_id, r->device, r->netns, err.msg, err.details);
 	} else {
 		p->released++;
 		log_info("released %s of container %s (network %s, VF %s): its netns %s is gone "
 			 "and DEL never came",
-			 r.ifname, r.container_id, r.network, r.device, r.netns);
+			 r->ifname, r->container_id, r->network, r->device, r->netns);
 	}
-	ibsriov_record_clear(&r);
 }
 
 /* One record whose pod is gone and older than the grace: its VF's lock
- * with a short wait, else left for the next pass. */
-static void settle(struct reconcile_pass *p, const struct ibsriov_record *r)
+ * with a short wait, else left for the next pass; under it, the record
+ * again as DEL and GC read it (ibsriov_record_hold). */
+static void settle(struct reconcile_pass *p, const struct ibsriov_record *seen)
 {
 	struct cni_error err = {0};
-	int lock = ibsriov_lock_wait("vf", r->device, LOCK_WAIT_MS, &err);
+	struct ibsriov_record r;
+	int lock = ibsriov_record_hold(seen, LOCK_WAIT_MS, &r, &err);
 
 	if (lock == -EAGAIN) {
 		p->skipped++;
-		log_info("skipped %s: VF %s is locked (an ADD or DEL at work)", r->name, r->device);
+		log_info("skipped %s: VF %s is locked (an ADD or DEL at work)", seen->name,
+			 seen->device);
+		return;
+	}
+	if (lock == -ENOENT) {
+		p->kept++;
+		log_debug("%s was released by another since the listing", seen->name);
 		return;
 	}
 	if (lock < 0) {
 		p->kept++;
-		log_warn("kept %s: %s: %s", r->name, err.msg, err.details);
+		log_warn("kept %s: %s: %s", seen->name, err.msg, err.details);
 		return;
 	}
-	settle_locked(p, r->name);
+	settle_locked(p, &r);
+	ibsriov_record_clear(&r);
 	cni_lock_release(lock);
 }
 

@@ -49,7 +49,12 @@ enum {
 	IBSRIOV_REC_HAS_DEVINFO = 1 << 13,    /* devinfo names the device-info file */
 	IBSRIOV_REC_HAS_IPAM = 1 << 14,	      /* ipam_conf, cni_path (heal.c) */
 	IBSRIOV_REC_HAS_RAIL = 1 << 15,	      /* rail_*: the railTable rules ADD adds */
+	IBSRIOV_REC_HAS_GEN = 1 << 16,	      /* gen: this ADD's, not an earlier one's */
+	IBSRIOV_REC_FROM_GO_DIR = 1 << 17,    /* read from IBSRIOV_GO_DIR (never written) */
 };
+
+/* ADD's generation: when it started, "<seconds>.<nanoseconds>". */
+#define IBSRIOV_RECORD_GEN_LEN 32
 
 /* railTable: one source rule per address ("10.56.0.3/32", "fd00::3/128"). */
 #define IBSRIOV_RAIL_RULES_MAX	8
@@ -109,6 +114,10 @@ struct ibsriov_record {
 	uint32_t rail_table, rail_priority;
 	char rail_rules[IBSRIOV_RAIL_RULES_MAX][IBSRIOV_RAIL_PREFIX_LEN];
 	unsigned int n_rail_rules;
+	/* Which ADD wrote the record (IBSRIOV_REC_HAS_GEN): a record re-read
+	 * under the VF lock is the one read before it only when the generation
+	 * is the same (ibsriov_record_reload). Older builds ignore the key. */
+	char gen[IBSRIOV_RECORD_GEN_LEN];
 };
 
 /* The record's file name for an attachment, "<containerID>:<ifname>" (no
@@ -144,6 +153,12 @@ bool ibsriov_record_unreadable(int ret);
 
 /* Read a record of ours by file name (GC). Same returns. */
 int ibsriov_record_load(const char *name, struct ibsriov_record *r);
+
+/* Read seen's record again (by its name, or its Go cache's), into now:
+ * 0 when it is still the attachment seen (container ID, ifname, netns,
+ * device, ADD's generation); -ENOENT when it is gone or another
+ * attachment's since; -EBADMSG when unparseable; other -errno transient. */
+int ibsriov_record_reload(const struct ibsriov_record *seen, struct ibsriov_record *now);
 
 /* The record as compact JSON text, in cni_json_dump()'s form (GUIDs as
  * "xx:..:xx" strings); caller frees; NULL with errno ENOMEM. */

@@ -76,6 +76,59 @@ int ibsriov_record_find(const char *id, const char *ifname, const char *netns,
 	return ret;
 }
 
+static bool same_str(const char *a, const char *b)
+{
+	return !strcmp(a ? a : "", b ? b : "");
+}
+
+/* The same attachment: its tuple, netns and device, and the same ADD's
+ * record when either has a generation (an older build's has none). */
+static bool same_attachment(const struct ibsriov_record *a, const struct ibsriov_record *b)
+{
+	return same_str(a->container_id, b->container_id) && !strcmp(a->ifname, b->ifname) &&
+	       same_str(a->netns, b->netns) && !strcmp(a->device, b->device) &&
+	       (a->flags & IBSRIOV_REC_HAS_GEN) == (b->flags & IBSRIOV_REC_HAS_GEN) &&
+	       !strcmp(a->gen, b->gen);
+}
+
+/* A Go cache's (or a 0.x record's) attachment again: only while no record
+ * of ours has its name (one would be a later ADD's). */
+static int reload_go(const struct ibsriov_record *seen, struct ibsriov_record *now)
+{
+	int ret = ibsriov_record_load(seen->name, now);
+
+	if (ret != -ENOENT) {
+		ibsriov_record_clear(now);
+		return ret ? ret : -ENOENT;
+	}
+	ret = ibsriov_gocache_find(seen->container_id, seen->ifname, seen->netns, now);
+	if (ret == -ESTALE)
+		return -ENOENT;
+	if (!ret && copy_str(now->name, sizeof(now->name), seen->name))
+		ret = -EBADMSG;
+	if (ret)
+		ibsriov_record_clear(now);
+	return ret;
+}
+
+int ibsriov_record_reload(const struct ibsriov_record *seen, struct ibsriov_record *now)
+{
+	int ret;
+
+	if (!seen->container_id)
+		return -ENOENT;
+	if (seen->flags & IBSRIOV_REC_FROM_GO_DIR)
+		ret = reload_go(seen, now);
+	else
+		ret = ibsriov_record_load(seen->name, now);
+	if (ret)
+		return ret;
+	if (same_attachment(seen, now))
+		return 0;
+	ibsriov_record_clear(now);
+	return -ENOENT;
+}
+
 /* The Go-format file of the same attachment (our twin or the Go plugin's
  * own cache); one of another attachment whose name collides stays. */
 static int remove_go_twin(const struct ibsriov_record *r)

@@ -172,13 +172,43 @@ int ibsriov_lock_wait(const char *kind, const char *pci, unsigned int wait_ms,
 	return cni_lock_acquireat(dir, name, path, wait_ms, err);
 }
 
-int ibsriov_release_locked(struct cni_sys *sys, struct ibsriov_record *r, struct cni_error *err)
+int ibsriov_record_hold(const struct ibsriov_record *seen, unsigned int wait_ms,
+			struct ibsriov_record *now, struct cni_error *err)
 {
-	int lock = ibsriov_lock("vf", r->device, err), ret;
+	int lock = ibsriov_lock_wait("vf", seen->device, wait_ms, err), ret;
 
+	memset(now, 0, sizeof(*now));
 	if (lock < 0)
 		return lock;
-	ret = ibsriov_release(sys, r, err);
+	/* seen was read before the lock: a healing ADD or the agent may have
+	 * released it since, and the VF may be another pod's by now. */
+	ret = ibsriov_record_reload(seen, now);
+	if (!ret)
+		return lock;
+	cni_lock_release(lock);
+	if (ret == -ENOENT)
+		return ret;
+	return cni_errorf(err, ret, CNI_ERR_IO, "cannot read the attachment record again",
+			  "%s/%s: %s; nothing was undone, retry", IBSRIOV_STATE_DIR, seen->name,
+			  strerror(-ret));
+}
+
+int ibsriov_release_locked(struct cni_sys *sys, const struct ibsriov_record *seen,
+			   struct cni_error *err)
+{
+	struct ibsriov_record now;
+	int lock = ibsriov_record_hold(seen, IBSRIOV_LOCK_WAIT_MS, &now, err), ret;
+
+	if (lock == -ENOENT) {
+		log_info("%s of container %s was released by another since it was read (VF %s): "
+			 "nothing to undo",
+			 seen->ifname, seen->container_id, seen->device);
+		return 1;
+	}
+	if (lock < 0)
+		return lock;
+	ret = ibsriov_release(sys, &now, err);
+	ibsriov_record_clear(&now);
 	cni_lock_release(lock);
 	return ret;
 }

@@ -135,6 +135,7 @@ test-chain:	cnitool execs the plugins (ENOEXEC)
 test-compat:	the previous release's amd64 build against this one: the compat tier, amd64 only
 test-examples:test_examples_rails_nads	railTable: qemu-user does not translate FIB rule messages (EOPNOTSUPP)
 test-heal:test_reconcile_	runs $BIN/ib-sriov reconcile itself, which execs rdma-ns and ib-host-local (ENOEXEC)
+test-ibsriov-late:	runs $BIN/ib-sriov under strace itself (its flock held up by fault injection)
 test-ibsriov-portwait:test_doctor_	runs $BIN/ib-sriov doctor itself (ENOEXEC)
 test-ipam-delegates:test_ip_index_through_ib_sriov	its exec'ed case execs an aarch64 ib-host-local (ENOEXEC)
 test-rails:test_rails_arp_flux_without_sysctls	railTable: qemu-user does not translate FIB rule messages (EOPNOTSUPP)

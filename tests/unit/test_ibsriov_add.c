@@ -800,3 +800,65 @@ Test(ibsriov_add, port_fix_names_each_state)
 	cr_assert(strstr(ibsriov_port_fix(3, 5, true), "ARMED"));
 	cr_assert(strstr(ibsriov_port_fix(0, 0, true), "NOP"));
 }
+
+/* A record read before the VF lock, read again under it: the same
+ * attachment only while it is the same ADD's (ibsriov_record_reload). */
+Test(ibsriov_add, record_reload_finds_only_the_attachment_seen, .init = sysfs, .fini = teardown)
+{
+	struct ibsriov_record seen, now, later; /* later: seen's strings, never cleared */
+	char path[256], p2[] = "/run/netns/p2";
+
+	cr_assert_eq(ibsriov_record_init(&seen, "n", "c1", "net1", "/run/netns/p1"), 0);
+	cr_assert(seen.flags & IBSRIOV_REC_HAS_GEN);
+	copy_str(seen.device, sizeof(seen.device), "0000:03:00.2");
+	cr_assert_eq(ibsriov_record_save(&seen), 0);
+	cr_assert_eq(ibsriov_record_reload(&seen, &now), 0);
+	cr_assert_str_eq(now.gen, seen.gen);
+	ibsriov_record_clear(&now);
+	/* Released, then the same name by a later ADD: not seen's. */
+	later = seen;
+	copy_str(later.gen, sizeof(later.gen), "1.000000001");
+	cr_assert_eq(ibsriov_record_save(&later), 0);
+	cr_assert_eq(ibsriov_record_reload(&seen, &now), -ENOENT);
+	later.flags &= ~(uint32_t)IBSRIOV_REC_HAS_GEN;
+	cr_assert_eq(ibsriov_record_save(&later), 0);
+	cr_assert_eq(ibsriov_record_reload(&seen, &now), -ENOENT);
+	/* Same generation, another device or netns: not seen's either. */
+	later = seen;
+	copy_str(later.device, sizeof(later.device), "0000:03:00.3");
+	cr_assert_eq(ibsriov_record_save(&later), 0);
+	cr_assert_eq(ibsriov_record_reload(&seen, &now), -ENOENT);
+	later = seen;
+	later.netns = p2;
+	cr_assert_eq(ibsriov_record_save(&later), 0);
+	cr_assert_eq(ibsriov_record_reload(&seen, &now), -ENOENT);
+	snprintf(path, sizeof(path), "%s/c1:net1", fake_path("state"));
+	cr_assert_eq(unlink(path), 0);
+	cr_assert_eq(ibsriov_record_reload(&seen, &now), -ENOENT, "gone: nothing to undo");
+	ibsriov_record_clear(&seen);
+}
+
+/* One found under the Go directory (a 0.x record) is read there again, and
+ * is no longer the attachment once a record of ours has its name. */
+Test(ibsriov_add, record_reload_of_the_go_directory, .init = sysfs, .fini = teardown)
+{
+	struct ibsriov_record old, seen, now;
+	char *text;
+
+	cr_assert_eq(ibsriov_record_init(&old, "n", "c1", "net1", "/run/netns/p1"), 0);
+	copy_str(old.device, sizeof(old.device), "0000:03:00.2");
+	old.flags = IBSRIOV_REC_COMPLETE;
+	text = ibsriov_record_text(&old);
+	cr_assert_not_null(text);
+	cr_assert_eq(cni_state_write_text(fake_path("gostate"), "c1-net1", text), 0);
+	free(text);
+	cr_assert_eq(ibsriov_record_find("c1", "net1", "", &seen), 0);
+	cr_assert(seen.flags & IBSRIOV_REC_FROM_GO_DIR);
+	cr_assert_eq(ibsriov_record_reload(&seen, &now), 0);
+	cr_assert_str_eq(now.name, "c1:net1");
+	ibsriov_record_clear(&now);
+	cr_assert_eq(ibsriov_record_save(&old), 0);
+	cr_assert_eq(ibsriov_record_reload(&seen, &now), -ENOENT);
+	ibsriov_record_clear(&seen);
+	ibsriov_record_clear(&old);
+}
