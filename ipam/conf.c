@@ -229,11 +229,23 @@ static int sets_apart(const struct cni_conf_load *l, const struct cni_conf_field
 	return check_sets(loaded(l)->ctx, loaded(l)->c, l->err);
 }
 
+/* The node's range entry named like the network keeps the name to its
+ * namespaces, whichever ranges follow (runtime's, legacy, own, the node's). */
+static int node_namespace(const struct cni_conf_load *l, const struct cni_conf_field *f)
+{
+	(void)f;
+	return ipam_conf_node_namespace(loaded(l)->ctx, loaded(l)->c->name, l->err);
+}
+
 /* The range keys of "ipam", in the order they are checked. */
 static const struct cni_conf_key range_keys[] = {
-    CNI_CONF_STEP(ip_ranges),	 CNI_CONF_STR("subnet", AT(subnet)),
-    CNI_CONF_STEP(legacy_range), CNI_CONF_PARSE("ranges", 0, range_sets),
-    CNI_CONF_STEP(some_range),	 CNI_CONF_STEP(sets_apart),
+    CNI_CONF_STEP(node_namespace),
+    CNI_CONF_STEP(ip_ranges),
+    CNI_CONF_STR("subnet", AT(subnet)),
+    CNI_CONF_STEP(legacy_range),
+    CNI_CONF_PARSE("ranges", 0, range_sets),
+    CNI_CONF_STEP(some_range),
+    CNI_CONF_STEP(sets_apart),
 };
 
 /* DEL and GC go by owner: ranges that do not parse are logged and dropped,

@@ -63,6 +63,11 @@ bool ipam_conf_names_node(struct json_object *v);
 int ipam_conf_node_ranges(struct cni_ctx *ctx, struct ipam_conf *c, struct json_object *v,
 			  const char *key, struct cni_error *err);
 
+/* For ADD and CHECK of network net: code 7 when the node's "ranges" entry
+ * for net lists "namespaces" and the pod's (CNI_ARGS K8S_POD_NAMESPACE) is
+ * not one (code 4 without one), whatever ranges the config names; else 0. */
+int ipam_conf_node_namespace(struct cni_ctx *ctx, const char *net, struct cni_error *err);
+
 /* args.cni.ipIndex, else CNI_ARGS IB_IP_INDEX, into c (ipindex.c): 0, or
  * code 7 naming the key (not an integer 0..2^32-1, or with requested ips). */
 int ipam_index_load(struct cni_ctx *ctx, struct ipam_conf *c);

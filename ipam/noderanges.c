@@ -51,11 +51,13 @@ static void list_str(struct json_object *list, char *out, size_t size)
 
 /* An entry with "namespaces" is for pods of those namespaces only: an ADD or CHECK
  * of another's (K8S_POD_NAMESPACE from the runtime's CNI_ARGS, never the config) is
- * refused, so a NAD that names its network like another tenant's cannot draw on,
- * or exhaust, that tenant's block. DEL, GC and STATUS name no pod, take no address. */
-static int node_namespace(struct cni_ctx *ctx, const struct cni_nodeconf *node, const char *net,
-			  struct cni_error *err)
+ * refused, whatever ranges its config names (the node's, or the block written out
+ * as its own: the same lease directory), so a NAD that names its network like
+ * another tenant's cannot draw on, or exhaust, that tenant's block. DEL, GC and
+ * STATUS name no pod, take no address. */
+int ipam_conf_node_namespace(struct cni_ctx *ctx, const char *net, struct cni_error *err)
 {
+	const struct cni_nodeconf *node = ctx->node ? ctx->node : cni_nodeconf_defaults();
 	struct json_object *list = cni_nodeconf_ranges_namespaces(node, net);
 	const char *ns = cni_args_get(&ctx->args, "K8S_POD_NAMESPACE");
 	const char *file = *node->ranges_file ? node->ranges_file : CNI_NODECONF_PATH;
@@ -103,9 +105,6 @@ static int node_sets(struct cni_ctx *ctx, struct ipam_conf *c, struct cni_error 
 		    u.nodename, c->name ? c->name : "", CNI_NODECONF_PATH, CNI_NODECONF_PATH,
 		    c->name ? c->name : "", u.nodename);
 	}
-	ret = node_namespace(ctx, node, c->name, err);
-	if (ret)
-		return ret;
 	snprintf(where, sizeof(where), "%s ranges.%s", CNI_NODECONF_PATH, c->name);
 	for (size_t i = 0; i < json_object_array_length(sets); i++) {
 		ret = ipam_conf_parse_set(c, json_object_array_get_idx(sets, i), where, i, err);

@@ -336,7 +336,7 @@ test_ranges_node_without_an_entry() {
 # (K8S_POD_NAMESPACE of the runtime's CNI_ARGS): another namespace's ADD is
 # refused, nothing leased; an entry without the list is for every namespace.
 test_ranges_node_limited_by_namespace() {
-	local conf leased
+	local conf leased own
 	node_conf '{"allowedDataDirs":["'"$T"'"]}'
 	node_dropin ranges.conf '{"ranges":{"ib0":{"namespaces":["team-a"],"ranges":[[{"subnet":"10.56.0.0/16","rangeStart":"10.56.3.1","rangeEnd":"10.56.3.254"}]]},"open":[[{"subnet":"10.58.0.0/24"}]]}}'
 	conf=$(node_ranges_conf ib0)
@@ -356,6 +356,17 @@ test_ranges_node_limited_by_namespace() {
 	hl "$(jq -c '.args={"cni":{"K8S_POD_NAMESPACE":"team-a"}}' <<<"$conf")" ADD c3
 	assert_json '[.code,.msg]' '[4,"CNI_ARGS does not name the pod'"'"'s namespace"]'
 	assert_eq "$leased" "$(ls "$T/ib0")" "nothing leased without a namespace"
+	# The list keeps the network's name too: another namespace's NAD of that
+	# name writing team-a's block out as its own ipam.ranges (same lease
+	# directory) is refused as well, nothing leased.
+	own=$(node_ranges_conf ib0 '[[{"subnet":"10.56.0.0/16","rangeStart":"10.56.3.1","rangeEnd":"10.56.3.254"}]]')
+	cni_exec ib-host-local ADD c5 /proc/self/ns/net net1 "$own" "IgnoreUnknown=1;K8S_POD_NAMESPACE=team-b;K8S_POD_NAME=p5"
+	assert_json '[.code,.msg]' '[7,"namespace not allowed the node'"'"'s ranges"]'
+	assert_eq "$leased" "$(ls "$T/ib0")" "nothing leased for team-b's own ranges"
+	cni_exec ib-host-local ADD c5 /proc/self/ns/net net1 "$(jq -c '.ipam={"type":"ib-host-local","dataDir":"'"$T"'","subnet":"10.56.3.0/24"}' <<<"$own")" \
+		"IgnoreUnknown=1;K8S_POD_NAMESPACE=team-b;K8S_POD_NAME=p5"
+	assert_json '[.code,.msg]' '[7,"namespace not allowed the node'"'"'s ranges"]'
+	assert_eq "$leased" "$(ls "$T/ib0")" "nothing leased for team-b's ipam.subnet"
 	# DEL goes by owner, whatever CNI_ARGS says.
 	hl "$conf" DEL c1
 	assert_eq 0 "$RC" "DEL ($OUT)"
