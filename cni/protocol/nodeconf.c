@@ -63,6 +63,10 @@ static int read_conf(int dirfd, const char *name, const char *path, char **raw, 
 	if (fd < 0 && errno == ELOOP)
 		return cni_nodeconf_bad(err, -ELOOP, path,
 					"is a symbolic link; write the file itself there");
+	/* A socket, or a device without a driver: the admin's file, not an
+	 * I/O error, so DEL and GC go on (a code 5 would block them). */
+	if (fd < 0 && errno == ENXIO)
+		return cni_nodeconf_bad(err, -EINVAL, path, "is not a regular file");
 	if (fd < 0 || fstat(fd, &st) < 0)
 		return cni_errorf(err, -errno, CNI_ERR_IO, "cannot read the node configuration",
 				  "%s: %s", path, strerror(errno));

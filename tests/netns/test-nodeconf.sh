@@ -434,6 +434,10 @@ break_node_conf() { # KIND: the layout of one configuration error; prints the fi
 	twice) node_dropin ranges.conf '{"maxWaitMs":100}'
 		node_dropin x.conf '{"maxWaitMs":200}'; echo $d/x.conf ;;
 	many) for i in $(seq 10 26); do node_dropin "$i.conf" '{}'; done; echo $d ;;
+	socket) # opening one is ENXIO, not an I/O error
+		mkdir -p -m 0755 $d
+		python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' $d/x.conf
+		echo $d/x.conf ;;
 	esac
 }
 
@@ -442,7 +446,7 @@ test_broken_node_conf_never_blocks_teardown() {
 	sim_node 1 2 eth
 	mac=$(ip -j link show vf0_1 | jq -r '.[0].address')
 	conf=$(sriov_conf ib-host-local | jq -c '.ipam.dataDir="/var/lib/cni/networks"')
-	for kind in json link writable owner twice many; do
+	for kind in json link writable owner twice many socket; do
 		pod_ns pod1
 		node_conf '{"allowedDataDirs":["/var/lib/cni/networks","'"$T"'"]}'
 		cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf"
