@@ -105,7 +105,9 @@ test_add_keeps_a_netns_file_left_unmounted_or_replaced() {
 # blind_view: $T/blind CMD... then runs CMD in a mount namespace of its own
 # whose /run/netns holds an empty file for each netns there now (the names
 # the runtime made, none of its nsfs mounts): the view of an agent container
-# whose netns mount receives no propagation from the host.
+# whose netns mount receives no propagation from the host. BLIND is what
+# cni_exec's IBCNI_WRAP becomes: the view, then the tier's own wrapper if
+# any (the arm64 tier's qemu-wrap.sh runs its aarch64 plugins).
 blind_view() {
 	local f
 	mkdir -p "$T/view"
@@ -113,6 +115,7 @@ blind_view() {
 	printf '#!/bin/sh\nexec unshare --mount --propagation private sh -c %s blind "$@"\n' \
 		"'mount --bind $T/view /run/netns && exec \"\$@\"'" >"$T/blind"
 	chmod +x "$T/blind"
+	BLIND="$T/blind ${IBCNI_WRAP:-}"
 }
 
 vfio_vf() { # VF: the simulated VF bound to vfio-pci, no netdev
@@ -138,11 +141,11 @@ test_add_in_a_blind_view_keeps_the_live_pod() {
 	blind_view
 	# The second pod's netns where the blind view still shows it.
 	: >"$T/pod3" && mount --bind /run/netns/pod3 "$T/pod3"
-	IBCNI_WRAP=$T/blind cni_exec ib-sriov ADD ctr3 "$T/pod3" net1 "$vfio"
+	IBCNI_WRAP=$BLIND cni_exec ib-sriov ADD ctr3 "$T/pod3" net1 "$vfio"
 	assert_json '[.code,.msg]' '[101,"the device is attached already"]'
 	assert_match "cannot tell whether netns /run/netns/pod1 of ctr1:net1 is gone: .*mountPropagation: HostToContainer" \
 		"$ERR" "the refusal's log names the fix"
-	IBCNI_WRAP=$T/blind cni_exec ib-sriov ADD ctr3 "$T/pod3" net2 "$net"
+	IBCNI_WRAP=$BLIND cni_exec ib-sriov ADD ctr3 "$T/pod3" net2 "$net"
 	assert_json '.code' '101'
 	assert_eq "ctr1:net1 ctr1:net2" "$(records)" "the live pod's records stay"
 	assert_eq "ctr1" "$(lease_owners "$T/leases/rdma-net")" "the live pod's lease stays"
