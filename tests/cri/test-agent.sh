@@ -13,8 +13,9 @@
 # held on the host (an ADD or DEL at work): the agent, taking its locks in
 # the host's /run/ibcni, leaves it for a later pass. With the netns mount
 # made mountPropagation: None (both runtimes), a vfio pod started after the
-# agent is an empty file in its view: a pass run in the container keeps it,
-# releases nothing and warns once with the fix.
+# agent is an empty file in its view: a pass in that view (a one-shot
+# container of the agent's, pass_spec) keeps it, releases nothing and warns
+# once with the fix.
 #
 # The agent runs with the manifest's args, so with the default grace
 # (120 s): the dead pod's record is made ten minutes old (touch -d) rather
@@ -153,8 +154,8 @@ assert_propagation() {
 # --- podman ---
 
 # podman_agent_args: podman run's flags for the manifest's container (AGENT).
-podman_agent_args() {
-	local f=$T/agent.json m
+podman_agent_args() { # [SPEC]: $T/agent.json unless given
+	local f=${1:-$T/agent.json} m
 	AGENT=()
 	for m in $(jq -r '.capabilities.drop[]' "$f"); do AGENT+=("--cap-drop=$m"); done
 	for m in $(jq -r '.capabilities.add[]' "$f"); do AGENT+=("--cap-add=$m"); done
@@ -268,6 +269,22 @@ no_propagation() { # the manifest's agent with every HostToContainer mount made 
 		"the netns mount without propagation"
 }
 
+# pass_spec: $T/pass.json, the agent's container (image, securityContext,
+# mounts) as a one-shot pass: started before the late pod, its mounts are
+# copied then, as the agent's were (exec into the agent would do, but runc
+# cannot enter a container it made without pivot_root, as in a chroot); it
+# waits for $T/go/now (the host's busybox, a directory of the test's), then
+# runs `ib-sriov reconcile` once.
+pass_spec() {
+	local wait='for i in $(/busybox seq 300); do [ -e /go/now ] && exec /ibcni/bin/ib-sriov reconcile; /busybox sleep 0.1; done; exit 3'
+	mkdir -p "$T/go"
+	jq --arg wait "$wait" --arg go "$T/go" '.name = "pass" | .log_path = "pass.log" |
+		.command = ["/busybox"] | .args = ["sh", "-c", $wait] |
+		.mounts += [{container_path: "/busybox", host_path: "/bin/busybox", readonly: true, propagation: "None"},
+			    {container_path: "/go", host_path: $go, readonly: true, propagation: "None"}]' \
+		"$T/agent.json" >"$T/pass.json"
+}
+
 # late_pod: after the first pass, busy's attachment DELed (its runtime's
 # late DEL), then pod "late" started on VF 1 bound to vfio-pci, its record
 # older than the grace.
@@ -305,16 +322,21 @@ test_agent_podman_without_propagation() {
 		{ fail "podman run ${AGENT[*]}: $(cat "$T/run.out")"; return; }
 	podman_wait_summary
 	assert_first_pass "$(podman logs ibcni-agent 2>&1)"
+	pass_spec
+	podman_agent_args "$T/pass.json"
+	podman run -d --name ibcni-pass "${AGENT[@]}" >"$T/run.out" 2>&1 ||
+		{ fail "podman run ${AGENT[*]}: $(cat "$T/run.out")"; return; }
 	late_pod
-	[ "$(stat -f -c %T "/proc/$(podman inspect -f '{{.State.Pid}}' ibcni-agent)/root/var/run/netns/late")" != nsfs ] ||
-		fail "the late netns is a namespace in the agent's view: the mount propagates"
-	podman exec ibcni-agent /ibcni/bin/ib-sriov reconcile >/dev/null 2>"$T/pass"
-	assert_blind_pass "$(cat "$T/pass")"
+	[ "$(stat -f -c %T "/proc/$(podman inspect -f '{{.State.Pid}}' ibcni-pass)/root/var/run/netns/late")" != nsfs ] ||
+		fail "the late netns is a namespace in the pass's view: the mount propagates"
+	touch "$T/go/now"
+	assert_eq 0 "$(timeout 30 podman wait ibcni-pass)" "the pass's exit status"
+	assert_blind_pass "$(podman logs ibcni-pass 2>&1)"
 	podman stop -t 10 ibcni-agent >/dev/null
 }
 
 test_agent_containerd_without_propagation() {
-	local id ctr i log=$T/logs/agent.log
+	local id ctr pass i log=$T/logs/agent.log
 	agent_node
 	no_propagation
 	containerd_start || return
@@ -337,8 +359,19 @@ test_agent_containerd_without_propagation() {
 		sleep 0.1
 	done
 	assert_first_pass "$(cat "$log" 2>/dev/null)"
+	pass_spec
+	cri create-container "$id" "$T/pod.json" "$T/pass.json"
+	assert_eq 0 "$RC" "CreateContainer of the pass ($ERR)"
+	pass=$OUT
+	cri start "$pass"
+	assert_eq 0 "$RC" "StartContainer of the pass ($ERR)"
 	late_pod
-	cri exec "$ctr" /ibcni/bin/ib-sriov reconcile
-	assert_eq 0 "$RC" "the pass in the agent's container ($ERR)"
-	assert_blind_pass "$ERR"
+	touch "$T/go/now"
+	for ((i = 0; i < 300; i++)); do
+		cri container-status "$pass"
+		[ "$(jq -r .state <<<"$OUT")" = CONTAINER_EXITED ] && break
+		sleep 0.1
+	done
+	assert_json '[.state, .exit_code]' '["CONTAINER_EXITED",0]'
+	assert_blind_pass "$(cat "$T/logs/pass.log" 2>/dev/null)"
 }
