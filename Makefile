@@ -220,7 +220,10 @@ $(BIN)/$(1): $(patsubst %.c,$(OBJ)/%.o,$(wildcard $(PLUGIN_DIR_$(1))/*.c)) $(PLU
 endef
 $(foreach p,$(PLUGINS),$(eval $(call plugin_rule,$(p))))
 
--include $(shell find $(OUT)/build -name '*.d' 2>/dev/null)
+# The qemu tiers' unpacked kernels and Debian trees (with directories like
+# etc/ld.so.conf.d) are not the compiler's: pruned.
+-include $(shell find $(OUT)/build \( -path '*/vm*/root' -o -path '*/vm*/kernel-*' \
+	-o -path '*/vm*/userland-*' \) -prune -o -name '*.d' -type f -print 2>/dev/null)
 
 include tests/tests.mk
 include tests/fuzz.mk

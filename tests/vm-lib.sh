@@ -60,7 +60,7 @@ vm_closure() { # PACKAGE...
 # Megabytes apt would download for PACKAGE... (already cached ones count 0).
 vm_download_mb() { # PACKAGE...
 	vm_apt_get --print-uris -y install "$@" 2>/dev/null |
-		awk -F"'" '/^\x27/ { split($3, f, " "); s += f[2] } END { printf "%d", (s + 524288) / 1048576 }'
+		awk -F"'" '$1 == "" && NF >= 3 { split($3, f, " "); s += f[2] } END { printf "%d", (s + 524288) / 1048576 }'
 }
 
 # The kernel that SUITE's linux-image-amd64 depends on, unpacked once under
