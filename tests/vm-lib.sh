@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
+# shellcheck shell=bash
 # The VM plumbing of the qemu tiers, written once: host tools, a Debian
 # kernel found and unpacked (Linux 7.x's split packages included), a Debian
 # userland's dependency closure unpacked, modules resolved from their own

@@ -35,12 +35,13 @@ detach() { # POD NETWORK SUBNET VF MAC
 	cni ib-sriov DEL "c-$1" "/run/netns/$1" net1 "${conf%\}},\"prevResult\":$res}" "$(multus_args "$1")"
 	expect "$1: ib-sriov DEL exits 0 $(msg)" 0 "$RC"
 }
-# COMMAND in the pod's netns (its own /sys), killed after 120 s: a peer that
-# never comes must not hang the tier.
+# COMMAND in the pod's netns (its own /sys), killed after 60 s: a peer that
+# never comes must not hang the tier. busybox's timeout execs COMMAND in its
+# own process, so a background in_pod's $! is the tool's.
 in_pod() { # POD COMMAND...
 	local pod=$1
 	shift
-	timeout 120 /usr/bin/ip netns exec "$pod" "$@"
+	timeout 60 /usr/bin/ip netns exec "$pod" "$@"
 }
 # The RoCE v2 GID of IPV4 on DEV port 1 (::ffff:a.b.c.d), its index printed.
 gid_index() { # DEV IPV4
@@ -66,13 +67,13 @@ rxe_add() { # POD DEV: rxe over the pod's net1, created from inside the pod
 # previous server's rdma_cm listener is gone, waited for until it listens:
 # through rdma_cm (cm) or on TCP PORT (ibv_rc_pingpong's exchange).
 serve() { # cm|PORT POD COMMAND...
-	local how=$1
-	shift
+	local how=$1 pod=$2
+	shift 2
 	for _ in $(seq 100); do
 		rdma resource show cm_id 2>/dev/null | grep -q LISTEN || break
 		sleep 0.1
 	done
-	in_pod "$@" >/tmp/srv 2>&1 &
+	timeout 60 /usr/bin/ip netns exec "$pod" "$@" >/tmp/srv 2>&1 &
 	SRV=$!
 	if [ "$how" = cm ]; then
 		for _ in $(seq 100); do
@@ -82,12 +83,31 @@ serve() { # cm|PORT POD COMMAND...
 	else
 		how=$(printf ':%04X 00000000:0000 0A' "$how")
 		for _ in $(seq 100); do
-			in_pod "$1" cat /proc/net/tcp | grep -q "$how" && return 0
+			in_pod "$pod" cat /proc/net/tcp | grep -q "$how" && return 0
 			sleep 0.1
 		done
 	fi
 }
 served() { wait "$SRV"; } # the server's exit status
+# A server and its client (outputs /tmp/srv, /tmp/cli; exit statuses SRC,
+# RC), tried up to 3 times: under TCG on a loaded host rdma_cm's address and
+# route resolution can time out (perftest then crashes on the error path).
+# Each retry is said, with the client's last line.
+pair() { # HOW SERVER-POD "SERVER-ARGS" CLIENT-POD "CLIENT-ARGS"
+	local try
+	for try in 1 2 3; do
+		# shellcheck disable=SC2086 # argument lists without spaces
+		serve "$1" "$2" $3
+		# shellcheck disable=SC2086
+		in_pod "$4" $5 >/tmp/cli 2>&1
+		RC=$?
+		[ "$RC" = 0 ] && break
+		kill "$SRV" 2>/dev/null
+		[ $try = 3 ] || say "retry $try of '${5%% *}': the client exited $RC: $(tail -1 /tmp/cli)"
+	done
+	served
+	SRC=$?
+}
 # A counter of POD's net1 (rx_bytes, tx_bytes) or of DEV's port (hw_counters).
 netdev_bytes() { in_pod "$1" cat "/sys/class/net/net1/statistics/$2"; }
 rxe_count() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }

@@ -17,12 +17,10 @@ BW_SIZE=65536 BW_ITERS=40 LAT_SIZE=64 LAT_ITERS=200
 # One tool run, server in podB, client in podA: its figure printed
 # (ib_write_bw: BW average MB/s; ib_write_lat: t_typical usec) or nothing.
 perf_run() { # TOOL SIZE ITERS
-	serve cm podB "$1" -d rxeB -R -F -s "$2" -n "$3"
-	in_pod podA "$1" -d rxeA -R -F -s "$2" -n "$3" "$IP_podB" >/tmp/pc 2>&1
-	served
+	pair cm podB "$1 -d rxeB -R -F -s $2 -n $3" podA "$1 -d rxeA -R -F -s $2 -n $3 $IP_podB" >&2
 	case $1 in
-	ib_write_bw) awk -v s="$2" '$1 == s && NF >= 5 { print $4; exit }' /tmp/pc ;;
-	ib_write_lat) awk -v s="$2" '$1 == s && NF >= 6 { print $5; exit }' /tmp/pc ;;
+	ib_write_bw) awk -v s="$2" '$1 == s && NF >= 5 { print $4; exit }' /tmp/cli ;;
+	ib_write_lat) awk -v s="$2" '$1 == s && NF >= 6 { print $5; exit }' /tmp/cli ;;
 	esac
 }
 best() { # max|min of the numbers on stdin
