@@ -82,6 +82,7 @@ vm_kernel() { # SUITE
 		mb=$(apt-cache -c "$VM_APT" show --no-all-versions $pkgs 2>/dev/null |
 			awk '/^Size:/ { s += $2 } END { printf "%d", (s + 524288) / 1048576 }')
 		vm_log "first run: downloading $pkgs($mb MB) from $1, unpacked under build/ once"
+		rm -rf "$VM_W"/kernel-* # an older kernel's, replaced
 		mkdir -p "$VM_W/dl"
 		rm -f "$VM_W"/dl/*.deb
 		# shellcheck disable=SC2086 # a list of package names
@@ -111,6 +112,7 @@ vm_userland() { # PACKAGE...
 	n=$(printf '%s\n' "$list" | wc -l)
 	mb=$(vm_download_mb "$@")
 	[ "$mb" -gt 0 ] && vm_log "first run: downloading $n packages ($mb MB) for the guest's userland"
+	rm -rf "$VM_W"/userland-* # older versions', replaced
 	vm_apt_get -y -qq --download-only install "$@" >/dev/null 2>&1 ||
 		vm_die "cannot download $*"
 	rm -rf "$VM_USR.tmp"
