@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # Sourced by the shared-mode case files: pods attached by ib-sriov and
 # ib-host-local as users deploy them (the RoCE network of
-# conf-examples/ib-sriov-nad.yaml, its IPAM ib-host-local), called as Multus
+# conf-examples/ib-sriov-nad.yaml with ib-host-local as its IPAM and without
+# its max_tx_rate: a rate limit would be the performance case's difference,
+# and vm-igb asserts it on the VF table), called as Multus
 # calls a delegate: the NAD's config with the deviceID of the pod's VF and the
 # runtimeConfig of its capabilities added, Multus' CNI_ARGS. Inside each pod
 # an rxe device over the pod's interface stands in for the VF's own RDMA
