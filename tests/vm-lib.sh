@@ -64,24 +64,26 @@ vm_download_mb() { # PACKAGE...
 		awk -F"'" '$1 == "" && NF >= 3 { split($3, f, " "); s += f[2] } END { printf "%d", (s + 524288) / 1048576 }'
 }
 
-# The kernel that SUITE's linux-image-amd64 depends on, unpacked once under
+# The kernel that SUITE's linux-image-amd64 (without SUITE: apt's candidate)
+# depends on, found through VM_APT (vm_apt's, or scripts/backports-apt.sh's
+# for the host's own suites and their backports), unpacked once under
 # VM_W: VM_KPKG (its package), VM_KVER, VM_VMLINUZ, VM_KMODS (its modules
 # directory). From 7.x on linux-image-<ver> is a shell that depends on
 # linux-binary-<ver> (usr/lib/modules/<ver>/vmlinuz; its unsigned variant
 # vmlinuz.unsigned) and linux-modules-<ver>; 6.x has boot/vmlinuz-<ver> and
 # the modules in the one package. Both layouts are read.
-vm_kernel() { # SUITE
-	local dir pkgs mb f
-	VM_KPKG=$(apt-cache -c "$VM_APT" depends "linux-image-amd64/$1" 2>/dev/null |
+vm_kernel() { # [SUITE]
+	local dir pkgs mb f meta=linux-image-amd64${1:+/$1}
+	VM_KPKG=$(apt-cache -c "$VM_APT" depends "$meta" 2>/dev/null |
 		awk '/Depends: linux-image-/ { print $2; exit }')
-	[ -n "$VM_KPKG" ] || vm_die "cannot tell which kernel linux-image-amd64/$1 depends on"
+	[ -n "$VM_KPKG" ] || vm_die "cannot tell which kernel $meta depends on"
 	dir=$VM_W/kernel-$VM_KPKG
 	if [ ! -d "$dir" ]; then
 		pkgs="$VM_KPKG $(apt-cache -c "$VM_APT" depends "$VM_KPKG" 2>/dev/null |
 			awk '/^  Depends: linux-(binary|modules)-/ { print $2 }' | tr '\n' ' ')"
 		mb=$(apt-cache -c "$VM_APT" show --no-all-versions $pkgs 2>/dev/null |
 			awk '/^Size:/ { s += $2 } END { printf "%d", (s + 524288) / 1048576 }')
-		vm_log "first run: downloading $pkgs($mb MB) from $1, unpacked under build/ once"
+		vm_log "first run: downloading $pkgs($mb MB), unpacked under build/ once"
 		rm -rf "$VM_W"/kernel-* # an older kernel's, replaced
 		mkdir -p "$VM_W/dl"
 		rm -f "$VM_W"/dl/*.deb
@@ -131,7 +133,7 @@ vm_userland() { # PACKAGE...
 vm_root() {
 	VM_R=$VM_W/root
 	rm -rf "$VM_R"
-	mkdir -p "$VM_R"/{bin,proc,sys,dev,run,tmp,etc,var/lib,usr/lib/modules,opt/cni/bin}
+	mkdir -p "$VM_R"/{bin,proc,sys,dev,run,tmp,etc,var/lib,usr/lib/modules,usr/lib64,opt/cni/bin}
 	[ -n "${VM_USR:-}" ] && cp -a "$VM_USR"/. "$VM_R"/
 	ln -sfn usr/lib "$VM_R/lib"
 	ln -sfn usr/lib64 "$VM_R/lib64"
@@ -177,8 +179,9 @@ vm_cpio() { # OUT
 # Boot VM_VMLINUZ with INITRD under TCG (no KVM here), serial console into
 # VM_W/console.log, killed after DEADLINE seconds (a hang only: a loaded host
 # makes TCG several times slower). The guest's lines are shown as they come;
-# "<tag>: monitor: <cmd>" lines go to qemu's monitor instead. QEMU-ARGS are
-# the machine and its devices.
+# "<tag>: monitor: <cmd>" lines go to qemu's monitor instead, after the
+# commands of VM_MONITOR_FIRST (printf %b). QEMU-ARGS are the machine and
+# its devices.
 vm_boot() { # DEADLINE INITRD APPEND QEMU-ARG...
 	local deadline=$1 initrd=$2 append=$3 qemu watcher drain
 	shift 3
@@ -194,6 +197,7 @@ vm_boot() { # DEADLINE INITRD APPEND QEMU-ARG...
 	cat "$VM_W/mon.out" >/dev/null &
 	drain=$!
 	exec 3<>"$VM_W/mon.in" # read-write: never blocks, even if qemu failed
+	printf '%b' "${VM_MONITOR_FIRST:-}" >&3 # for a guest started paused (-S)
 	tail --pid=$qemu -n +1 -F "$VM_W/console.log" 2>/dev/null | vm_console &
 	watcher=$!
 	vm_ticker $qemu &
