@@ -6,7 +6,10 @@
 #include <rdma/rdma_netlink.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
+#include <sys/utsname.h>
 #include <unistd.h>
+#include "base/util.h"
 
 #include "base/cleanup.h"
 #include "base/log.h"
@@ -357,6 +360,26 @@ bool cni_rdma_name_valid(const char *name)
 			return false;
 	}
 	return true;
+}
+
+bool cni_rdma_release_names_per_netns(const char *release)
+{
+	unsigned int major = 0, minor = 0;
+
+	if (sscanf(release, "%u.%u", &major, &minor) != 2)
+		return false;
+	return major > 7 || (major == 7 && minor >= 3);
+}
+
+bool cni_rdma_names_per_netns(char release[65])
+{
+	struct utsname u;
+
+	release[0] = '\0';
+	if (uname(&u))
+		return false;
+	copy_str(release, 65, u.release);
+	return cni_rdma_release_names_per_netns(u.release);
 }
 
 uint64_t cni_rdma_guid_of_mac(const unsigned char *mac, unsigned int len)

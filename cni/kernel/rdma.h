@@ -79,6 +79,15 @@ int cni_rdma_move_named(struct cni_sys *sys, const struct cni_rdma_dev *dev, int
  * spaces), so that it reads the same in sysfs, verbs and NCCL_IB_HCA. */
 bool cni_rdma_name_valid(const char *name);
 
+/* Whether the running kernel (release, from uname, into release) names RDMA
+ * devices per network namespace and takes a name with a move: Linux 7.3 on,
+ * where it was seen. A hint for the doctor: rdma-ns reads every named move
+ * back rather than trusting it. */
+bool cni_rdma_names_per_netns(char release[65]);
+
+/* The same rule for a release string ("7.3.4+deb13-amd64"). */
+bool cni_rdma_release_names_per_netns(const char *release);
+
 /* The node GUID rxe and siw give a device over a netdev of this Ethernet
  * MAC (the modified EUI-64), as RDMA netlink reports it; 0 for another length. */
 uint64_t cni_rdma_guid_of_mac(const unsigned char *mac, unsigned int len);

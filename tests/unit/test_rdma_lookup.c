@@ -280,3 +280,13 @@ Test(rdma_lookup, error_names_what_was_tried, .init = tree, .fini = untree)
 	cr_assert_eq(lookup("0000:03:00.4", "ibcni-nonesuch", &f), -ENODEV);
 	cr_assert(strstr(f.tried, ", netdev ibcni-nonesuch in this namespace ("), "%s", f.tried);
 }
+
+Test(rdma_msg, kernels_with_names_per_netns)
+{
+	cr_assert(cni_rdma_release_names_per_netns("7.3.4+deb13-amd64"));
+	cr_assert(cni_rdma_release_names_per_netns("7.10.0"));
+	cr_assert(cni_rdma_release_names_per_netns("8.0.1"));
+	cr_assert_not(cni_rdma_release_names_per_netns("7.2.9"));
+	cr_assert_not(cni_rdma_release_names_per_netns("6.12.48+deb13-amd64"));
+	cr_assert_not(cni_rdma_release_names_per_netns("garbage"));
+}
