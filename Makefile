@@ -271,6 +271,7 @@ help:
 	@echo '  make check-arm64    the arm64 plugins under qemu-user (root)'
 	@echo '  make check-vm       RDMA tests in a qemu VM running Debian'"'"'s kernel (root)'
 	@echo '  make check-vm-igb   ib-sriov on qemu'"'"'s igb SR-IOV PF, backports kernel (root)'
+	@echo '  make check-vm-rdma  RDMA between pods on Linux 7, igb VFs, trixie userland (root)'
 	@echo '  make check-hw       opt-in, real ConnectX VFs (tests/hw/README.md)'
 	@echo '  make check-valgrind the unit tier and netns tests under memcheck (make valgrind-run DYNAMIC=1: the run alone)'
 	@echo '  make fuzz           libFuzzer harnesses, FUZZ_SECONDS each (make fuzz-build: build them only)'

@@ -57,6 +57,9 @@ fi
 if [ -x tests/vm-igb/run.sh ]; then
 	tier vm-igb make --no-print-directory check-vm-igb
 fi
+if [ -x tests/vm-rdma/run.sh ]; then
+	tier vm-rdma make --no-print-directory check-vm-rdma
+fi
 echo "== summary"
 printf '  %s\n' "${summary[@]}"
 echo "check: $total_pass passed, $total_fail failed"

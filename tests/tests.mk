@@ -103,8 +103,13 @@ $(VM_IGB_HELPER): tests/vm-igb/igbhelper.c $(LIB)
 check-vm-igb: all
 	@tests/vm-igb/run.sh
 
+# The vm-rdma tier: Linux 7 (trixie-backports) on qemu's igb PF and VFs,
+# trixie's RDMA userland, real RDMA traffic between pods (tests/vm-rdma/).
+check-vm-rdma: all
+	@tests/vm-rdma/run.sh
+
 # The hardware tier: opt-in, on a node with spare ConnectX VFs (tests/hw/README.md).
 check-hw: all
 	@IBCNI_HW_BIN=$(abspath $(BIN)) tests/hw/run.sh
 
-.PHONY: check-vm-igb check-hw
+.PHONY: check-vm-igb check-vm-rdma check-hw

@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: Apache-2.0
+# Sourced by the shared-mode case files: pods attached by ib-sriov and
+# ib-host-local as users deploy them (the RoCE network of
+# conf-examples/ib-sriov-nad.yaml, its IPAM ib-host-local), called as Multus
+# calls a delegate: the NAD's config with the deviceID of the pod's VF and the
+# runtimeConfig of its capabilities added, Multus' CNI_ARGS. Inside each pod
+# an rxe device over the pod's interface stands in for the VF's own RDMA
+# device (a ConnectX VF has one; an igb VF has none). rxe follows its netdev,
+# so it is created in the pod after the move, where a ConnectX VF's device
+# would already be.
+
+nad() { # NETWORK SUBNET VF MAC: the config ib-sriov receives for one pod
+	printf '{"cniVersion":"1.0.0","name":"%s","type":"ib-sriov","deviceID":"%s",' "$1" "$3"
+	printf '"vlan":100,"spoofchk":"on","trust":"off","mtu":%s,' "$POD_MTU"
+	printf '"capabilities":{"mac":true},"runtimeConfig":{"mac":"%s"},' "$4"
+	printf '"ipam":{"type":"ib-host-local","ranges":[[{"subnet":"%s"}]]}}' "$2"
+}
+POD_MTU=${POD_MTU:-9000}
+multus_args() { # POD
+	echo "IgnoreUnknown=true;K8S_POD_NAMESPACE=default;K8S_POD_NAME=$1;K8S_POD_INFRA_CONTAINER_ID=c-$1"
+}
+# ADD of POD's VF: the pod's netns created, its address in the variable
+# IP_<POD> (without prefix), its result in RES_<POD>.
+attach() { # POD NETWORK SUBNET VF MAC
+	ip netns add "$1"
+	cni ib-sriov ADD "c-$1" "/run/netns/$1" net1 "$(nad "$2" "$3" "$4" "$5")" "$(multus_args "$1")"
+	expect "$1: ib-sriov ADD of VF $4 exits 0 $(msg)" 0 "$RC"
+	eval "IP_$1=$(Jr '.ips[0].address' | cut -d/ -f1)"
+	eval "RES_$1='$OUT'"
+}
+detach() { # POD NETWORK SUBNET VF MAC
+	local res conf
+	eval "res=\$RES_$1"
+	conf=$(nad "$2" "$3" "$4" "$5")
+	cni ib-sriov DEL "c-$1" "/run/netns/$1" net1 "${conf%\}},\"prevResult\":$res}" "$(multus_args "$1")"
+	expect "$1: ib-sriov DEL exits 0 $(msg)" 0 "$RC"
+}
+in_pod() { # POD COMMAND...: run in the pod's netns (its own /sys)
+	local pod=$1
+	shift
+	ip netns exec "$pod" "$@"
+}
+# The RoCE v2 GID of IPV4 on DEV port 1 (::ffff:a.b.c.d), its index printed.
+gid_index() { # DEV IPV4
+	local want g i
+	want=$(echo "$2" | awk -F. '{ printf "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x", $1, $2, $3, $4 }')
+	for _ in $(seq 50); do
+		for g in /sys/class/infiniband/$1/ports/1/gids/*; do
+			i=${g##*/}
+			[ "$(cat "$g" 2>/dev/null)" = "$want" ] &&
+				[ "$(cat "/sys/class/infiniband/$1/ports/1/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] &&
+				{ echo "$i"; return 0; }
+		done
+		sleep 0.1
+	done
+	return 1
+}
+rxe_add() { # POD DEV: rxe over the pod's net1, created from inside the pod
+	in_pod "$1" rdma link add "$2" type rxe netdev net1 2>/tmp/err
+	expect "$1: rxe device $2 over net1 ($(cat /tmp/err))" "link $2/1 state ACTIVE physical_state LINK_UP netdev net1" \
+		"$(in_pod "$1" rdma link show "$2/1" | sed 's/ *$//')"
+}
+# Until a server listens: rdma_cm (a LISTEN cm_id) or TCP PORT in POD.
+wait_cm_listen() {
+	for _ in $(seq 100); do
+		rdma resource show cm_id 2>/dev/null | grep -q LISTEN && return 0
+		sleep 0.1
+	done
+	return 1
+}
+wait_tcp_listen() { # POD PORT
+	local hex
+	hex=$(printf ':%04X 00000000:0000 0A' "$2")
+	for _ in $(seq 100); do
+		in_pod "$1" cat /proc/net/tcp | grep -q "$hex" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# A counter of POD's net1 (rx_bytes, tx_bytes) or of DEV's port (hw_counters).
+netdev_bytes() { in_pod "$1" cat "/sys/class/net/net1/statistics/$2"; }
+rxe_count() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
+udp_4791() { # [POD]: rxe's UDP socket (port 4791, 0x12B7) in POD or on the host
+	if [ -n "${1:-}" ]; then in_pod "$1" cat /proc/net/udp; else cat /proc/net/udp; fi |
+		awk '$2 ~ /:12B7$/ { n++ } END { print n + 0 }'
+}
