@@ -220,7 +220,7 @@ $(BIN)/$(1): $(patsubst %.c,$(OBJ)/%.o,$(wildcard $(PLUGIN_DIR_$(1))/*.c)) $(PLU
 endef
 $(foreach p,$(PLUGINS),$(eval $(call plugin_rule,$(p))))
 
--include $(shell find $(OUT)/build -name '*.d' 2>/dev/null)
+-include $(shell find $(OUT)/build -name '*.d' -type f 2>/dev/null)
 
 include tests/tests.mk
 include tests/fuzz.mk

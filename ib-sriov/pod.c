@@ -63,6 +63,33 @@ static int rdma_resolve(struct add *a, const struct cni_rdma_found *f)
 	return 0;
 }
 
+/* One device into the pod, under rdmaName when it gives one. */
+static int rdma_move(struct add *a, unsigned int i)
+{
+	const struct ibsriov_record *r = &a->rec;
+	const char *want = a->conf.rdma_name;
+	struct cni_rdma_dev d = {.index = r->rdma_index[i]};
+	int ret;
+
+	if (!*want)
+		return cni_rdma_move(a->sys, r->rdma_index[i], a->netns_fd);
+	if (r->n_rdma > 1)
+		return cni_errorf(&a->ctx->err, -E2BIG, CNI_ERR_INVALID_CONFIG,
+				  "rdmaName names one RDMA device",
+				  "%s has %u RDMA devices (%s, %s); remove \"rdmaName\"",
+				  a->conf.device, r->n_rdma, r->rdma[0], r->rdma[1]);
+	copy_str(d.name, sizeof(d.name), r->rdma[i]);
+	ret = cni_rdma_move_named(a->sys, &d, a->netns_fd, want);
+	if (ret == -ENOSYS)
+		return cni_errorf(&a->ctx->err, ret, CNI_ERR_INVALID_CONFIG,
+				  "rdmaName needs RDMA device names per network namespace",
+				  "\"rdmaName\" is \"%s\" but this kernel names RDMA devices once for "
+				  "the whole node: it renamed %s without moving it (undone). Remove "
+				  "rdmaName, or run Linux 7 or later (ib-sriov doctor says which)",
+				  want, d.name);
+	return ret;
+}
+
 /* RDMA isolation: the VF's RDMA devices into the pod before its netdev,
  * because moving them re-creates their ULP netdevs in the old namespace. */
 int ibsriov_rdma_in(struct add *a)
@@ -83,7 +110,9 @@ int ibsriov_rdma_in(struct add *a)
 	if (ret)
 		return fail(a, ret, CNI_ERR_IO, "cannot update the attachment record", r->name);
 	for (unsigned int i = 0; i < r->n_rdma; i++) {
-		ret = cni_rdma_move(a->sys, r->rdma_index[i], a->netns_fd);
+		ret = rdma_move(a, i);
+		if (ret == -ENOSYS || ret == -E2BIG)
+			return ret;
 		if (ret)
 			return cni_errorf(&a->ctx->err, ret, CNI_ERR_DEVICE,
 					  "cannot move the RDMA device into the pod", "%s: %s %s",
