@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "base/cleanup.h"
 #include "base/log.h"
@@ -40,28 +38,17 @@ static int from_sysfs(const char *root, const char *id, struct cni_rdma_found *f
 	return n < 0 ? n : 0;
 }
 
-/* The auxiliary devices under a PCI function (mlx5_core.rdma.N): entries
- * of its directory that the auxiliary bus lists. */
-static int aux_children(const struct cni_rdma_query *q, const char *pci, const char *aux,
+/* The auxiliary devices under a PCI function (mlx5_core.rdma.N). */
+static int aux_children(const char *pci, const char *aux, const char *addr,
 			struct cni_rdma_found *f)
 {
-	char path[512];
-	_cleanup_dir_ DIR *d = NULL;
-	struct dirent *e;
-	struct stat st;
-	int ret = 0;
+	int n = cni_pci_aux_rdma_devs(pci, aux, addr, f->names, CNI_RDMA_FOUND_MAX);
 
-	if (check_snprintf(path, sizeof(path), "%s/devices/%s", pci, q->device))
-		return -ENAMETOOLONG;
-	d = opendir(path);
-	while (d && !f->n && !ret && (e = readdir(d))) {
-		if (e->d_name[0] == '.' ||
-		    check_snprintf(path, sizeof(path), "%s/devices/%s", aux, e->d_name) ||
-		    lstat(path, &st))
-			continue;
-		ret = from_sysfs(aux, e->d_name, f, "auxiliary child");
+	if (n > 0) {
+		f->n = (size_t)n;
+		f->how = "auxiliary child";
 	}
-	return ret;
+	return n < 0 ? n : 0;
 }
 
 static int by_sysfs(const struct cni_rdma_query *q, struct cni_rdma_found *f)
@@ -80,7 +67,8 @@ static int by_sysfs(const struct cni_rdma_query *q, struct cni_rdma_found *f)
 	      is_pci ? "none" : "not a PCI address");
 	if (ret || f->n)
 		return ret;
-	ret = is_pci ? aux_children(q, pci, aux, f) : from_sysfs(aux, q->device, f, "auxiliary child");
+	ret = is_pci ? aux_children(pci, aux, q->device, f)
+		     : from_sysfs(aux, q->device, f, "auxiliary child");
 	tried(f, ", auxiliary child (%s: none)",
 	      is_pci ? "the function's auxiliary devices" : q->device);
 	return ret;

@@ -442,9 +442,12 @@ int cni_rdma_devs(struct cni_sys *sys, struct cni_rdma_dev **devs, size_t *n)
 	return 0;
 }
 
-uint64_t cni_rdma_guid_of_mac(const unsigned char *mac, unsigned int len)
+/* Linux 7's move with a name: as a move here (CHECK reads the name from
+ * the config). */
+int cni_rdma_move_named(struct cni_sys *sys, const struct cni_rdma_dev *dev, int netns_fd,
+			const char *name)
 {
-	return 0;
+	return cni_rdma_move(sys, dev->index, netns_fd);
 }
 
 /* As the real one: found in the pod by index (or name), moved back, then

@@ -54,7 +54,7 @@ say "host: $(rdma link show | tr '\n' ';') podA: $(in_pod podA rdma link show | 
 for pv in "A $VF0" "B $VF1"; do
 	set -- $pv
 	p=$1
-	cni rdma ADD "c-pod$p" "/run/netns/pod$p" net1 "$(rdmans_conf "$2" "$(res pod$p)")" "$(multus_args pod$p)"
+	cni rdma-ns ADD "c-pod$p" "/run/netns/pod$p" net1 "$(rdmans_conf "$2" "$(res pod$p)")" "$(multus_args pod$p)"
 	expect "pod$p: rdma-ns ADD exits 0 $(msg)" 0 "$RC"
 	expect "pod$p: rdma-ns prints the prevResult" "$(res pod$p | igbhelper json '.interfaces[0].name' '.ips[0].address')" \
 		"$(J '.interfaces[0].name' '.ips[0].address')"
@@ -65,7 +65,7 @@ expect "after ADD: podB lists rxeB" "rxeB" "$(devs podB)"
 expect "after ADD: the host lists neither" "" "$(devs)"
 expect "after ADD: podA sees rxeA's port bound to net1" "link rxeA/1 state ACTIVE physical_state LINK_UP netdev net1" \
 	"$(in_pod podA rdma link show rxeA/1 | sed 's/ *$//')"
-cni rdma CHECK c-podA /run/netns/podA net1 "$(rdmans_conf "$VF0" "$(res podA)")" "$(multus_args podA)"
+cni rdma-ns CHECK c-podA /run/netns/podA net1 "$(rdmans_conf "$VF0" "$(res podA)")" "$(multus_args podA)"
 expect "podA: rdma-ns CHECK exits 0 (device and port seen in the pod) $(msg)" 0 "$RC"
 
 # Verbs between the two moved devices: 20 messages of 4096 bytes each way,
@@ -114,7 +114,7 @@ fi
 ip link add hx0 type veth peer name hx1
 if rdma link add rxeA type rxe netdev hx0 2>/tmp/err; then
 	ok "the host creates its own rxeA while podA holds one (names per netns)"
-	cni rdma DEL c-podA /run/netns/podA net1 "$(rdmans_conf "$VF0" "$(res podA)")" "$(multus_args podA)"
+	cni rdma-ns DEL c-podA /run/netns/podA net1 "$(rdmans_conf "$VF0" "$(res podA)")" "$(multus_args podA)"
 	expect "podA: rdma-ns DEL exits 0 $(msg)" 0 "$RC"
 	expect "DEL: podA lists no device" "" "$(devs podA)"
 	contains "DEL: the host has its rxeA and podA's back under a free name" "rxeA rxeA_" "$(devs)"
@@ -122,24 +122,24 @@ if rdma link add rxeA type rxe netdev hx0 2>/tmp/err; then
 	rdma link del rxeA
 else
 	ko "the host creates its own rxeA while podA holds one" "$(cat /tmp/err)"
-	cni rdma DEL c-podA /run/netns/podA net1 "$(rdmans_conf "$VF0" "$(res podA)")" "$(multus_args podA)"
+	cni rdma-ns DEL c-podA /run/netns/podA net1 "$(rdmans_conf "$VF0" "$(res podA)")" "$(multus_args podA)"
 fi
 ip link del hx0
-cni rdma DEL c-podB /run/netns/podB net1 "$(rdmans_conf "$VF1" "$(res podB)")" "$(multus_args podB)"
+cni rdma-ns DEL c-podB /run/netns/podB net1 "$(rdmans_conf "$VF1" "$(res podB)")" "$(multus_args podB)"
 expect "podB: rdma-ns DEL exits 0 $(msg)" 0 "$RC"
 expect "DEL: rxeB is back on the host under its name" "yes" "$(devs | grep -qw rxeB && echo yes)"
-cni rdma DEL c-podB /run/netns/podB net1 "$(rdmans_conf "$VF1" "$(res podB)")" "$(multus_args podB)"
+cni rdma-ns DEL c-podB /run/netns/podB net1 "$(rdmans_conf "$VF1" "$(res podB)")" "$(multus_args podB)"
 expect "podB: a second DEL exits 0 $(msg)" 0 "$RC"
 
 # rdmaName "auto": the device takes the pod interface's name in the pod, the
 # same on every node; DEL gives it its host name back.
-cni rdma ADD c-podB /run/netns/podB net1 "$(rdmans_conf "$VF1" "$(res podB)" '"rdmaName":"auto"')" "$(multus_args podB)"
+cni rdma-ns ADD c-podB /run/netns/podB net1 "$(rdmans_conf "$VF1" "$(res podB)" '"rdmaName":"auto"')" "$(multus_args podB)"
 if [ "$RC" = 0 ]; then
 	ok "rdmaName auto: rdma-ns ADD exits 0"
 	expect "rdmaName auto: podB lists net1" "net1" "$(devs podB)"
-	cni rdma CHECK c-podB /run/netns/podB net1 "$(rdmans_conf "$VF1" "$(res podB)" '"rdmaName":"auto"')" "$(multus_args podB)"
+	cni rdma-ns CHECK c-podB /run/netns/podB net1 "$(rdmans_conf "$VF1" "$(res podB)" '"rdmaName":"auto"')" "$(multus_args podB)"
 	expect "rdmaName: CHECK finds it by that name $(msg)" 0 "$RC"
-	cni rdma DEL c-podB /run/netns/podB net1 "$(rdmans_conf "$VF1" "$(res podB)" '"rdmaName":"auto"')" "$(multus_args podB)"
+	cni rdma-ns DEL c-podB /run/netns/podB net1 "$(rdmans_conf "$VF1" "$(res podB)" '"rdmaName":"auto"')" "$(multus_args podB)"
 	expect "rdmaName: DEL exits 0 $(msg)" 0 "$RC"
 	expect "rdmaName: DEL gives rxeB its host name back" "yes" "$(devs | grep -qw rxeB && echo yes)"
 else
