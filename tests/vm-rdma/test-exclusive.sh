@@ -92,13 +92,13 @@ say "ibv_rc_pingpong podA -> podB (moved devices): $(grep 'bytes in' /tmp/pc), V
 # cleared: a kernel defect, not the mover's). Named when seen; a kernel that
 # fixes it makes this pass by itself.
 dmesg -c >/dev/null 2>&1
-in_pod podB rping -s -a "$IP_podB" -C 3 -S 64 -v >/tmp/rs 2>&1 &
-srv=$!
-wait_cm_listen
-in_pod podA rping -c -a "$IP_podB" -C 3 -S 64 -v >/tmp/rc 2>&1
+timeout 30 /usr/sbin/ip netns exec podB rping -s -a "$IP_podB" -C 3 -S 64 -v >/tmp/rs 2>&1 &
+for _ in $(seq 100); do
+	in_pod podB rdma resource show cm_id 2>/dev/null | grep -q LISTEN && break
+	sleep 0.1
+done
+timeout 20 /usr/sbin/ip netns exec podA rping -c -a "$IP_podB" -C 3 -S 64 -v >/tmp/rc 2>&1
 rc=$?
-sleep 0.5
-kill $srv 2>/dev/null
 wait
 if [ $rc -eq 0 ] && [ "$(grep -c 'ping data' /tmp/rs)" = 3 ]; then
 	ok "rdma_cm (rping) between the moved devices: 3 payloads"
