@@ -32,8 +32,8 @@ int ibsriov_rdma_find(struct add *a, struct cni_rdma_found *f)
 				  a->conf.device, a->vf.name, f->tried);
 	if (ret == -ENODEV)
 		return cni_errorf(&a->ctx->err, ret, CNI_ERR_DEVICE, "the VF has no RDMA device",
-				  "rdmaIsolation is set but %s has none: tried %s",
-				  a->conf.device, f->tried);
+				  "rdmaIsolation is set but %s has none: tried %s", a->conf.device,
+				  f->tried);
 	if (ret)
 		return fail(a, ret, CNI_ERR_DEVICE, "cannot list the VF's RDMA devices",
 			    a->conf.device);
@@ -50,12 +50,13 @@ static int rdma_resolve(struct add *a, const struct cni_rdma_found *f)
 
 	for (size_t i = 0; i < f->n; i++) {
 		struct cni_rdma_dev d = {.index = f->index[i]};
-		int ret = strcmp(f->how, "netdev") ? cni_rdma_dev_get(a->sys, f->names[i], 0, &d) : 0;
+		int ret =
+		    strcmp(f->how, "netdev") ? cni_rdma_dev_get(a->sys, f->names[i], 0, &d) : 0;
 
 		if (ret)
 			return cni_errorf(&a->ctx->err, ret, CNI_ERR_DEVICE,
-					  "cannot find the VF's RDMA device", "%s: %s",
-					  f->names[i], cni_rdma_strerror(ret));
+					  "cannot find the VF's RDMA device", "%s: %s", f->names[i],
+					  cni_rdma_strerror(ret));
 		copy_str(r->rdma[i], sizeof(r->rdma[i]), f->names[i]);
 		r->rdma_index[i] = d.index;
 	}
@@ -81,12 +82,13 @@ static int rdma_move(struct add *a, unsigned int i)
 	copy_str(d.name, sizeof(d.name), r->rdma[i]);
 	ret = cni_rdma_move_named(a->sys, &d, a->netns_fd, want);
 	if (ret == -ENOSYS)
-		return cni_errorf(&a->ctx->err, ret, CNI_ERR_INVALID_CONFIG,
-				  "rdmaName needs RDMA device names per network namespace",
-				  "\"rdmaName\" is \"%s\" but this kernel names RDMA devices once for "
-				  "the whole node: it renamed %s without moving it (undone). Remove "
-				  "rdmaName, or run Linux 7 or later (ib-sriov doctor says which)",
-				  want, d.name);
+		return cni_errorf(
+		    &a->ctx->err, ret, CNI_ERR_INVALID_CONFIG,
+		    "rdmaName needs RDMA device names per network namespace",
+		    "\"rdmaName\" is \"%s\" but this kernel names RDMA devices once for "
+		    "the whole node: it renamed %s without moving it (undone). Remove "
+		    "rdmaName, or run Linux 7 or later (ib-sriov doctor says which)",
+		    want, d.name);
 	return ret;
 }
 

@@ -110,11 +110,10 @@ static int validate(struct cni_sys *sys, struct cni_ctx *ctx, int *pod,
 		return ret;
 	ret = rdmans_devices_of(sys, ctx, *pod, rec);
 	if (!ret && *want && rec->n_rdma > 1)
-		return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG,
-				  "rdmaName names one RDMA device",
-				  "%s has %u RDMA devices (%s, %s%s); remove \"rdmaName\"",
-				  rec->deviceid, rec->n_rdma, rec->rdma[0], rec->rdma[1],
-				  rec->n_rdma > 2 ? ", ..." : "");
+		return cni_errorf(
+		    &ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG, "rdmaName names one RDMA device",
+		    "%s has %u RDMA devices (%s, %s%s); remove \"rdmaName\"", rec->deviceid,
+		    rec->n_rdma, rec->rdma[0], rec->rdma[1], rec->n_rdma > 2 ? ", ..." : "");
 	return ret;
 }
 

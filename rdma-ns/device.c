@@ -295,8 +295,7 @@ static void keep(const struct cni_rdma_found *f, struct rdmans_record *rec)
 	}
 }
 
-int rdmans_devices_of(struct cni_sys *sys, struct cni_ctx *ctx, int pod,
-		      struct rdmans_record *rec)
+int rdmans_devices_of(struct cni_sys *sys, struct cni_ctx *ctx, int pod, struct rdmans_record *rec)
 {
 	const char *ifname = pod_ifname(ctx, pod);
 	struct cni_rdma_query q = {

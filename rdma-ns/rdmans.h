@@ -30,8 +30,7 @@ int rdmans_device(struct cni_sys *sys, struct cni_ctx *ctx, int pod, char dev[RD
  * to the pod interface: cni_rdma_lookup) into its rdma[], with their indices
  * (RDMANS_REC_HAS_RDMA_INDEX) when netlink found them; err filled (code 101
  * naming what was tried, or both candidates). */
-int rdmans_devices_of(struct cni_sys *sys, struct cni_ctx *ctx, int pod,
-		      struct rdmans_record *rec);
+int rdmans_devices_of(struct cni_sys *sys, struct cni_ctx *ctx, int pod, struct rdmans_record *rec);
 
 /* deviceID or pciBusID as configured (normalised when a PCI address),
  * "" when neither is set, *key (optional) naming the key used; -EINVAL (err

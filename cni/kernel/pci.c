@@ -236,8 +236,8 @@ int cni_pci_aux_rdma_devs(const char *root, const char *aux_root, const char *ad
 		return -ENAMETOOLONG;
 	d = opendir(path);
 	while (d && !n && (e = readdir(d))) {
-		if (e->d_name[0] == '.' || dev_path(path, sizeof(path), aux_root, e->d_name, NULL) ||
-		    lstat(path, &st))
+		if (e->d_name[0] == '.' ||
+		    dev_path(path, sizeof(path), aux_root, e->d_name, NULL) || lstat(path, &st))
 			continue;
 		n = cni_pci_rdma_devs(aux_root, e->d_name, names, max);
 	}

@@ -70,10 +70,10 @@ static struct nl_msg *set_msg(uint32_t index, int netns_fd, const char *name)
 {
 	struct nl_msg *msg = request(RDMA_NLDEV_CMD_SET, 0);
 
-	if (msg && (nla_put_u32(msg, RDMA_NLDEV_ATTR_DEV_INDEX, index) < 0 ||
-		    (netns_fd >= 0 &&
-		     nla_put_u32(msg, RDMA_NLDEV_NET_NS_FD, (uint32_t)netns_fd) < 0) ||
-		    (name && nla_put_string(msg, RDMA_NLDEV_ATTR_DEV_NAME, name) < 0))) {
+	if (msg &&
+	    (nla_put_u32(msg, RDMA_NLDEV_ATTR_DEV_INDEX, index) < 0 ||
+	     (netns_fd >= 0 && nla_put_u32(msg, RDMA_NLDEV_NET_NS_FD, (uint32_t)netns_fd) < 0) ||
+	     (name && nla_put_string(msg, RDMA_NLDEV_ATTR_DEV_NAME, name) < 0))) {
 		nlmsg_free(msg);
 		return NULL;
 	}

@@ -107,8 +107,8 @@ const struct cni_rdma_dev *cni_rdma_find(const struct cni_rdma_dev *devs, size_t
 /* The name a device of index comes home under: want when no other device
  * of host (the host's dump) has it, else a free "<want>_<index>[_k]";
  * -EEXIST when none is free. */
-int cni_rdma_host_name(const struct cni_rdma_dev *host, size_t n, const char *want,
-		       uint32_t index, char out[CNI_RDMA_NAME_MAX]);
+int cni_rdma_host_name(const struct cni_rdma_dev *host, size_t n, const char *want, uint32_t index,
+		       char out[CNI_RDMA_NAME_MAX]);
 
 /* From inside the pod netns pod_fd (the kernel's rule), move every device
  * of refs still there back to the caller's namespace, under its recorded

@@ -26,8 +26,7 @@ static void tried(struct cni_rdma_found *f, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int from_sysfs(const char *root, const char *id, struct cni_rdma_found *f,
-		      const char *how)
+static int from_sysfs(const char *root, const char *id, struct cni_rdma_found *f, const char *how)
 {
 	int n = cni_pci_rdma_devs(root, id, f->names, CNI_RDMA_FOUND_MAX);
 
@@ -114,7 +113,8 @@ static int matched(struct cni_rdma_found *f, const char *prefix)
 		char list[CNI_RDMA_TRIED_MAX];
 
 		copy_str(list, sizeof(list), f->tried);
-		check_snprintf(f->tried, sizeof(f->tried), "%s: %s", prefix, list); /* cut: still a message */
+		check_snprintf(f->tried, sizeof(f->tried), "%s: %s", prefix,
+			       list); /* cut: still a message */
 		f->n = n < CNI_RDMA_FOUND_MAX ? n : CNI_RDMA_FOUND_MAX;
 		return -ENOTUNIQ;
 	}

@@ -16,20 +16,21 @@
 #define CNI_RDMA_TRIED_MAX 512
 
 struct cni_rdma_query {
-	const char *device;	       /* PCI address or auxiliary device name; NULL: none */
+	const char *device;		 /* PCI address or auxiliary device name; NULL: none */
 	const char *pci_root, *aux_root; /* NULL: CNI_PCI_ROOT, CNI_AUX_ROOT */
-	int netns_fd;		       /* the netdev's namespace; -1: the caller's */
-	const char *netns;	       /* its name, for messages */
-	const char *ifname;	       /* the netdev there; NULL: no step 3 */
+	int netns_fd;			 /* the netdev's namespace; -1: the caller's */
+	const char *netns;		 /* its name, for messages */
+	const char *ifname;		 /* the netdev there; NULL: no step 3 */
 };
 
 struct cni_rdma_found {
 	char names[CNI_RDMA_FOUND_MAX][CNI_RDMA_NAME_MAX];
 	uint32_t index[CNI_RDMA_FOUND_MAX]; /* step 3 only; sysfs gives names */
 	size_t n;
-	const char *how;    /* "PCI child", "auxiliary child", "netdev" */
-	bool in_netns;	    /* step 3 found it in the netdev's namespace, not the caller's */
-	char tried[CNI_RDMA_TRIED_MAX]; /* what was tried (-ENODEV), or the candidates (-ENOTUNIQ) */
+	const char *how; /* "PCI child", "auxiliary child", "netdev" */
+	bool in_netns;	 /* step 3 found it in the netdev's namespace, not the caller's */
+	char
+	    tried[CNI_RDMA_TRIED_MAX]; /* what was tried (-ENODEV), or the candidates (-ENOTUNIQ) */
 };
 
 /* Run the three steps for q: 0 with f->n >= 1; -ENODEV with f->tried

@@ -30,8 +30,8 @@ static bool taken(const struct cni_rdma_dev *host, size_t n, const char *name, u
 	return false;
 }
 
-int cni_rdma_host_name(const struct cni_rdma_dev *host, size_t n, const char *want,
-		       uint32_t index, char out[CNI_RDMA_NAME_MAX])
+int cni_rdma_host_name(const struct cni_rdma_dev *host, size_t n, const char *want, uint32_t index,
+		       char out[CNI_RDMA_NAME_MAX])
 {
 	for (unsigned int k = 0; k < 16; k++) {
 		int len;
@@ -100,9 +100,8 @@ static int confirm_home(struct cni_sys *sys, const struct cni_rdma_ref *refs, si
 
 /* One dump in the pod (the kernel requires the move to be asked from the
  * device's netns); a device it does not show must be on the host. */
-static int return_from_pod(struct cni_sys *sys, const struct cni_rdma_ref *refs, size_t n,
-			   int home, const struct cni_rdma_dev *host, size_t n_host,
-			   const char **failed)
+static int return_from_pod(struct cni_sys *sys, const struct cni_rdma_ref *refs, size_t n, int home,
+			   const struct cni_rdma_dev *host, size_t n_host, const char **failed)
 {
 	_cleanup_free_ struct cni_rdma_dev *devs = NULL;
 	size_t count = 0;

@@ -131,9 +131,8 @@ Test(rdma_msg, names)
 	name[63] = 'a';
 	name[64] = '\0';
 	cr_assert_not(cni_rdma_name_valid(name));
-	static const char *const bad[] = {"",	 "../x", "a/b",	    "mlx5_%d", "a b",
-					  ".a",	 "-a",	 "_a",	    "\xc3\xa9", "a\nb",
-					  "a\"b", "a$b",	 "a\\b"};
+	static const char *const bad[] = {"",	"../x",	    "a/b",  "mlx5_%d", "a b", ".a",  "-a",
+					  "_a", "\xc3\xa9", "a\nb", "a\"b",    "a$b", "a\\b"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		cr_assert_not(cni_rdma_name_valid(bad[i]), "%s", bad[i]);
 }
@@ -161,8 +160,9 @@ Test(rdma_msg, host_name_free_or_derived)
 
 Test(rdma_lookup, bound_port_in_the_netdevs_namespace)
 {
-	struct cni_rdma_port ports[] = {{.dev_index = 3, .dev_name = "rxe0", .port = 1, .ndev_index = 12},
-					{.dev_index = 4, .dev_name = "rxe1", .port = 1, .ndev_index = 13}};
+	struct cni_rdma_port ports[] = {
+	    {.dev_index = 3, .dev_name = "rxe0", .port = 1, .ndev_index = 12},
+	    {.dev_index = 4, .dev_name = "rxe1", .port = 1, .ndev_index = 13}};
 	struct cni_rdma_view there = {.ports = ports, .n_ports = 2};
 	struct cni_rdma_found f;
 
@@ -175,8 +175,7 @@ Test(rdma_lookup, bound_port_in_the_netdevs_namespace)
 	/* siw and rxe over the same netdev: two candidates, both named. */
 	ports[0].ndev_index = 13;
 	cr_assert_eq(cni_rdma_match_netdev(&there, NULL, 13, 0, &f), -ENOTUNIQ);
-	cr_assert_str_eq(f.tried,
-			 "each has a port bound to it: rxe0 (index 3) and rxe1 (index 4)");
+	cr_assert_str_eq(f.tried, "each has a port bound to it: rxe0 (index 3) and rxe1 (index 4)");
 }
 
 /* Exclusive mode, rxe created from inside the pod: the pod's socket lists
@@ -184,14 +183,15 @@ Test(rdma_lookup, bound_port_in_the_netdevs_namespace)
 Test(rdma_lookup, exclusive_mode_needs_the_second_proof)
 {
 	struct cni_rdma_port host_ports[] = {
-	    {.dev_index = 3, .dev_name = "rxe0", .port = 1},		     /* pod A's */
+	    {.dev_index = 3, .dev_name = "rxe0", .port = 1},		      /* pod A's */
 	    {.dev_index = 5, .dev_name = "rxe9", .port = 1, .ndev_index = 2}, /* the host's */
-	    {.dev_index = 6, .dev_name = "rxe1", .port = 1}};		     /* pod B's */
+	    {.dev_index = 6, .dev_name = "rxe1", .port = 1}};		      /* pod B's */
 	struct cni_rdma_dev host_devs[] = {{.index = 3, .name = "rxe0", .node_guid = GUID_A},
 					   {.index = 5, .name = "rxe9", .node_guid = GUID_A},
 					   {.index = 6, .name = "rxe1", .node_guid = 0x1234}};
 	struct cni_rdma_view there = {0},
-			     here = {.ports = host_ports, .n_ports = 3, .devs = host_devs, .n_devs = 3};
+			     here = {
+				 .ports = host_ports, .n_ports = 3, .devs = host_devs, .n_devs = 3};
 	struct cni_rdma_found f;
 
 	/* A host device over a netdev with the same MAC is the host's. */
@@ -210,7 +210,8 @@ Test(rdma_lookup, exclusive_mode_needs_the_second_proof)
 
 Test(rdma_lookup, found_in_the_pod_already)
 {
-	struct cni_rdma_port pod_ports[] = {{.dev_index = 3, .dev_name = "net1", .port = 1, .ndev_index = 12}};
+	struct cni_rdma_port pod_ports[] = {
+	    {.dev_index = 3, .dev_name = "net1", .port = 1, .ndev_index = 12}};
 	struct cni_rdma_view there = {.ports = pod_ports, .n_ports = 1}, here = {0};
 	struct cni_rdma_found f;
 
@@ -258,11 +259,9 @@ Test(rdma_lookup, order_pci_then_auxiliary, .init = tree, .fini = untree)
 	cr_assert_eq(lookup("0000:03:00.2", "eth2", &f), 0);
 	cr_assert(f.n == 1 && !strcmp(f.names[0], "mlx5_2") && !strcmp(f.how, "PCI child"));
 	cr_assert_eq(lookup("0000:03:00.3", "eth3", &f), 0);
-	cr_assert(f.n == 1 && !strcmp(f.names[0], "mlx5_3") &&
-		  !strcmp(f.how, "auxiliary child"));
+	cr_assert(f.n == 1 && !strcmp(f.names[0], "mlx5_3") && !strcmp(f.how, "auxiliary child"));
 	cr_assert_eq(lookup("mlx5_core.sf.4", NULL, &f), 0);
-	cr_assert(f.n == 1 && !strcmp(f.names[0], "mlx5_9") &&
-		  !strcmp(f.how, "auxiliary child"));
+	cr_assert(f.n == 1 && !strcmp(f.names[0], "mlx5_9") && !strcmp(f.how, "auxiliary child"));
 }
 
 Test(rdma_lookup, error_names_what_was_tried, .init = tree, .fini = untree)
