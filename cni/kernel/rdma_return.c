@@ -54,13 +54,19 @@ int cni_rdma_host_name(const struct cni_rdma_dev *host, size_t n, const char *wa
  * The plain move when it has that name already: every kernel takes it.
  * Only the kernel's "no such device", or a second look that no longer
  * finds it, counts as gone. */
+/* The host as DEL finds it: its namespace (fd) and its devices' names. */
+struct home {
+	int fd;
+	const struct cni_rdma_dev *devs;
+	size_t n;
+};
+
 static int return_one(struct cni_sys *sys, const struct cni_rdma_dev *d,
-		      const struct cni_rdma_ref *ref, int home, const struct cni_rdma_dev *host,
-		      size_t n_host)
+		      const struct cni_rdma_ref *ref, const struct home *h)
 {
 	char name[CNI_RDMA_NAME_MAX];
 	struct cni_rdma_dev again;
-	int ret = cni_rdma_host_name(host, n_host, ref->name, d->index, name);
+	int home = h->fd, ret = cni_rdma_host_name(h->devs, h->n, ref->name, d->index, name);
 
 	if (!ret && strcmp(d->name, name)) {
 		ret = cni_rdma_move_named(sys, d, home, name);
@@ -100,8 +106,8 @@ static int confirm_home(struct cni_sys *sys, const struct cni_rdma_ref *refs, si
 
 /* One dump in the pod (the kernel requires the move to be asked from the
  * device's netns); a device it does not show must be on the host. */
-static int return_from_pod(struct cni_sys *sys, const struct cni_rdma_ref *refs, size_t n, int home,
-			   const struct cni_rdma_dev *host, size_t n_host, const char **failed)
+static int return_from_pod(struct cni_sys *sys, const struct cni_rdma_ref *refs, size_t n,
+			   const struct home *h, const char **failed)
 {
 	_cleanup_free_ struct cni_rdma_dev *devs = NULL;
 	size_t count = 0;
@@ -110,7 +116,7 @@ static int return_from_pod(struct cni_sys *sys, const struct cni_rdma_ref *refs,
 	for (size_t i = 0; i < n && !ret; i++) {
 		const struct cni_rdma_dev *d = cni_rdma_find(devs, count, &refs[i]);
 
-		if (d && (ret = return_one(sys, d, &refs[i], home, host, n_host)))
+		if (d && (ret = return_one(sys, d, &refs[i], h)))
 			*failed = refs[i].name;
 	}
 	return ret;
@@ -119,24 +125,25 @@ static int return_from_pod(struct cni_sys *sys, const struct cni_rdma_ref *refs,
 int cni_rdma_return(struct cni_sys *sys, int pod_fd, const struct cni_rdma_ref *refs, size_t n,
 		    const char **failed)
 {
-	_cleanup_close_ int home = cni_netns_open_current(sys);
+	_cleanup_close_ int fd = cni_netns_open_current(sys);
 	_cleanup_free_ struct cni_rdma_dev *host = NULL;
-	size_t n_host = 0;
+	struct home h = {.fd = fd};
 	int saved = -1, ret;
 
 	*failed = NULL;
-	if (home < 0)
-		return home;
+	if (fd < 0)
+		return fd;
 	/* The host's names first: the name each device comes back under. */
-	ret = cni_rdma_devs(sys, &host, &n_host);
+	ret = cni_rdma_devs(sys, &host, &h.n);
 	if (ret == -EPROTONOSUPPORT)
 		return 0; /* no RDMA subsystem: nothing can be in the pod */
 	if (ret)
 		return ret;
+	h.devs = host;
 	ret = cni_netns_enter(sys, pod_fd, &saved);
 	if (ret)
 		return ret;
-	ret = return_from_pod(sys, refs, n, home, host, n_host, failed);
+	ret = return_from_pod(sys, refs, n, &h, failed);
 	if (cni_netns_restore(sys, &saved) && !ret)
 		ret = -EIO;
 	return ret ? ret : confirm_home(sys, refs, n, failed);

@@ -51,6 +51,7 @@ expect "the host sees rxeA's port without its netdev (elsewhere)" "link rxeA/1 s
 say "host: $(rdma link show | tr '\n' ';') podA: $(in_pod podA rdma link show | tr '\n' ';')"
 
 # rdma-ns ADD: found by netdev, moved into the pod.
+dmesg -c >/dev/null 2>&1 # the kernel's lines from the moves on, for the rdma_cm case
 for pv in "A $VF0" "B $VF1"; do
 	set -- $pv
 	p=$1
@@ -91,7 +92,6 @@ say "ibv_rc_pingpong podA -> podB (moved devices): $(grep 'bytes in' /tmp/pc), V
 # re-registers in another namespace on 7.3 (port->qp_gsi_index is never
 # cleared: a kernel defect, not the mover's). Named when seen; a kernel that
 # fixes it makes this pass by itself.
-dmesg -c >/dev/null 2>&1
 timeout 30 /usr/sbin/ip netns exec podB rping -s -a "$IP_podB" -C 3 -S 64 -v >/tmp/rs 2>&1 &
 for _ in $(seq 100); do
 	in_pod podB rdma resource show cm_id 2>/dev/null | grep -q LISTEN && break
@@ -102,11 +102,12 @@ rc=$?
 wait
 if [ $rc -eq 0 ] && [ "$(grep -c 'ping data' /tmp/rs)" = 3 ]; then
 	ok "rdma_cm (rping) between the moved devices: 3 payloads"
-elif grep -q 'rdma_connect: Invalid argument' /tmp/rc && dmesg | grep -q "Couldn't create ib_mad QP1"; then
-	ok "rdma_cm after the move: Linux $(uname -r)'s rxe QP1 defect (rdma_connect: Invalid argument; kernel: Couldn't create ib_mad QP1), not ours"
-	say "KNOWN KERNEL DEFECT: rxe cannot re-create QP1 after a netns move: $(dmesg | grep -m1 'QP1')"
+elif grep -q -E 'rdma_connect: Invalid argument|connect error' /tmp/rc &&
+	dmesg | grep -q "Couldn't create ib_mad QP1"; then
+	ok "rdma_cm after the move: Linux $(uname -r)'s rxe QP1 defect (rping: $(grep -m1 -E 'rdma_connect|connect error' /tmp/rc); kernel: Couldn't create ib_mad QP1), not ours"
+	say "KNOWN KERNEL DEFECT: rxe cannot re-create QP1 after a netns move: $(dmesg | grep -E 'QP1|rxe_create_qp' | head -2 | tr '\n' ' ')"
 else
-	ko "rdma_cm between the moved devices" "rping: $(tail -2 /tmp/rc | tr '\n' ' ') kernel: $(dmesg | tail -3 | tr '\n' ' ')"
+	ko "rdma_cm between the moved devices" "rping: $(tr '\n' ' ' </tmp/rc) kernel: $(dmesg | tail -5 | tr '\n' ' ')"
 fi
 
 # DEL returns podA's device to the host, though the host took its name
