@@ -140,7 +140,10 @@ int cni_rdma_match_netdev(const struct cni_rdma_view *there, const struct cni_rd
 	 * it and the host's lists it without the netdev (elsewhere). A name
 	 * cannot tell it from another pod's ("net1" is everywhere): the node
 	 * GUID rxe and siw derive from the netdev's MAC is the second proof,
-	 * and a device with a port bound to a host netdev is the host's. */
+	 * and a device with a port bound to a host netdev is the host's. A MAC
+	 * is the pod's to set: two devices with its GUID are an error naming
+	 * both, never a guess; what no socket shows (which pod's netdev a
+	 * host-listed port is bound to) cannot be proven stronger. */
 	for (size_t i = 0; guid && i < here->n_devs; i++)
 		if (here->devs[i].node_guid == guid && !bound_here(here, here->devs[i].index))
 			candidate(f, here->devs[i].name, here->devs[i].index);
