@@ -64,7 +64,7 @@ struct home {
 static int return_one(struct cni_sys *sys, const struct cni_rdma_dev *d,
 		      const struct cni_rdma_ref *ref, const struct home *h)
 {
-	char name[CNI_RDMA_NAME_MAX];
+	char name[CNI_RDMA_NAME_MAX], ack[CNI_SYS_EXT_ACK];
 	struct cni_rdma_dev again;
 	int home = h->fd, ret = cni_rdma_host_name(h->devs, h->n, ref->name, d->index, name);
 
@@ -79,9 +79,13 @@ static int return_one(struct cni_sys *sys, const struct cni_rdma_dev *d,
 	}
 	if (!ret)
 		log_info("moved RDMA device %s (index %u) back to the host", d->name, d->index);
-	if (!ret || ret == -ENODEV ||
-	    cni_rdma_dev_get(sys, ref->has_index ? NULL : ref->name, d->index, &again) == -ENODEV)
+	if (!ret || ret == -ENODEV)
 		return 0;
+	/* The second look must not lose the kernel's text for the refusal. */
+	memcpy(ack, sys->ext_ack, sizeof(ack));
+	if (cni_rdma_dev_get(sys, ref->has_index ? NULL : ref->name, d->index, &again) == -ENODEV)
+		return 0;
+	memcpy(sys->ext_ack, ack, sizeof(ack));
 	return ret;
 }
 

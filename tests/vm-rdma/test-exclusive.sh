@@ -132,6 +132,19 @@ expect "DEL: rxeB is back on the host under its name" "yes" "$(devs | grep -qw r
 cni rdma-ns DEL c-podB /run/netns/podB net1 "$(rdmans_conf "$VF1" "$(res podB)")" "$(multus_args podB)"
 expect "podB: a second DEL exits 0 $(msg)" 0 "$RC"
 
+# A name the pod holds already: the kernel refuses the move, and its
+# extended-ack text reaches the error; the ADD is undone (rxeB on the host).
+ip link add hy0 type veth peer name hy1
+rdma link add rxeH type rxe netdev hy0 2>/tmp/err && rdma dev set rxeH netns podB 2>>/tmp/err
+expect "podB holds a device named rxeH ($(cat /tmp/err))" "rxeH" "$(devs podB)"
+cni rdma-ns ADD c-podB /run/netns/podB net1 "$(rdmans_conf "$VF1" "$(res podB)" '"rdmaName":"rxeH"')" "$(multus_args podB)"
+expect "rdmaName taken in the pod: ADD fails, code 101" 101 "$(J .code)"
+contains "the error carries the kernel's extended ack" "namespace" "$(Jr .details)"
+say "rdmaName taken: $(Jr .details)"
+expect "the failed ADD is undone: rxeB on the host, podB holds rxeH only" "rxeB rxeH" "$(devs | grep -o rxeB) $(devs podB)"
+ip link del hy0
+expect "rxeH went with its netdev" "" "$(devs podB)"
+
 # rdmaName "auto": the device takes the pod interface's name in the pod, the
 # same on every node; DEL gives it its host name back.
 cni rdma-ns ADD c-podB /run/netns/podB net1 "$(rdmans_conf "$VF1" "$(res podB)" '"rdmaName":"auto"')" "$(multus_args podB)"
