@@ -139,7 +139,7 @@ rdma link add rxeH type rxe netdev hy0 2>/tmp/err && rdma dev set rxeH netns pod
 expect "podB holds a device named rxeH ($(cat /tmp/err))" "rxeH" "$(devs podB)"
 cni rdma-ns ADD c-podB /run/netns/podB net1 "$(rdmans_conf "$VF1" "$(res podB)" '"rdmaName":"rxeH"')" "$(multus_args podB)"
 expect "rdmaName taken in the pod: ADD fails, code 101" 101 "$(J .code)"
-contains "the error carries the kernel's extended ack" "namespace" "$(Jr .details)"
+contains "the error carries the kernel's extended ack" "Device name already exists in the target net namespace" "$(Jr .details)"
 say "rdmaName taken: $(Jr .details)"
 expect "the failed ADD is undone: rxeB on the host, podB holds rxeH only" "rxeB rxeH" "$(devs | grep -o rxeB) $(devs podB)"
 ip link del hy0
