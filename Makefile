@@ -220,7 +220,10 @@ $(BIN)/$(1): $(patsubst %.c,$(OBJ)/%.o,$(wildcard $(PLUGIN_DIR_$(1))/*.c)) $(PLU
 endef
 $(foreach p,$(PLUGINS),$(eval $(call plugin_rule,$(p))))
 
--include $(shell find $(OUT)/build -name '*.d' -type f 2>/dev/null)
+# The qemu tiers' unpacked kernels and Debian trees (with directories like
+# etc/ld.so.conf.d) are not the compiler's: pruned.
+-include $(shell find $(OUT)/build \( -path '*/vm*/root' -o -path '*/vm*/kernel-*' \
+	-o -path '*/vm*/userland-*' \) -prune -o -name '*.d' -type f -print 2>/dev/null)
 
 include tests/tests.mk
 include tests/fuzz.mk
@@ -244,6 +247,10 @@ demo: deps
 	$(MAKE) all
 	@scripts/demo.sh
 
+# Two pods exchanging RDMA on Linux 7: the vm-rdma tier's guest (about 2 min).
+demo-rdma: deps
+	@scripts/demo-rdma.sh
+
 clean:
 	rm -rf bin build
 
@@ -257,6 +264,7 @@ help:
 	@echo '  make image          build/image/ibcni.tar, the OCI image (amd64 and arm64) the DaemonSet runs'
 	@echo '  make deps           install missing Debian packages (root)'
 	@echo '  make demo           simulated SR-IOV node walk-through (root)'
+	@echo '  make demo-rdma      two pods exchanging RDMA through ibcni on Linux 7, in qemu (root)'
 	@echo '  make clean          remove bin/ and build/'
 	@echo '  make help           this list'
 	@echo 'Tests (docs/testing.md):'
@@ -286,7 +294,7 @@ help:
 check-static:
 	@tests/static.sh
 
-.PHONY: all static install deps demo clean help check-static
+.PHONY: all static install deps demo demo-rdma clean help check-static
 
 # Every row of docs/performance.md's table (bench/bench.sh; root, about
 # 5 minutes; not part of check). The floor program is static, as the plugins;

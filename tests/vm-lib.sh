@@ -60,7 +60,7 @@ vm_closure() { # PACKAGE...
 # Megabytes apt would download for PACKAGE... (already cached ones count 0).
 vm_download_mb() { # PACKAGE...
 	vm_apt_get --print-uris -y install "$@" 2>/dev/null |
-		awk -F"'" '/^\x27/ { split($3, f, " "); s += f[2] } END { printf "%d", (s + 524288) / 1048576 }'
+		awk -F"'" '$1 == "" && NF >= 3 { split($3, f, " "); s += f[2] } END { printf "%d", (s + 524288) / 1048576 }'
 }
 
 # The kernel that SUITE's linux-image-amd64 depends on, unpacked once under
@@ -193,11 +193,20 @@ vm_boot() { # DEADLINE INITRD APPEND QEMU-ARG...
 	exec 3<>"$VM_W/mon.in" # read-write: never blocks, even if qemu failed
 	tail --pid=$qemu -n +1 -F "$VM_W/console.log" 2>/dev/null | vm_console &
 	watcher=$!
+	vm_ticker $qemu &
 	wait $qemu
 	VM_RC=$?
 	wait $watcher 2>/dev/null
 	kill $drain 2>/dev/null
 	exec 3>&-
+}
+vm_ticker() { # QEMU-PID: a line every 5 s until the guest's first line
+	local t=0
+	while sleep 5 && kill -0 "$1" 2>/dev/null; do
+		t=$((t + 5))
+		grep -q "^$VM_TAG: " "$VM_W/console.log" 2>/dev/null && return 0
+		vm_log "the guest is booting ($t s)"
+	done
 }
 vm_console() { # console lines on stdin: shown, or sent to the monitor
 	local line

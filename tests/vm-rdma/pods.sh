@@ -35,10 +35,12 @@ detach() { # POD NETWORK SUBNET VF MAC
 	cni ib-sriov DEL "c-$1" "/run/netns/$1" net1 "${conf%\}},\"prevResult\":$res}" "$(multus_args "$1")"
 	expect "$1: ib-sriov DEL exits 0 $(msg)" 0 "$RC"
 }
-in_pod() { # POD COMMAND...: run in the pod's netns (its own /sys)
+# COMMAND in the pod's netns (its own /sys), killed after 120 s: a peer that
+# never comes must not hang the tier.
+in_pod() { # POD COMMAND...
 	local pod=$1
 	shift
-	ip netns exec "$pod" "$@"
+	timeout 120 /usr/bin/ip netns exec "$pod" "$@"
 }
 # The RoCE v2 GID of IPV4 on DEV port 1 (::ffff:a.b.c.d), its index printed.
 gid_index() { # DEV IPV4
@@ -60,23 +62,32 @@ rxe_add() { # POD DEV: rxe over the pod's net1, created from inside the pod
 	expect "$1: rxe device $2 over net1 ($(cat /tmp/err))" "link $2/1 state ACTIVE physical_state LINK_UP netdev net1" \
 		"$(in_pod "$1" rdma link show "$2/1" | sed 's/ *$//')"
 }
-# Until a server listens: rdma_cm (a LISTEN cm_id) or TCP PORT in POD.
-wait_cm_listen() {
+# A server in POD, in the background (its output in /tmp/srv), once the
+# previous server's rdma_cm listener is gone, waited for until it listens:
+# through rdma_cm (cm) or on TCP PORT (ibv_rc_pingpong's exchange).
+serve() { # cm|PORT POD COMMAND...
+	local how=$1
+	shift
 	for _ in $(seq 100); do
-		rdma resource show cm_id 2>/dev/null | grep -q LISTEN && return 0
+		rdma resource show cm_id 2>/dev/null | grep -q LISTEN || break
 		sleep 0.1
 	done
-	return 1
+	in_pod "$@" >/tmp/srv 2>&1 &
+	SRV=$!
+	if [ "$how" = cm ]; then
+		for _ in $(seq 100); do
+			rdma resource show cm_id 2>/dev/null | grep -q LISTEN && return 0
+			sleep 0.1
+		done
+	else
+		how=$(printf ':%04X 00000000:0000 0A' "$how")
+		for _ in $(seq 100); do
+			in_pod "$1" cat /proc/net/tcp | grep -q "$how" && return 0
+			sleep 0.1
+		done
+	fi
 }
-wait_tcp_listen() { # POD PORT
-	local hex
-	hex=$(printf ':%04X 00000000:0000 0A' "$2")
-	for _ in $(seq 100); do
-		in_pod "$1" cat /proc/net/tcp | grep -q "$hex" && return 0
-		sleep 0.1
-	done
-	return 1
-}
+served() { wait "$SRV"; } # the server's exit status
 # A counter of POD's net1 (rx_bytes, tx_bytes) or of DEV's port (hw_counters).
 netdev_bytes() { in_pod "$1" cat "/sys/class/net/net1/statistics/$2"; }
 rxe_count() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }

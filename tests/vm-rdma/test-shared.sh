@@ -28,12 +28,12 @@ contains "the pods' RoCE v2 GIDs carry their addresses (index $gA, $gB)" "$gA$gB
 # rping: 5 payloads of 64 bytes each way, the same ones seen on both ends.
 rping_pair() { # SERVER-POD SERVER-IP CLIENT-POD
 	local name="rping $3 -> $1"
-	in_pod "$1" rping -s -a "$2" -C 5 -S 64 -v >/tmp/rs 2>&1 &
-	wait_cm_listen
+	serve cm "$1" rping -s -a "$2" -C 5 -S 64 -v
 	in_pod "$3" rping -c -a "$2" -C 5 -S 64 -v >/tmp/rc 2>&1
 	expect "$name: the client exits 0 ($(tail -1 /tmp/rc))" 0 $?
-	wait
-	sed -n 's/.*ping data: //p' /tmp/rs | sort >/tmp/rs.data
+	served
+	expect "$name: the server exits 0 ($(tail -1 /tmp/srv))" 0 $?
+	sed -n 's/.*ping data: //p' /tmp/srv | sort >/tmp/rs.data
 	sed -n 's/.*ping data: //p' /tmp/rc | sort >/tmp/rc.data
 	expect "$name: 5 payloads received by the server" 5 "$(wc -l </tmp/rs.data)"
 	expect "$name: the server's payloads are the client's" "$(cat /tmp/rc.data)" "$(cat /tmp/rs.data)"
@@ -43,13 +43,13 @@ rping_pair podB "$IP_podB" podA
 rping_pair podA "$IP_podA" podB
 
 # ibv_rc_pingpong over the RoCE v2 GIDs: 20 messages of 4096 bytes.
-in_pod podB ibv_rc_pingpong -d rxeB -g "$gB" -n 20 -s 4096 >/tmp/ps 2>&1 &
-wait_tcp_listen podB 18515
+serve 18515 podB ibv_rc_pingpong -d rxeB -g "$gB" -n 20 -s 4096
 in_pod podA ibv_rc_pingpong -d rxeA -g "$gA" -n 20 -s 4096 "$IP_podB" >/tmp/pc 2>&1
 expect "ibv_rc_pingpong: the client exits 0 ($(tail -1 /tmp/pc))" 0 $?
-wait
+served
+expect "ibv_rc_pingpong: the server exits 0 ($(tail -1 /tmp/srv))" 0 $?
 contains "ibv_rc_pingpong: the client moved 163840 bytes" "163840 bytes in" "$(cat /tmp/pc)"
-contains "ibv_rc_pingpong: the server moved 163840 bytes" "163840 bytes in" "$(cat /tmp/ps)"
+contains "ibv_rc_pingpong: the server moved 163840 bytes" "163840 bytes in" "$(cat /tmp/srv)"
 say "ibv_rc_pingpong podA -> podB: $(grep 'bytes in' /tmp/pc)"
 
 # perftest over rdma_cm (-R); -F: TCG has no CPU frequency to read.
@@ -57,15 +57,15 @@ perf_pair() { # TOOL: server in podB, client in podA, byte counters read
 	local tool=$1 rx tx rcvd sent
 	rx=$(netdev_bytes podB rx_bytes) tx=$(netdev_bytes podA tx_bytes)
 	rcvd=$(rxe_count rxeB rcvd_pkts) sent=$(rxe_count rxeA sent_pkts)
-	in_pod podB "$tool" -d rxeB -R -F -n 20 -s 4096 >/tmp/bs 2>&1 &
-	wait_cm_listen
+	serve cm podB "$tool" -d rxeB -R -F -n 20 -s 4096
 	in_pod podA "$tool" -d rxeA -R -F -n 20 -s 4096 "$IP_podB" >/tmp/bc 2>&1
 	expect "$tool: the client exits 0 ($(grep -i -m1 -E 'error|fail|unable' /tmp/bc))" 0 $?
-	wait
+	served
+	expect "$tool: the server exits 0 ($(grep -i -m1 -E 'error|fail|unable' /tmp/srv))" 0 $?
 	expect "$tool: the client's report: 20 iterations of 4096 bytes" "4096 20" \
 		"$(awk '$1 == 4096 && $2 == 20 { print $1, $2 }' /tmp/bc)"
 	[ "$tool" = ib_send_bw ] && expect "$tool: the server's report: 20 iterations of 4096 bytes" "4096 20" \
-		"$(awk '$1 == 4096 && $2 == 20 { print $1, $2 }' /tmp/bs)"
+		"$(awk '$1 == 4096 && $2 == 20 { print $1, $2 }' /tmp/srv)"
 	rx=$(($(netdev_bytes podB rx_bytes) - rx)) tx=$(($(netdev_bytes podA tx_bytes) - tx))
 	rcvd=$(($(rxe_count rxeB rcvd_pkts) - rcvd)) sent=$(($(rxe_count rxeA sent_pkts) - sent))
 	expect "$tool: podA's VF sent and podB's VF received at least 81920 bytes" "yes yes" \
@@ -82,8 +82,7 @@ perf_pair ib_write_bw
 attach podC other-network 10.57.0.0/24 "$VF2" 02:00:00:00:0c:01
 rxe_add podC rxeC
 attach podD $NET $SUB "$VF3" 02:00:00:00:0d:01
-in_pod podB rping -s -a "$IP_podB" -C 1 -S 64 -v >/tmp/rs 2>&1 &
-wait_cm_listen
+serve cm podB rping -s -a "$IP_podB" -C 1 -S 64 -v
 in_pod podC rping -c -a "$IP_podB" -C 1 -S 64 -v >/tmp/rc 2>&1
 expect "podC on another subnet cannot reach podB" 1 "$([ $? -ne 0 ] && echo 1 || echo 0)"
 contains "podC: rdma_cm says why" "unreachable" "$(cat /tmp/rc)"
@@ -93,8 +92,8 @@ expect "podD without an RDMA device cannot reach podB" 1 "$([ $? -ne 0 ] && echo
 say "podD (no RDMA device): $(grep -m1 -E 'rdma_|error' /tmp/rc || tail -1 /tmp/rc)"
 in_pod podA rping -c -a "$IP_podB" -C 1 -S 64 -v >/tmp/rc 2>&1
 expect "podA still reaches podB's server after the refused ones" 0 $?
-wait
-expect "podB's server saw podA's payload only" 1 "$(grep -c 'ping data' /tmp/rs)"
+served
+expect "podB's server saw podA's payload only" 1 "$(grep -c 'ping data' /tmp/srv)"
 
 # DEL as the runtime calls it, the pods' netns still there.
 detach podA $NET $SUB "$VF0" 02:00:00:00:0a:01
