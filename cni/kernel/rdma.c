@@ -97,9 +97,15 @@ struct nl_msg *cni_rdma_msg_rename(uint32_t index, const char *name)
 	return set_msg(index, -1, name);
 }
 
-struct nl_msg *cni_rdma_msg_port_dump(void)
+struct nl_msg *cni_rdma_msg_port_dump(uint32_t index)
 {
-	return request(RDMA_NLDEV_CMD_PORT_GET, NLM_F_DUMP);
+	struct nl_msg *msg = request(RDMA_NLDEV_CMD_PORT_GET, NLM_F_DUMP);
+
+	if (msg && nla_put_u32(msg, RDMA_NLDEV_ATTR_DEV_INDEX, index) < 0) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
 }
 
 static int rdma_talk(struct cni_sys *sys, struct nl_msg *msg, cni_nl_parse_fn parse, void *arg)
@@ -268,12 +274,26 @@ int cni_rdma_devs(struct cni_sys *sys, struct cni_rdma_dev **devs, size_t *n)
 	return dump(sys, msg, &d, (void **)devs, n);
 }
 
-int cni_rdma_ports(struct cni_sys *sys, struct cni_rdma_port **ports, size_t *n)
+int cni_rdma_ports(struct cni_sys *sys, const struct cni_rdma_dev *devs, size_t n_devs,
+		   struct cni_rdma_port **ports, size_t *n)
 {
-	_cleanup_nl_msg_ struct nl_msg *msg = cni_rdma_msg_port_dump();
 	struct dump d = {.size = sizeof(**ports), .parse = port_item};
+	int ret = 0;
 
-	return dump(sys, msg, &d, (void **)ports, n);
+	for (size_t i = 0; i < n_devs && !ret; i++) {
+		_cleanup_nl_msg_ struct nl_msg *msg = cni_rdma_msg_port_dump(devs[i].index);
+
+		ret = rdma_talk(sys, msg, dump_parse, &d);
+		if (ret == -EINVAL || ret == -ENODEV)
+			ret = 0; /* gone since the device dump: no ports */
+	}
+	if (ret) {
+		free(d.items);
+		return ret;
+	}
+	*ports = d.items;
+	*n = d.n;
+	return 0;
 }
 
 static const struct cni_rdma_dev *find(const struct cni_rdma_dev *devs, size_t n, const char *name,

@@ -61,8 +61,11 @@ struct cni_rdma_port {
 	uint32_t ndev_index;
 };
 
-/* Every port of every device visible here; *ports is malloc'd, caller frees. */
-int cni_rdma_ports(struct cni_sys *sys, struct cni_rdma_port **ports, size_t *n);
+/* Every port of devs (as cni_rdma_devs listed them here): one dump per
+ * device, which the kernel requires; a device gone meanwhile has none.
+ * *ports is malloc'd, caller frees. */
+int cni_rdma_ports(struct cni_sys *sys, const struct cni_rdma_dev *devs, size_t n_devs,
+		   struct cni_rdma_port **ports, size_t *n);
 
 /* Rename a device (no move). */
 int cni_rdma_rename(struct cni_sys *sys, uint32_t index, const char *name);
@@ -126,9 +129,10 @@ struct nl_msg *cni_rdma_msg_sys_set(bool exclusive);
 struct nl_msg *cni_rdma_msg_dump(void);
 struct nl_msg *cni_rdma_msg_move(uint32_t index, int netns_fd);
 
-/* The same for a PORT_GET dump, a rename, and a move carrying the name the
+/* The same for a PORT_GET dump (one device's ports: the kernel refuses a
+ * dump without DEV_INDEX), a rename, and a move carrying the name the
  * device takes in the target namespace (Linux 7; older kernels only rename). */
-struct nl_msg *cni_rdma_msg_port_dump(void);
+struct nl_msg *cni_rdma_msg_port_dump(uint32_t index);
 struct nl_msg *cni_rdma_msg_rename(uint32_t index, const char *name);
 struct nl_msg *cni_rdma_msg_move_named(uint32_t index, int netns_fd, const char *name);
 

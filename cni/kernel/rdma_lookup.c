@@ -158,10 +158,10 @@ struct view_mem {
 
 static int view_load(struct cni_sys *sys, struct cni_rdma_view *v, struct view_mem *m)
 {
-	int ret = cni_rdma_ports(sys, &m->ports, &v->n_ports);
+	int ret = cni_rdma_devs(sys, &m->devs, &v->n_devs);
 
 	if (!ret)
-		ret = cni_rdma_devs(sys, &m->devs, &v->n_devs);
+		ret = cni_rdma_ports(sys, m->devs, v->n_devs, &m->ports, &v->n_ports);
 	v->ports = m->ports;
 	v->devs = m->devs;
 	return ret;

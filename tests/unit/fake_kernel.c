@@ -428,7 +428,8 @@ int cni_rdma_move(struct cni_sys *sys, uint32_t index, int netns_fd)
 
 /* The lookup's netlink step (kernel/rdma_lookup.c, real here): the VF's
  * device is a PCI child in this sysfs, so no dump is ever needed. */
-int cni_rdma_ports(struct cni_sys *sys, struct cni_rdma_port **ports, size_t *n)
+int cni_rdma_ports(struct cni_sys *sys, const struct cni_rdma_dev *devs, size_t n_devs,
+		   struct cni_rdma_port **ports, size_t *n)
 {
 	*ports = NULL;
 	*n = 0;

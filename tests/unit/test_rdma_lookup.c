@@ -39,10 +39,14 @@ Test(rdma_msg, move_with_a_name_and_rename)
 	cr_assert_null(tb[RDMA_NLDEV_NET_NS_FD], "a rename stays where it is");
 	cr_assert_str_eq(nla_get_string(tb[RDMA_NLDEV_ATTR_DEV_NAME]), "mlx5_3");
 	nlmsg_free(msg);
-	msg = cni_rdma_msg_port_dump();
+	msg = cni_rdma_msg_port_dump(3);
 	cr_assert_eq(nlmsg_hdr(msg)->nlmsg_type, 5125, "PORT_GET");
 	cr_assert_eq(nlmsg_hdr(msg)->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK | NLM_F_DUMP);
-	cr_assert_eq(nlmsg_hdr(msg)->nlmsg_len, 16);
+	/* The kernel dumps one device's ports: without DEV_INDEX it refuses,
+	 * in an NLMSG_DONE that libnl reads as an empty dump. */
+	cr_assert_eq(nlmsg_hdr(msg)->nlmsg_len, 24);
+	cr_assert_eq(nlmsg_parse(nlmsg_hdr(msg), 0, tb, RDMA_NLDEV_ATTR_MAX, NULL), 0);
+	cr_assert_eq(nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]), 3);
 	nlmsg_free(msg);
 }
 
