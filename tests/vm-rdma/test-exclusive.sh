@@ -76,13 +76,13 @@ gB=$(gid_in podB rxeB "$IP_podB")
 [ -n "$gA" ] && [ -n "$gB" ] && ok "the moved devices carry the pods' RoCE v2 GIDs ($gA, $gB)" ||
 	ko "RoCE v2 GIDs in the pods" "rxeA '$gA' rxeB '$gB'"
 rx=$(netdev_bytes podB rx_bytes) tx=$(netdev_bytes podA tx_bytes)
-in_pod podB ibv_rc_pingpong -d rxeB -g "$gB" -n 20 -s 4096 >/tmp/ps 2>&1 &
-wait_tcp_listen podB 18515
+serve 18515 podB ibv_rc_pingpong -d rxeB -g "$gB" -n 20 -s 4096
 in_pod podA ibv_rc_pingpong -d rxeA -g "$gA" -n 20 -s 4096 "$IP_podB" >/tmp/pc 2>&1
 expect "ibv_rc_pingpong between the moved devices: the client exits 0 ($(tail -1 /tmp/pc))" 0 $?
-wait
+served
+expect "ibv_rc_pingpong: the server exits 0 ($(tail -1 /tmp/srv))" 0 $?
 contains "ibv_rc_pingpong: the client moved 163840 bytes" "163840 bytes in" "$(cat /tmp/pc)"
-contains "ibv_rc_pingpong: the server moved 163840 bytes" "163840 bytes in" "$(cat /tmp/ps)"
+contains "ibv_rc_pingpong: the server moved 163840 bytes" "163840 bytes in" "$(cat /tmp/srv)"
 rx=$(($(netdev_bytes podB rx_bytes) - rx)) tx=$(($(netdev_bytes podA tx_bytes) - tx))
 expect "ibv_rc_pingpong: podA's VF sent and podB's received at least 81920 bytes" "yes yes" \
 	"$([ $tx -ge 81920 ] && echo yes || echo "no ($tx)") $([ $rx -ge 81920 ] && echo yes || echo "no ($rx)")"
