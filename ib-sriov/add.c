@@ -140,13 +140,12 @@ static int check_fits(struct add *a)
 	if (c->rdma_isolation && !a->vfio) {
 		int ret = cni_rdma_require_exclusive(a->sys, err, CNI_ERR_RDMA_MODE);
 
+		struct cni_rdma_found f;
+
+		if (!ret)
+			ret = ibsriov_rdma_find(a, &f);
 		if (ret)
 			return ret;
-		if (!a->pci.rdma_dev[0])
-			return cni_errorf(
-			    err, -ENODEV, CNI_ERR_DEVICE, "the VF has no RDMA device",
-			    "rdmaIsolation is set but %s has nothing under infiniband/ in sysfs",
-			    c->device);
 	}
 	if (a->ib && !a->vfio && !c->has_guid &&
 	    ibsriov_guid_unset(ibsriov_guid_from_hwaddr(a->vf.mac, a->vf.mac_len)))

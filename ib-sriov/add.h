@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ibsriov.h"
+#include "kernel/rdma_lookup.h"
 
 /* Everything ADD learns before it changes anything. */
 struct add {
@@ -61,6 +62,10 @@ int ibsriov_vf_mac_follow(struct add *a);
  * partition when the netdev is on another: the child moves into the pod. */
 int ibsriov_pkey_present(struct add *a);
 int ibsriov_pkey_child(struct add *a);
+
+/* The VF's RDMA devices (cni_rdma_lookup: PCI child, auxiliary child,
+ * bound to the VF netdev) into f; code 101 naming what was tried. */
+int ibsriov_rdma_find(struct add *a, struct cni_rdma_found *f);
 
 /* The VF's RDMA devices into the pod (rdmaIsolation), before its netdev. */
 int ibsriov_rdma_in(struct add *a);

@@ -98,8 +98,10 @@ static int check_rdma(struct cni_ctx *ctx, int pod, const struct ibsriov_conf *c
 	want.has_guid = ibsriov_check_guid(conf, rec, &want.port_guid);
 	want.has_pkey = rec->kind == IBSRIOV_IB && conf->has_pkey && conf->pkey_enforce;
 	want.pkey = conf->pkey;
+	/* Under rdmaName when the config gives one (one device, ADD's rule). */
 	for (unsigned int i = 0; !ret && i < rec->n_rdma; i++)
-		ret = cni_verbs_check(pod, rec->rdma[i], &want, &ctx->err);
+		ret = cni_verbs_check(pod, *conf->rdma_name ? conf->rdma_name : rec->rdma[i], &want,
+				      &ctx->err);
 	return ret;
 }
 

@@ -11,6 +11,7 @@
 #include "guid.h"
 #include "ibsriov.h"
 #include "base/json.h"
+#include "base/util.h"
 #include "protocol/conf_table.h"
 #include "rail.h"
 
@@ -25,7 +26,7 @@ struct load {
 	struct ibsriov_conf c;
 	struct cni_ctx *ctx;
 	bool lenient;
-	const char *dev, *bus, *proto, *app;
+	const char *dev, *bus, *proto, *app, *rdma_name;
 	int64_t vlan, qos, min, max, mtu;
 };
 
@@ -353,6 +354,31 @@ static int ib_kubernetes(const struct cni_conf_load *l, const struct cni_conf_fi
 	return 0;
 }
 
+/* rdmaName: the name the device rdmaIsolation moves takes in the pod
+ * ("auto": CNI_IFNAME). Cleanup (lenient) needs none: DEL restores the
+ * recorded host name. */
+static int rdma_name(const struct cni_conf_load *l, const struct cni_conf_field *f)
+{
+	struct load *ld = loaded(l);
+	const char *v = ld->rdma_name;
+
+	if (!v || ld->lenient)
+		return 0;
+	if (!strcmp(v, "auto"))
+		v = ld->ctx->env.ifname;
+	if (!cni_rdma_name_valid(v) || copy_str(ld->c.rdma_name, sizeof(ld->c.rdma_name), v))
+		return bad(ld->ctx,
+			   "\"rdmaName\" is \"%s\"%s; an RDMA device name is 1 to %d letters, "
+			   "digits, '_', '-', '.' or ':' starting with a letter or digit, or "
+			   "\"auto\" for the pod interface's name",
+			   v, v == ld->rdma_name ? "" : " (auto)", CNI_RDMA_NAME_MAX - 1);
+	if (!ld->c.rdma_isolation || ld->c.vfio)
+		return bad(ld->ctx, "\"rdmaName\" names the RDMA device that rdmaIsolation moves "
+				    "into the pod: set \"rdmaIsolation\": true (not with "
+				    "vfioPciMode), or use rdma-ns");
+	return 0;
+}
+
 static int rail(const struct cni_conf_load *l, const struct cni_conf_field *f)
 {
 	return ibsriov_rail_conf_check(&loaded(l)->c, l->err);
@@ -370,6 +396,8 @@ static const struct cni_conf_key keys[] = {
     CNI_CONF_BOOL("ibKubernetesEnabled", AT(c.ib_kubernetes)),
     CNI_CONF_BOOL("rdmaIsolation", AT(c.rdma_isolation)),
     CNI_CONF_BOOL("vfioPciMode", AT(c.vfio)),
+    CNI_CONF_STR("rdmaName", AT(rdma_name)),
+    CNI_CONF_STEP(rdma_name),
     CNI_CONF_BOOL("pkeyEnforce", AT(c.pkey_enforce)),
     CNI_CONF_PARSE("pkey", AT(c.pkey), pkey),
     CNI_CONF_PARSE("link_state", AT(c.vf.link_state), link_state),

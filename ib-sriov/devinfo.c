@@ -71,7 +71,7 @@ static void put_str(struct cni_json_buf *b, const char *key, const char *v, bool
 static const char *rdma_dev(const struct add *a)
 {
 	if (a->rec.flags & IBSRIOV_REC_HAS_RDMA && a->rec.n_rdma)
-		return a->rec.rdma[0];
+		return *a->conf.rdma_name ? a->conf.rdma_name : a->rec.rdma[0]; /* rdmaName */
 	return a->pci.rdma_dev;
 }
 

@@ -103,17 +103,22 @@ static void text_findings(struct json_object *findings)
 
 static void text(struct doctor *d)
 {
-	struct json_object *rdma, *ev, *arr;
+	struct json_object *rdma, *ev, *arr, *names = NULL;
 
 	json_object_object_get_ex(d->root, "rdma", &rdma);
 	json_object_object_get_ex(rdma, "sharedDevicePlugin", &ev);
+	json_object_object_get_ex(rdma, "namesPerNetns", &names);
 	printf("RDMA subsystem\n  netns mode: %s\n  set at boot by: %s\n  RDMA shared device "
-	       "plugin: %s\n",
+	       "plugin: %s\n  kernel %s: %s\n",
 	       or (js(rdma, "netnsMode"), or (js(rdma, "error"), "?")),
 	       or (js(rdma, "bootSetting"), "nothing found"),
 	       json_object_array_length(ev)
 		   ? json_object_to_json_string_ext(ev, JSON_C_TO_STRING_PLAIN)
-		   : "not found");
+		   : "not found",
+	       or (js(rdma, "kernel"), "?"),
+	       json_object_get_boolean(names)
+		   ? "RDMA device names per netns, a name with the move (rdmaName)"
+		   : "RDMA device names node-wide (no rdmaName)");
 	json_object_object_get_ex(d->root, "pfs", &arr);
 	text_pfs(arr);
 	json_object_object_get_ex(d->root, "rdmaDevices", &arr);

@@ -94,6 +94,26 @@ static void shared_plugin(struct doctor *d, struct json_object *evidence)
 	d->shared_plugin = json_object_array_length(evidence) > 0;
 }
 
+/* What the kernel's RDMA netlink can do beyond moving a device: per-netns
+ * names, a name given with the move (rdmaName), extended acks. */
+static void kernel_names(struct doctor *d, struct json_object *o)
+{
+	char release[65];
+	bool yes = cni_rdma_names_per_netns(release);
+
+	doctor_put(o, "kernel", doctor_str(*release ? release : NULL));
+	doctor_put(o, "namesPerNetns", json_object_new_boolean(yes));
+	doctor_put(o, "nameWithMove", json_object_new_boolean(yes));
+	if (d->rdma && d->exclusive && !yes)
+		doctor_finding(d, "info", "RDMA device names",
+			       "run Linux 7.3 or later for rdmaName",
+			       "this kernel (%s) names RDMA devices once for the whole node and "
+			       "cannot name one as it moves it: rdmaName is refused (rdma-ns reads "
+			       "each move back), and a device comes back to the host under the "
+			       "name it had",
+			       *release ? release : "unknown");
+}
+
 void doctor_section_mode(struct doctor *d)
 {
 	struct json_object *o = json_object_new_object(), *ev = json_object_new_array();
@@ -107,6 +127,7 @@ void doctor_section_mode(struct doctor *d)
 	doctor_put(o, "error", doctor_str(ret ? cni_rdma_strerror(ret) : NULL));
 	doctor_put(o, "bootSetting", doctor_str(*boot ? boot : NULL));
 	doctor_put(o, "sharedDevicePlugin", ev);
+	kernel_names(d, o);
 	doctor_put(d->root, "rdma", o);
 	if (ret) {
 		doctor_finding(

@@ -48,6 +48,7 @@ struct ibsriov_conf {
 	unsigned int netdev_wait_ms, pkey_wait_ms;
 	unsigned int port_wait_ms; /* "waitPortActiveMs" (portwait.c); 0: no wait */
 	struct ibsriov_rail_conf rail;
+	char rdma_name[CNI_RDMA_NAME_MAX]; /* "rdmaName" (with rdmaIsolation); "": keep */
 };
 
 /* Parse and validate every key (code 7 naming the key and the accepted

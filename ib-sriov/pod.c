@@ -12,45 +12,109 @@
 #include "base/json.h"
 #include "kernel/netns.h"
 #include "kernel/rdma.h"
+#include "kernel/rdma_lookup.h"
 #include "base/util.h"
 #include "rail.h"
+
+int ibsriov_rdma_find(struct add *a, struct cni_rdma_found *f)
+{
+	struct cni_rdma_query q = {.device = a->conf.device,
+				   .pci_root = CNI_PCI_ROOT,
+				   .aux_root = CNI_AUX_ROOT,
+				   .netns_fd = -1,
+				   .ifname = a->vf.name};
+	int ret = cni_rdma_lookup(a->sys, &q, f);
+
+	if (ret == -ENOTUNIQ)
+		return cni_errorf(&a->ctx->err, ret, CNI_ERR_DEVICE,
+				  "two RDMA devices match the VF netdev",
+				  "rdmaIsolation: %s (%s): %s; delete the one that is not the VF's",
+				  a->conf.device, a->vf.name, f->tried);
+	if (ret == -ENODEV)
+		return cni_errorf(&a->ctx->err, ret, CNI_ERR_DEVICE, "the VF has no RDMA device",
+				  "rdmaIsolation is set but %s has none: tried %s", a->conf.device,
+				  f->tried);
+	if (ret)
+		return fail(a, ret, CNI_ERR_DEVICE, "cannot list the VF's RDMA devices",
+			    a->conf.device);
+	if (f->n > IBSRIOV_RECORD_RDMA_MAX)
+		f->n = IBSRIOV_RECORD_RDMA_MAX;
+	return 0;
+}
+
+/* The devices found, with their indices, which DEL looks them up by: a pod
+ * may rename them. Netlink's lookup knows them; sysfs gives names. */
+static int rdma_resolve(struct add *a, const struct cni_rdma_found *f)
+{
+	struct ibsriov_record *r = &a->rec;
+
+	for (size_t i = 0; i < f->n; i++) {
+		struct cni_rdma_dev d = {.index = f->index[i]};
+		int ret =
+		    strcmp(f->how, "netdev") ? cni_rdma_dev_get(a->sys, f->names[i], 0, &d) : 0;
+
+		if (ret)
+			return cni_errorf(&a->ctx->err, ret, CNI_ERR_DEVICE,
+					  "cannot find the VF's RDMA device", "%s: %s", f->names[i],
+					  cni_rdma_strerror(ret));
+		copy_str(r->rdma[i], sizeof(r->rdma[i]), f->names[i]);
+		r->rdma_index[i] = d.index;
+	}
+	r->n_rdma = (unsigned int)f->n;
+	return 0;
+}
+
+/* One device into the pod, under rdmaName when it gives one. */
+static int rdma_move(struct add *a, unsigned int i)
+{
+	const struct ibsriov_record *r = &a->rec;
+	const char *want = a->conf.rdma_name;
+	struct cni_rdma_dev d = {.index = r->rdma_index[i]};
+	int ret;
+
+	if (!*want)
+		return cni_rdma_move(a->sys, r->rdma_index[i], a->netns_fd);
+	if (r->n_rdma > 1)
+		return cni_errorf(&a->ctx->err, -E2BIG, CNI_ERR_INVALID_CONFIG,
+				  "rdmaName names one RDMA device",
+				  "%s has %u RDMA devices (%s, %s); remove \"rdmaName\"",
+				  a->conf.device, r->n_rdma, r->rdma[0], r->rdma[1]);
+	copy_str(d.name, sizeof(d.name), r->rdma[i]);
+	ret = cni_rdma_move_named(a->sys, &d, a->netns_fd, want);
+	if (ret == -ENOSYS)
+		return cni_errorf(
+		    &a->ctx->err, ret, CNI_ERR_INVALID_CONFIG,
+		    "rdmaName needs RDMA device names per network namespace",
+		    "\"rdmaName\" is \"%s\" but this kernel names RDMA devices once for "
+		    "the whole node: it renamed %s without moving it (undone). Remove "
+		    "rdmaName, or run Linux 7 or later (ib-sriov doctor says which)",
+		    want, d.name);
+	return ret;
+}
 
 /* RDMA isolation: the VF's RDMA devices into the pod before its netdev,
  * because moving them re-creates their ULP netdevs in the old namespace. */
 int ibsriov_rdma_in(struct add *a)
 {
 	struct ibsriov_record *r = &a->rec;
-	int n, ret;
+	struct cni_rdma_found f;
+	int ret;
 
 	if (!a->conf.rdma_isolation || a->vfio)
 		return 0;
-	n = cni_pci_rdma_devs(CNI_PCI_ROOT, a->conf.device, r->rdma, IBSRIOV_RECORD_RDMA_MAX);
-	if (n < 0)
-		return fail(a, n, CNI_ERR_DEVICE, "cannot list the VF's RDMA devices",
-			    a->conf.device);
-	if (n == 0)
-		return cni_errorf(
-		    &a->ctx->err, -ENODEV, CNI_ERR_DEVICE, "the VF has no RDMA device",
-		    "rdmaIsolation is set but %s has nothing under infiniband/ in sysfs",
-		    a->conf.device);
-	r->n_rdma = (unsigned int)n;
-	/* Their indices, which DEL looks them up by: a pod may rename them. */
-	for (int i = 0; i < n; i++) {
-		struct cni_rdma_dev d;
-
-		ret = cni_rdma_dev_get(a->sys, r->rdma[i], 0, &d);
-		if (ret)
-			return cni_errorf(&a->ctx->err, ret, CNI_ERR_DEVICE,
-					  "cannot find the VF's RDMA device", "%s: %s", r->rdma[i],
-					  cni_rdma_strerror(ret));
-		r->rdma_index[i] = d.index;
-	}
+	ret = ibsriov_rdma_find(a, &f);
+	if (!ret)
+		ret = rdma_resolve(a, &f);
+	if (ret)
+		return ret;
 	r->flags |= IBSRIOV_REC_HAS_RDMA | IBSRIOV_REC_HAS_RDMA_INDEX;
 	ret = ibsriov_record_save(r);
 	if (ret)
 		return fail(a, ret, CNI_ERR_IO, "cannot update the attachment record", r->name);
-	for (int i = 0; i < n; i++) {
-		ret = cni_rdma_move(a->sys, r->rdma_index[i], a->netns_fd);
+	for (unsigned int i = 0; i < r->n_rdma; i++) {
+		ret = rdma_move(a, i);
+		if (ret == -ENOSYS || ret == -E2BIG)
+			return ret;
 		if (ret)
 			return cni_errorf(&a->ctx->err, ret, CNI_ERR_DEVICE,
 					  "cannot move the RDMA device into the pod", "%s: %s %s",

@@ -22,7 +22,7 @@
 static const char *port_dev(const struct add *a)
 {
 	if (a->rec.flags & IBSRIOV_REC_HAS_RDMA && a->rec.n_rdma)
-		return a->rec.rdma[0];
+		return *a->conf.rdma_name ? a->conf.rdma_name : a->rec.rdma[0]; /* rdmaName */
 	return a->pci.rdma_dev;
 }
 

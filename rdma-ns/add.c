@@ -12,6 +12,8 @@
  * them up by it, whatever the pod renames them to. */
 static int resolve_all(struct cni_sys *sys, struct cni_ctx *ctx, struct rdmans_record *rec)
 {
+	if (rec->has & RDMANS_REC_HAS_RDMA_INDEX)
+		return 0; /* found through netlink, index and all */
 	for (unsigned int i = 0; i < rec->n_rdma; i++) {
 		struct cni_rdma_dev d;
 		int ret = cni_rdma_dev_get(sys, rec->rdma[i], 0, &d);
@@ -27,13 +29,40 @@ static int resolve_all(struct cni_sys *sys, struct cni_ctx *ctx, struct rdmans_r
 	return 0;
 }
 
+/* rdmaName on a kernel that cannot name a device as it moves it. */
+static int no_names(struct cni_ctx *ctx, const char *name, const char *want)
+{
+	return cni_errorf(&ctx->err, -ENOSYS, CNI_ERR_INVALID_CONFIG,
+			  "rdmaName needs RDMA device names per network namespace",
+			  "\"rdmaName\" is \"%s\" but this kernel names RDMA devices once for "
+			  "the whole node: it renamed %s without moving it (undone). Remove "
+			  "rdmaName, or run Linux 7 or later (ib-sriov doctor says which)",
+			  want, name);
+}
+
+/* Into the pod, under want when rdmaName gives one. */
+static int move_one(struct cni_sys *sys, struct cni_ctx *ctx, int pod,
+		    const struct rdmans_record *rec, unsigned int i, const char *want)
+{
+	struct cni_rdma_dev d = {.index = rec->rdma_index[i]};
+	int ret;
+
+	if (!*want)
+		return cni_rdma_move(sys, rec->rdma_index[i], pod);
+	copy_str(d.name, sizeof(d.name), rec->rdma[i]);
+	ret = cni_rdma_move_named(sys, &d, pod, want);
+	return ret == -ENOSYS ? no_names(ctx, rec->rdma[i], want) : ret;
+}
+
 static int move_all(struct cni_sys *sys, struct cni_ctx *ctx, int pod,
-		    const struct rdmans_record *rec)
+		    const struct rdmans_record *rec, const char *want)
 {
 	for (unsigned int i = 0; i < rec->n_rdma; i++) {
 		const char *name = rec->rdma[i];
-		int ret = cni_rdma_move(sys, rec->rdma_index[i], pod);
+		int ret = move_one(sys, ctx, pod, rec, i, want);
 
+		if (ret == -ENOSYS)
+			return ret;
 		if (ret == -EOPNOTSUPP)
 			return cni_errorf(
 			    &ctx->err, ret, CNI_ERR_DEVICE,
@@ -45,20 +74,24 @@ static int move_all(struct cni_sys *sys, struct cni_ctx *ctx, int pod,
 			return cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE,
 					  "cannot move the RDMA device into the pod", "%s: %s %s",
 					  name, cni_rdma_strerror(ret), cni_sys_ext_ack(sys));
-		log_info("moved RDMA device %s into %s", name, ctx->env.netns);
+		log_info("moved RDMA device %s into %s%s%s", name, ctx->env.netns,
+			 *want ? " as " : "", want);
 	}
 	return 0;
 }
 
 /* Everything a request carries, checked before the first kernel request. */
 static int validate(struct cni_sys *sys, struct cni_ctx *ctx, int *pod,
-		    char name[RDMANS_NAME_MAX + 1], struct rdmans_record *rec)
+		    char name[RDMANS_NAME_MAX + 1], struct rdmans_record *rec,
+		    char want[CNI_RDMA_NAME_MAX])
 {
 	char dev[RDMANS_DEV_MAX];
-	int n, ret = rdmans_args(ctx, true);
+	int ret = rdmans_args(ctx, true);
 
 	if (!ret)
 		ret = rdmans_configured_device(ctx->conf, dev, NULL, &ctx->err);
+	if (!ret)
+		ret = rdmans_rdma_name(ctx, want);
 	if (ret)
 		return ret;
 	if (!ctx->conf->prev_result)
@@ -75,15 +108,13 @@ static int validate(struct cni_sys *sys, struct cni_ctx *ctx, int *pod,
 	ret = rdmans_device(sys, ctx, *pod, rec->deviceid);
 	if (ret)
 		return ret;
-	n = rdmans_devices_of(rec->deviceid, rec->rdma, RDMANS_MAX_DEVS);
-	if (n <= 0)
-		return cni_errorf(&ctx->err, n ? n : -ENODEV, CNI_ERR_DEVICE,
-				  "no RDMA device for deviceID",
-				  "%s has no RDMA device under its infiniband/ directory in sysfs; "
-				  "is its RDMA driver loaded?",
-				  rec->deviceid);
-	rec->n_rdma = (unsigned int)n;
-	return 0;
+	ret = rdmans_devices_of(sys, ctx, *pod, rec);
+	if (!ret && *want && rec->n_rdma > 1)
+		return cni_errorf(
+		    &ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG, "rdmaName names one RDMA device",
+		    "%s has %u RDMA devices (%s, %s%s); remove \"rdmaName\"", rec->deviceid,
+		    rec->n_rdma, rec->rdma[0], rec->rdma[1], rec->n_rdma > 2 ? ", ..." : "");
+	return ret;
 }
 
 int rdmans_add(struct cni_ctx *ctx)
@@ -92,12 +123,12 @@ int rdmans_add(struct cni_ctx *ctx)
 	struct rdmans_record rec = {.has = RDMANS_REC_HAS_NETWORK | RDMANS_REC_HAS_CONTAINERID |
 					   RDMANS_REC_HAS_IFNAME | RDMANS_REC_HAS_NETNS |
 					   RDMANS_REC_HAS_DEVICEID | RDMANS_REC_HAS_RDMA};
-	char name[RDMANS_NAME_MAX + 1];
+	char name[RDMANS_NAME_MAX + 1], want[CNI_RDMA_NAME_MAX];
 	_cleanup_close_ int pod = -1;
 	struct cni_error undo = {0};
 	int ret;
 
-	ret = validate(&sys, ctx, &pod, name, &rec);
+	ret = validate(&sys, ctx, &pod, name, &rec, want);
 	if (!ret)
 		ret = rdmans_require_exclusive(&sys, ctx, false);
 	if (!ret)
@@ -115,7 +146,7 @@ int rdmans_add(struct cni_ctx *ctx)
 	if (ret)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_IO, "cannot write the record",
 				  "%s/%s: %s", RDMANS_STATE_DIR, name, strerror(-ret));
-	ret = move_all(&sys, ctx, pod, &rec);
+	ret = move_all(&sys, ctx, pod, &rec, want);
 	if (ret) {
 		if (rdmans_release(&sys, name, &rec, &undo))
 			log_err("rollback incomplete: %s: %s", undo.msg, undo.details);

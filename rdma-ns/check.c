@@ -11,7 +11,7 @@
  * application would use it: listed and opened by libibverbs in the pod's
  * namespace, every port ACTIVE. */
 static int check_devices(struct cni_sys *sys, struct cni_ctx *ctx, int pod,
-			 const struct rdmans_record *rec)
+			 const struct rdmans_record *rec, const char *want)
 {
 	struct cni_rdma_dev d[RDMANS_MAX_DEVS];
 	int saved = -1, ret = cni_netns_enter(sys, pod, &saved);
@@ -29,6 +29,10 @@ static int check_devices(struct cni_sys *sys, struct cni_ctx *ctx, int pod,
 			cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE, "CHECK failed",
 				   "RDMA device %s is not in the pod: %s", rec->rdma[i],
 				   cni_rdma_strerror(ret));
+		else if (*want && strcmp(d[i].name, want))
+			ret = cni_errorf(&ctx->err, -EINVAL, CNI_ERR_DEVICE, "CHECK failed",
+					 "RDMA device %s is %s in the pod, not \"%s\" (rdmaName)",
+					 rec->rdma[i], d[i].name, want);
 	}
 	cni_netns_restore(sys, &saved);
 	for (unsigned int i = 0; !ret && i < rec->n_rdma; i++)
@@ -39,7 +43,7 @@ static int check_devices(struct cni_sys *sys, struct cni_ctx *ctx, int pod,
 int rdmans_check(struct cni_ctx *ctx)
 {
 	_cleanup_sys_ struct cni_sys sys = CNI_SYS_INIT;
-	char name[NAME_MAX + 1], fresh[RDMANS_NAME_MAX + 1];
+	char name[NAME_MAX + 1], fresh[RDMANS_NAME_MAX + 1], want[CNI_RDMA_NAME_MAX];
 	struct rdmans_record rec;
 	_cleanup_close_ int pod = -1;
 	int ret;
@@ -47,6 +51,8 @@ int rdmans_check(struct cni_ctx *ctx)
 	ret = rdmans_args(ctx, true);
 	if (!ret)
 		ret = rdmans_ctx_record_name(ctx, fresh);
+	if (!ret)
+		ret = rdmans_rdma_name(ctx, want);
 	if (ret)
 		return ret;
 	pod = cni_netns_open(&sys, ctx->env.netns, &ctx->err);
@@ -54,7 +60,7 @@ int rdmans_check(struct cni_ctx *ctx)
 		return pod;
 	ret = rdmans_find_record(ctx, &rec, name);
 	if (!ret)
-		return check_devices(&sys, ctx, pod, &rec);
+		return check_devices(&sys, ctx, pod, &rec, want);
 	if (ret == -ENOENT)
 		ret = rdmans_check_rdmacni(&sys, ctx, pod);
 	if (ret == -ENOENT)

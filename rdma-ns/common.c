@@ -43,6 +43,43 @@ int rdmans_args(struct cni_ctx *ctx, bool strict)
 	return 0;
 }
 
+/* rdmaName: a name, or "auto" for the pod interface's. */
+static int rdma_name_key(const struct cni_conf_load *l, const struct cni_conf_field *f)
+{
+	const struct cni_ctx *ctx = l->arg;
+	char *out = l->dst;
+	const char *v = NULL;
+
+	if (cni_conf_string(l->obj, l->prefix, f->k->key, &v, l->err) == -EINVAL)
+		return -EINVAL;
+	if (!v)
+		return 0;
+	if (!strcmp(v, "auto"))
+		v = ctx->env.ifname;
+	if (!cni_rdma_name_valid(v) || copy_str(out, CNI_RDMA_NAME_MAX, v))
+		return cni_errorf(l->err, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid configuration",
+				  "\"%s\" is \"%s\"%s; an RDMA device name is 1 to %d letters, "
+				  "digits, '_', '-', '.' or ':' starting with a letter or digit, "
+				  "or \"auto\" for the pod interface's name",
+				  f->where, v, v == ctx->env.ifname ? " (auto)" : "",
+				  CNI_RDMA_NAME_MAX - 1);
+	return 0;
+}
+
+/* rdma-ns's own keys beside deviceID and pciBusID (device.c). */
+static const struct cni_conf_key rdmans_keys[] = {
+    CNI_CONF_PARSE("rdmaName", 0, rdma_name_key),
+};
+
+int rdmans_rdma_name(struct cni_ctx *ctx, char name[CNI_RDMA_NAME_MAX])
+{
+	struct cni_conf_load l = {
+	    .obj = ctx->conf->root, .dst = name, .arg = ctx, .err = &ctx->err};
+
+	name[0] = '\0';
+	return cni_conf_load(&l, rdmans_keys, ARRAY_SIZE(rdmans_keys));
+}
+
 int rdmans_ctx_record_name(struct cni_ctx *ctx, char buf[RDMANS_NAME_MAX + 1])
 {
 	if (rdmans_record_name(ctx->conf->name, ctx->env.containerid, ctx->env.ifname, buf))

@@ -12,6 +12,7 @@
 #include "kernel/ethtool.h"
 #include "kernel/link.h"
 #include "kernel/netns.h"
+#include "kernel/rdma_lookup.h"
 #include "protocol/conf_table.h"
 #include "rdmans.h"
 #include "base/util.h"
@@ -266,11 +267,63 @@ int rdmans_device(struct cni_sys *sys, struct cni_ctx *ctx, int pod, char dev[RD
 	return 0;
 }
 
-int rdmans_devices_of(const char *dev, char names[][CNI_RDMA_NAME_MAX], size_t max)
+/* The pod interface: the prevResult's in this sandbox, else CNI_IFNAME
+ * (a chain gives every plugin the same). */
+static const char *pod_ifname(struct cni_ctx *ctx, int pod)
 {
-	char pci[CNI_PCI_ADDR_LEN];
+	const struct cni_result *prev = ctx->conf->prev_result;
 
-	if (cni_pci_addr_parse(dev, pci))
-		return cni_pci_rdma_devs(CNI_PCI_ROOT, pci, names, max);
-	return cni_pci_rdma_devs(CNI_AUX_ROOT, dev, names, max);
+	for (size_t i = 0; prev && i < prev->n_ifaces; i++)
+		if (prev->ifaces[i].name && *prev->ifaces[i].name &&
+		    in_pod(&prev->ifaces[i], ctx->env.netns, pod))
+			return prev->ifaces[i].name;
+	return ctx->env.ifname;
+}
+
+/* The names found; the indices too when netlink found them (sysfs gives
+ * names only: add.c resolves those once the mode is known to be exclusive). */
+static void keep(const struct cni_rdma_found *f, struct rdmans_record *rec)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		copy_str(rec->rdma[i], sizeof(rec->rdma[i]), f->names[i]);
+		rec->rdma_index[i] = f->index[i];
+	}
+	rec->n_rdma = (unsigned int)f->n;
+	if (!strcmp(f->how, "netdev")) {
+		rec->n_rdma_index = rec->n_rdma;
+		rec->has |= RDMANS_REC_HAS_RDMA_INDEX;
+	}
+}
+
+int rdmans_devices_of(struct cni_sys *sys, struct cni_ctx *ctx, int pod, struct rdmans_record *rec)
+{
+	const char *ifname = pod_ifname(ctx, pod);
+	struct cni_rdma_query q = {
+	    .device = rec->deviceid, .netns_fd = pod, .netns = ctx->env.netns, .ifname = ifname};
+	struct cni_rdma_found f;
+	int ret = cni_rdma_lookup(sys, &q, &f);
+
+	if (ret == -ENOTUNIQ)
+		return cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE,
+				  "two RDMA devices match the pod interface",
+				  "%s in %s: %s; delete the one that is not the pod's", ifname,
+				  ctx->env.netns, f.tried);
+	if (ret == -ENODEV)
+		return cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE, "no RDMA device for deviceID",
+				  "%s: tried %s; is its RDMA driver loaded (or, for rxe and siw, "
+				  "the device created over the pod interface)?",
+				  rec->deviceid, f.tried);
+	if (ret)
+		return cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE, "cannot look the RDMA device up",
+				  "%s: %s %s", rec->deviceid, cni_rdma_strerror(ret),
+				  cni_sys_ext_ack(sys));
+	if (f.in_netns)
+		return cni_errorf(&ctx->err, -EEXIST, CNI_ERR_DEVICE,
+				  "the RDMA device is in the pod already",
+				  "%s (bound to %s) is in %s: was it moved by ib-sriov's "
+				  "rdmaIsolation too? Use one of them",
+				  f.names[0], ifname, ctx->env.netns);
+	log_info("RDMA device %s of %s: %s", f.names[0], rec->deviceid, f.how);
+	keep(&f, rec);
+	return 0;
 }

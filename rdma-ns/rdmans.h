@@ -11,10 +11,12 @@
 #include "protocol/cni.h"
 #include "kernel/pci.h"
 #include "kernel/rdma.h"
+#include "kernel/rdma_lookup.h"
 #include "state/record_rdmans.h"
 
 /* The records (cni/state/record_rdmans.h) hold RDMA device names. */
 _Static_assert(RDMANS_RDMA_NAME_MAX == CNI_RDMA_NAME_MAX, "RDMA device name bound");
+_Static_assert(CNI_RDMA_FOUND_MAX <= RDMANS_MAX_DEVS, "RDMA devices of a function");
 
 /* device.c: the function whose RDMA devices move, validated. deviceID,
  * else pciBusID, else the pciID of the prevResult interface in this pod,
@@ -24,8 +26,11 @@ _Static_assert(RDMANS_RDMA_NAME_MAX == CNI_RDMA_NAME_MAX, "RDMA device name boun
  * and match the prevResult's pciID when there is one: code 7 otherwise. */
 int rdmans_device(struct cni_sys *sys, struct cni_ctx *ctx, int pod, char dev[RDMANS_DEV_MAX]);
 
-/* RDMA device names of a PCI function or auxiliary device (sysfs). */
-int rdmans_devices_of(const char *dev, char names[][CNI_RDMA_NAME_MAX], size_t max);
+/* The RDMA devices of rec's deviceID (PCI child, auxiliary child, or bound
+ * to the pod interface: cni_rdma_lookup) into its rdma[], with their indices
+ * (RDMANS_REC_HAS_RDMA_INDEX) when netlink found them; err filled (code 101
+ * naming what was tried, or both candidates). */
+int rdmans_devices_of(struct cni_sys *sys, struct cni_ctx *ctx, int pod, struct rdmans_record *rec);
 
 /* deviceID or pciBusID as configured (normalised when a PCI address),
  * "" when neither is set, *key (optional) naming the key used; -EINVAL (err
@@ -42,6 +47,11 @@ int rdmans_require_exclusive(struct cni_sys *sys, struct cni_ctx *ctx, bool for_
 /* args.cni.debug (rdma-cni's key): debug logging. A wrong type is code 7
  * when strict (ADD, CHECK); DEL and GC log it and go on. */
 int rdmans_args(struct cni_ctx *ctx, bool strict);
+
+/* rdmaName: the name the devices take in the pod ("auto": CNI_IFNAME), ""
+ * when unset; code 7 naming the key for a name the kernel's rules (and
+ * ours, cni_rdma_name_valid) refuse. */
+int rdmans_rdma_name(struct cni_ctx *ctx, char name[CNI_RDMA_NAME_MAX]);
 
 /* This request's record name; code 4 when it would be too long. */
 int rdmans_ctx_record_name(struct cni_ctx *ctx, char buf[RDMANS_NAME_MAX + 1]);

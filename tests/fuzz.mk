@@ -39,7 +39,7 @@ $(FUZZ_OUT)/bin/%: $(FUZZ_OUT)/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB)
 	@mkdir -p $(dir $@)
 	$(call quiet,FUZZLD,$@)$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(FUZZ_LDLIBS)
 
--include $(shell find $(FUZZ_OUT)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(FUZZ_OUT)/obj -name '*.d' -type f 2>/dev/null)
 
 fuzz-build: $(FUZZ_BIN)
 

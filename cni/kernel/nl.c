@@ -167,14 +167,14 @@ bool cni_nl_is_reply(struct nl_msg *msg, uint32_t seq, uint32_t port)
 	       h->nlmsg_pid == port;
 }
 
-static void keep_ext_ack(const struct nlmsgerr *e, char ext_ack[CNI_SYS_EXT_ACK])
+void cni_nl_ext_ack(const struct nlmsghdr *outer, char ext_ack[CNI_SYS_EXT_ACK])
 {
-	const struct nlmsghdr *outer = (const struct nlmsghdr *)((const char *)e - NLMSG_HDRLEN);
+	const struct nlmsgerr *e = (const struct nlmsgerr *)((const char *)outer + NLMSG_HDRLEN);
 	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
 	size_t off = sizeof(*e);
 
 	ext_ack[0] = '\0';
-	if (!(outer->nlmsg_flags & NLM_F_ACK_TLVS))
+	if (outer->nlmsg_len < NLMSG_HDRLEN + off || !(outer->nlmsg_flags & NLM_F_ACK_TLVS))
 		return;
 	if (!(outer->nlmsg_flags & NLM_F_CAPPED))
 		off += e->msg.nlmsg_len - NLMSG_HDRLEN;
@@ -210,7 +210,7 @@ static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 
 	t->err = e->error;
 	t->done = true;
-	keep_ext_ack(e, t->ext_ack);
+	cni_nl_ext_ack((const struct nlmsghdr *)((const char *)e - NLMSG_HDRLEN), t->ext_ack);
 	return NL_STOP;
 }
 

@@ -64,6 +64,10 @@ int cni_nl_parse(struct nl_msg *msg, size_t hdrlen, struct nlattr **tb, int maxt
 int cni_nl_parse_nested(struct nlattr *nest, struct nlattr **tb, int maxtype,
 			const struct nla_policy *policy);
 
+/* The extended-ack text (NLMSGERR_ATTR_MSG) of an NLMSG_ERROR message, or
+ * "" when it has none; a malformed message gives "". */
+void cni_nl_ext_ack(const struct nlmsghdr *msg, char ext_ack[CNI_SYS_EXT_ACK]);
+
 /* Map a (negative) libnl NLE_* code to a negative errno. */
 int cni_nl_errno(int nlerr);
 

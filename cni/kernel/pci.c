@@ -223,6 +223,27 @@ int cni_pci_rdma_devs(const char *root, const char *addr, char names[][CNI_RDMA_
 	return (int)found;
 }
 
+int cni_pci_aux_rdma_devs(const char *root, const char *aux_root, const char *addr,
+			  char names[][CNI_RDMA_NAME_MAX], size_t max)
+{
+	char path[SYSFS_PATH_MAX];
+	_cleanup_dir_ DIR *d = NULL;
+	struct dirent *e;
+	struct stat st;
+	int n = 0;
+
+	if (dev_path(path, sizeof(path), root, addr, NULL))
+		return -ENAMETOOLONG;
+	d = opendir(path);
+	while (d && !n && (e = readdir(d))) {
+		if (e->d_name[0] == '.' ||
+		    dev_path(path, sizeof(path), aux_root, e->d_name, NULL) || lstat(path, &st))
+			continue;
+		n = cni_pci_rdma_devs(aux_root, e->d_name, names, max);
+	}
+	return n;
+}
+
 int cni_pci_aux_parent(const char *aux_root, const char *id, char parent[CNI_PCI_ADDR_LEN],
 		       bool *sf)
 {

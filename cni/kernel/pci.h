@@ -52,6 +52,12 @@ int cni_pci_wait_netdev(const char *root, const char *addr, unsigned int timeout
 int cni_pci_rdma_devs(const char *root, const char *addr, char names[][CNI_RDMA_NAME_MAX],
 		      size_t max);
 
+/* RDMA devices of the auxiliary devices under PCI function addr (entries
+ * of <root>/devices/<addr>/ that <aux_root>/devices/ lists, such as
+ * mlx5_core.rdma.N): the first one's, as cni_pci_rdma_devs. */
+int cni_pci_aux_rdma_devs(const char *root, const char *aux_root, const char *addr,
+			  char names[][CNI_RDMA_NAME_MAX], size_t max);
+
 /* The PCI function an auxiliary device (<aux_root>/devices/<id>) hangs off
  * in the device tree, and whether it is a scalable function (it has an
  * sfnum). -ENODEV when id is absent, -ENOTTY when its parent is not a PCI

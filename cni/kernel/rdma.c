@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "base/util.h"
 
 #include "base/cleanup.h"
 #include "base/log.h"
@@ -26,6 +27,9 @@ const char *cni_rdma_strerror(int ret)
 		       "none";
 	case EOPNOTSUPP:
 		return "the device's driver cannot change network namespace, or the mode is shared";
+	case ENOSYS:
+		return "this kernel cannot give an RDMA device a name as it moves it (names per "
+		       "network namespace came with Linux 7)";
 	case ENXIO:
 		return "the device is in neither the pod's network namespace nor the host's (moved "
 		       "on by the pod?); the record stays until it is back";
@@ -61,14 +65,43 @@ struct nl_msg *cni_rdma_msg_dump(void)
 	return request(RDMA_NLDEV_CMD_GET, NLM_F_DUMP);
 }
 
-/* DEV_INDEX and NET_NS_FD only: with DEV_NAME the kernel would rename and
- * ignore the namespace. */
-struct nl_msg *cni_rdma_msg_move(uint32_t index, int netns_fd)
+/* SET with any of a netns and a name: index first, the kernel's order. */
+static struct nl_msg *set_msg(uint32_t index, int netns_fd, const char *name)
 {
 	struct nl_msg *msg = request(RDMA_NLDEV_CMD_SET, 0);
 
-	if (msg && (nla_put_u32(msg, RDMA_NLDEV_ATTR_DEV_INDEX, index) < 0 ||
-		    nla_put_u32(msg, RDMA_NLDEV_NET_NS_FD, (uint32_t)netns_fd) < 0)) {
+	if (msg &&
+	    (nla_put_u32(msg, RDMA_NLDEV_ATTR_DEV_INDEX, index) < 0 ||
+	     (netns_fd >= 0 && nla_put_u32(msg, RDMA_NLDEV_NET_NS_FD, (uint32_t)netns_fd) < 0) ||
+	     (name && nla_put_string(msg, RDMA_NLDEV_ATTR_DEV_NAME, name) < 0))) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+/* DEV_INDEX and NET_NS_FD only: a kernel before Linux 7 given DEV_NAME too
+ * renames and ignores the namespace. */
+struct nl_msg *cni_rdma_msg_move(uint32_t index, int netns_fd)
+{
+	return set_msg(index, netns_fd, NULL);
+}
+
+struct nl_msg *cni_rdma_msg_move_named(uint32_t index, int netns_fd, const char *name)
+{
+	return set_msg(index, netns_fd, name);
+}
+
+struct nl_msg *cni_rdma_msg_rename(uint32_t index, const char *name)
+{
+	return set_msg(index, -1, name);
+}
+
+struct nl_msg *cni_rdma_msg_port_dump(uint32_t index)
+{
+	struct nl_msg *msg = request(RDMA_NLDEV_CMD_PORT_GET, NLM_F_DUMP);
+
+	if (msg && nla_put_u32(msg, RDMA_NLDEV_ATTR_DEV_INDEX, index) < 0) {
 		nlmsg_free(msg);
 		return NULL;
 	}
@@ -98,6 +131,13 @@ static const struct nla_policy dev_policy[RDMA_NLDEV_ATTR_MAX + 1] = {
     [RDMA_NLDEV_ATTR_LINK_TYPE] = {.type = NLA_STRING},
 };
 
+static const struct nla_policy port_policy[RDMA_NLDEV_ATTR_MAX + 1] = {
+    [RDMA_NLDEV_ATTR_DEV_INDEX] = {.type = NLA_U32},
+    [RDMA_NLDEV_ATTR_DEV_NAME] = {.type = NLA_STRING},
+    [RDMA_NLDEV_ATTR_PORT_INDEX] = {.type = NLA_U32},
+    [RDMA_NLDEV_ATTR_NDEV_INDEX] = {.type = NLA_U32},
+};
+
 static const struct nla_policy mode_policy[RDMA_NLDEV_ATTR_MAX + 1] = {
     [RDMA_NLDEV_SYS_ATTR_NETNS_MODE] = {.type = NLA_U8},
 };
@@ -120,6 +160,25 @@ int cni_rdma_parse_dev(struct nl_msg *msg, struct cni_rdma_dev *dev)
 		dev->ports = nla_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
 	if (tb[RDMA_NLDEV_ATTR_LINK_TYPE])
 		nla_strlcpy(dev->link_type, tb[RDMA_NLDEV_ATTR_LINK_TYPE], sizeof(dev->link_type));
+	return 0;
+}
+
+int cni_rdma_parse_port(struct nl_msg *msg, struct cni_rdma_port *port)
+{
+	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX + 1];
+	int ret = cni_nl_parse(msg, 0, tb, RDMA_NLDEV_ATTR_MAX, port_policy);
+
+	if (ret)
+		return ret;
+	if (!tb[RDMA_NLDEV_ATTR_DEV_INDEX] || !tb[RDMA_NLDEV_ATTR_DEV_NAME] ||
+	    !tb[RDMA_NLDEV_ATTR_PORT_INDEX])
+		return -EPROTO;
+	memset(port, 0, sizeof(*port));
+	port->dev_index = nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
+	nla_strlcpy(port->dev_name, tb[RDMA_NLDEV_ATTR_DEV_NAME], sizeof(port->dev_name));
+	port->port = nla_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
+	if (tb[RDMA_NLDEV_ATTR_NDEV_INDEX])
+		port->ndev_index = nla_get_u32(tb[RDMA_NLDEV_ATTR_NDEV_INDEX]);
 	return 0;
 }
 
@@ -162,37 +221,77 @@ int cni_rdma_set_netns_mode(struct cni_sys *sys, bool exclusive)
 	return rdma_talk(sys, msg, NULL, NULL);
 }
 
+/* A dump into a growing array of size-byte entries, each decoded by parse. */
 struct dump {
-	struct cni_rdma_dev *devs;
-	size_t n;
+	void *items;
+	size_t n, size;
+	int (*parse)(struct nl_msg *msg, void *item);
 };
 
 static int dump_parse(struct nl_msg *msg, void *arg)
 {
 	struct dump *d = arg;
-	struct cni_rdma_dev *p = realloc(d->devs, (d->n + 1) * sizeof(*p));
+	char *p = d->n < 4096 ? realloc(d->items, (d->n + 1) * d->size) : NULL;
 	int ret;
 
 	if (!p)
 		return -ENOMEM;
-	d->devs = p;
-	ret = cni_rdma_parse_dev(msg, &p[d->n]);
+	d->items = p;
+	ret = d->parse(msg, p + d->n * d->size);
 	if (!ret)
 		d->n++;
 	return ret;
 }
 
+static int dump(struct cni_sys *sys, struct nl_msg *msg, struct dump *d, void **items, size_t *n)
+{
+	int ret = rdma_talk(sys, msg, dump_parse, d);
+
+	if (ret) {
+		free(d->items);
+		return ret;
+	}
+	*items = d->items;
+	*n = d->n;
+	return 0;
+}
+
+static int dev_item(struct nl_msg *msg, void *item)
+{
+	return cni_rdma_parse_dev(msg, item);
+}
+
+static int port_item(struct nl_msg *msg, void *item)
+{
+	return cni_rdma_parse_port(msg, item);
+}
+
 int cni_rdma_devs(struct cni_sys *sys, struct cni_rdma_dev **devs, size_t *n)
 {
 	_cleanup_nl_msg_ struct nl_msg *msg = cni_rdma_msg_dump();
-	struct dump d = {0};
-	int ret = rdma_talk(sys, msg, dump_parse, &d);
+	struct dump d = {.size = sizeof(**devs), .parse = dev_item};
 
+	return dump(sys, msg, &d, (void **)devs, n);
+}
+
+int cni_rdma_ports(struct cni_sys *sys, const struct cni_rdma_dev *devs, size_t n_devs,
+		   struct cni_rdma_port **ports, size_t *n)
+{
+	struct dump d = {.size = sizeof(**ports), .parse = port_item};
+	int ret = 0;
+
+	for (size_t i = 0; i < n_devs && !ret; i++) {
+		_cleanup_nl_msg_ struct nl_msg *msg = cni_rdma_msg_port_dump(devs[i].index);
+
+		ret = rdma_talk(sys, msg, dump_parse, &d);
+		if (ret == -EINVAL || ret == -ENODEV)
+			ret = 0; /* gone since the device dump: no ports */
+	}
 	if (ret) {
-		free(d.devs);
+		free(d.items);
 		return ret;
 	}
-	*devs = d.devs;
+	*ports = d.items;
 	*n = d.n;
 	return 0;
 }
@@ -230,82 +329,39 @@ int cni_rdma_move(struct cni_sys *sys, uint32_t index, int netns_fd)
 	return rdma_talk(sys, msg, NULL, NULL);
 }
 
-const struct cni_rdma_dev *cni_rdma_find(const struct cni_rdma_dev *devs, size_t n,
-					 const struct cni_rdma_ref *ref)
+int cni_rdma_rename(struct cni_sys *sys, uint32_t index, const char *name)
 {
-	for (size_t i = 0; i < n; i++)
-		if (ref->has_index ? devs[i].index == ref->index : !strcmp(devs[i].name, ref->name))
-			return &devs[i];
-	return NULL;
+	_cleanup_nl_msg_ struct nl_msg *msg = cni_rdma_msg_rename(index, name);
+
+	return rdma_talk(sys, msg, NULL, NULL);
 }
 
-/* In the pod: move one device home. Only the kernel's "no such device",
- * or a second look that no longer finds it, counts as gone. */
-static int return_one(struct cni_sys *sys, const struct cni_rdma_dev *d,
-		      const struct cni_rdma_ref *ref, int host)
+int cni_rdma_move_named(struct cni_sys *sys, const struct cni_rdma_dev *dev, int netns_fd,
+			const char *name)
 {
-	struct cni_rdma_dev again;
-	int ret = cni_rdma_move(sys, d->index, host);
+	_cleanup_nl_msg_ struct nl_msg *msg = cni_rdma_msg_move_named(dev->index, netns_fd, name);
+	char ack[CNI_SYS_EXT_ACK];
+	struct cni_rdma_dev now;
+	int ret = rdma_talk(sys, msg, NULL, NULL), undo;
 
-	if (!ret)
-		log_info("moved RDMA device %s (index %u) back to the host", d->name, d->index);
-	if (!ret || ret == -ENODEV ||
-	    cni_rdma_dev_get(sys, ref->has_index ? NULL : ref->name, d->index, &again) == -ENODEV)
-		return 0;
-	return ret;
-}
-
-/* Back on the host: every device known by index is here. */
-static int confirm_home(struct cni_sys *sys, const struct cni_rdma_ref *refs, size_t n,
-			const char **failed)
-{
-	struct cni_rdma_dev *devs = NULL;
-	size_t count = 0;
-	int ret = cni_rdma_devs(sys, &devs, &count);
-
-	if (ret == -EPROTONOSUPPORT)
-		ret = 0;
-	for (size_t i = 0; i < n && !ret; i++)
-		if (refs[i].has_index && !cni_rdma_find(devs, count, &refs[i])) {
-			*failed = refs[i].name;
-			ret = -ENXIO;
-		}
-	free(devs);
-	return ret;
-}
-
-int cni_rdma_return(struct cni_sys *sys, int pod_fd, const struct cni_rdma_ref *refs, size_t n,
-		    const char **failed)
-{
-	_cleanup_close_ int host = cni_netns_open_current(sys);
-	struct cni_rdma_dev *devs = NULL;
-	size_t count = 0;
-	int saved = -1, ret;
-	bool none = false;
-
-	*failed = NULL;
-	if (host < 0)
-		return host;
-	ret = cni_netns_enter(sys, pod_fd, &saved);
 	if (ret)
 		return ret;
-	/* One dump in the pod (the kernel requires the move to be asked from
-	 * the device's netns); a device it does not show must be on the host. */
-	ret = cni_rdma_devs(sys, &devs, &count);
-	if (ret == -EPROTONOSUPPORT) {
-		ret = 0; /* no RDMA subsystem: nothing can be in the pod */
-		none = true;
-	}
-	for (size_t i = 0; i < n && !ret; i++) {
-		const struct cni_rdma_dev *d = cni_rdma_find(devs, count, &refs[i]);
-
-		if (d && (ret = return_one(sys, d, &refs[i], host)))
-			*failed = refs[i].name;
-	}
-	free(devs);
-	if (cni_netns_restore(sys, &saved) && !ret)
-		ret = -EIO;
-	return ret || none ? ret : confirm_home(sys, refs, n, failed);
+	/* Success is not proof: a kernel without per-namespace names handles
+	 * DEV_NAME first, renames, skips the move and acks. Only a device no
+	 * longer seen here has moved. */
+	ret = cni_rdma_dev_get(sys, NULL, dev->index, &now);
+	if (ret == -ENODEV)
+		return 0;
+	if (!ret && !strcmp(now.name, dev->name))
+		return -ENOSYS;
+	/* Renamed here, or unknown: put the name back (a no-op when it has it). */
+	memcpy(ack, sys->ext_ack, sizeof(ack));
+	undo = cni_rdma_rename(sys, dev->index, dev->name);
+	if (undo && undo != -ENODEV)
+		log_err("RDMA device %s (index %u) keeps the name %s: renaming it back failed: %s",
+			dev->name, dev->index, name, strerror(-undo));
+	memcpy(sys->ext_ack, ack, sizeof(ack));
+	return ret ? ret : -ENOSYS;
 }
 
 int cni_rdma_require_exclusive(struct cni_sys *sys, struct cni_error *err, int code)

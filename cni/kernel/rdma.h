@@ -51,6 +51,50 @@ int cni_rdma_dev_get(struct cni_sys *sys, const char *name, uint32_t index,
  * to be in the device's current namespace. */
 int cni_rdma_move(struct cni_sys *sys, uint32_t index, int netns_fd);
 
+/* One port of a device as RDMA netlink reports it. The kernel names the
+ * port's netdev only to a socket in the netdev's own namespace
+ * (nldev.c fill_port_info): ndev_index 0 means "none, or elsewhere". */
+struct cni_rdma_port {
+	uint32_t dev_index;
+	char dev_name[CNI_RDMA_NAME_MAX];
+	uint32_t port;
+	uint32_t ndev_index;
+};
+
+/* Every port of devs (as cni_rdma_devs listed them here): one dump per
+ * device, which the kernel requires; a device gone meanwhile has none.
+ * *ports is malloc'd, caller frees. */
+int cni_rdma_ports(struct cni_sys *sys, const struct cni_rdma_dev *devs, size_t n_devs,
+		   struct cni_rdma_port **ports, size_t *n);
+
+/* Rename a device (no move). */
+int cni_rdma_rename(struct cni_sys *sys, uint32_t index, const char *name);
+
+/* Move dev into netns_fd's namespace under name, then read back that it
+ * left: -ENOSYS when the kernel renamed it and stayed (no per-namespace
+ * names: Linux < 7), the rename undone. dev as the caller sees it now. */
+int cni_rdma_move_named(struct cni_sys *sys, const struct cni_rdma_dev *dev, int netns_fd,
+			const char *name);
+
+/* Whether name may be given to an RDMA device: 1 to CNI_RDMA_NAME_MAX - 1
+ * bytes of letters, digits, '_', '-', '.' and ':', a letter or digit first.
+ * A strict subset of what the kernel takes (no '/', no '%' format, no
+ * spaces), so that it reads the same in sysfs, verbs and NCCL_IB_HCA. */
+bool cni_rdma_name_valid(const char *name);
+
+/* Whether the running kernel (release, from uname, into release) names RDMA
+ * devices per network namespace and takes a name with a move: Linux 7.3 on,
+ * where it was seen. A hint for the doctor: rdma-ns reads every named move
+ * back rather than trusting it. */
+bool cni_rdma_names_per_netns(char release[65]);
+
+/* The same rule for a release string ("7.3.4+deb13-amd64"). */
+bool cni_rdma_release_names_per_netns(const char *release);
+
+/* The node GUID rxe and siw give a device over a netdev of this Ethernet
+ * MAC (the modified EUI-64), as RDMA netlink reports it; 0 for another length. */
+uint64_t cni_rdma_guid_of_mac(const unsigned char *mac, unsigned int len);
+
 /* A device to bring back: by its index, global and kept across renames
  * and moves, when the record has it; by name for records that predate it. */
 struct cni_rdma_ref {
@@ -63,8 +107,15 @@ struct cni_rdma_ref {
 const struct cni_rdma_dev *cni_rdma_find(const struct cni_rdma_dev *devs, size_t n,
 					 const struct cni_rdma_ref *ref);
 
+/* The name a device of index comes home under: want when no other device
+ * of host (the host's dump) has it, else a free "<want>_<index>[_k]";
+ * -EEXIST when none is free. */
+int cni_rdma_host_name(const struct cni_rdma_dev *host, size_t n, const char *want, uint32_t index,
+		       char out[CNI_RDMA_NAME_MAX]);
+
 /* From inside the pod netns pod_fd (the kernel's rule), move every device
- * of refs still there back to the caller's namespace; then each one known
+ * of refs still there back to the caller's namespace, under its recorded
+ * name or a free one (cni_rdma_host_name); then each one known
  * by index must be seen here, or it is -ENXIO (in neither namespace: a pod
  * that hid it elsewhere). A kernel without RDMA counts as done. On failure
  * *failed names the device. */
@@ -77,6 +128,16 @@ struct nl_msg *cni_rdma_msg_sys_get(void);
 struct nl_msg *cni_rdma_msg_sys_set(bool exclusive);
 struct nl_msg *cni_rdma_msg_dump(void);
 struct nl_msg *cni_rdma_msg_move(uint32_t index, int netns_fd);
+
+/* The same for a PORT_GET dump (one device's ports: the kernel refuses a
+ * dump without DEV_INDEX), a rename, and a move carrying the name the
+ * device takes in the target namespace (Linux 7; older kernels only rename). */
+struct nl_msg *cni_rdma_msg_port_dump(uint32_t index);
+struct nl_msg *cni_rdma_msg_rename(uint32_t index, const char *name);
+struct nl_msg *cni_rdma_msg_move_named(uint32_t index, int netns_fd, const char *name);
+
+/* Decode one PORT_GET reply; -EPROTO without device index, name or port. */
+int cni_rdma_parse_port(struct nl_msg *msg, struct cni_rdma_port *port);
 
 /* Decode a SYS_GET reply; -EPROTO without a valid mode attribute. */
 int cni_rdma_parse_mode(struct nl_msg *msg, bool *exclusive);

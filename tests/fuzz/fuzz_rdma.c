@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-/* RDMA netlink replies (device dump, netns mode) as a forged or newer
+/* RDMA netlink replies (device and port dumps, netns mode, an error's
+ * extended ack) as a forged or newer
  * kernel may send them. */
 #include <string.h>
 
 #include "fuzz.h"
 #include "fuzz_nl.h"
+#include "kernel/nl.h"
 #include "kernel/rdma.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -17,6 +19,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct nl_msg *msg = fuzz_nl_msg(data, size);
 	struct cni_rdma_dev dev;
+	struct cni_rdma_port port;
+	char ack[CNI_SYS_EXT_ACK];
 	bool exclusive;
 
 	if (!msg)
@@ -27,7 +31,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    strnlen(dev.link_type, sizeof(dev.link_type)) == sizeof(dev.link_type))
 			abort();
 	}
+	if (cni_rdma_parse_port(msg, &port) == 0 &&
+	    strnlen(port.dev_name, sizeof(port.dev_name)) == sizeof(port.dev_name))
+		abort();
 	cni_rdma_parse_mode(msg, &exclusive);
+	cni_nl_ext_ack(nlmsg_hdr(msg), ack);
+	if (strnlen(ack, sizeof(ack)) == sizeof(ack))
+		abort();
 	nlmsg_free(msg);
 	return 0;
 }

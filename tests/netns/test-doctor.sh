@@ -30,6 +30,8 @@ test_doctor_pfs_vfs_and_attachments() {
 	assert_eq 0 "$RC" "exit status without errors ($ERR)"
 	assert_json '.rdma.netnsMode' 'null'
 	assert_json '.rdma.error' '"the kernel has no RDMA subsystem (is ib_core loaded?)"'
+	# Linux 7.3's RDMA netlink (names per netns, a name with the move): not here.
+	assert_json '[.rdma.kernel,.rdma.namesPerNetns,.rdma.nameWithMove]' "[\"$(uname -r)\",false,false]"
 	assert_json '[.pfs[] | {pci, netdev, driver, linkType, numVfs, totalVfs}]' \
 		'[{"pci":"0000:03:00.0","netdev":"pf0","driver":"mlx5_core","linkType":"Ethernet","numVfs":3,"totalVfs":8}]'
 	assert_json '[.pfs[0].vfs[] | [.vf, .pci, .driver, .rdmaDevice, .attachedBy]]' \

@@ -298,3 +298,28 @@ test_rdmans_record_names_and_crash_rule() {
 	assert_eq 0 "$RC" "DEL with a FIFO record"
 	assert_eq "" "$(ls $dir)" "unusable records removed"
 }
+
+test_rdmans_lookup_names_each_way() {
+	# An Ethernet VF without an RDMA device under it, its netdev in the pod:
+	# the lookup tries the PCI child, the auxiliary children, then a device
+	# bound to the pod interface (RDMA netlink: absent on this kernel).
+	local vf prev
+	sim_node 1 2 eth
+	pod_ns pod1
+	vf=$(sim_vf_addr 0 1)
+	ip link set vf0_1 netns pod1 name net1
+	prev='"prevResult":{"cniVersion":"1.1.0","interfaces":[{"name":"net1","sandbox":"/run/netns/pod1"}]}'
+	cni_exec rdma-ns ADD ctr1 pod1 net1 '{"cniVersion":"1.1.0","name":"rdma-net","type":"rdma-ns","deviceID":"'"$vf"'",'"$prev"'}'
+	assert_json '[.code,.msg,.details]' '[101,"no RDMA device for deviceID","'"$vf"': tried PCI child (/sys/bus/pci/devices/'"$vf"'/infiniband/: none), auxiliary child (the function'"'"'s auxiliary devices: none), netdev net1 in /run/netns/pod1 (the kernel has no RDMA subsystem (is ib_core loaded?)); is its RDMA driver loaded (or, for rxe and siw, the device created over the pod interface)?"]'
+	# The interface named by the prevResult in this sandbox, not CNI_IFNAME.
+	cni_exec rdma-ns ADD ctr1 pod1 eth9 '{"cniVersion":"1.1.0","name":"rdma-net","type":"rdma-ns","deviceID":"'"$vf"'",'"$prev"'}'
+	assert_json '.details' '"'"$vf"': tried PCI child (/sys/bus/pci/devices/'"$vf"'/infiniband/: none), auxiliary child (the function'"'"'s auxiliary devices: none), netdev net1 in /run/netns/pod1 (the kernel has no RDMA subsystem (is ib_core loaded?)); is its RDMA driver loaded (or, for rxe and siw, the device created over the pod interface)?"'
+	# Without the interface in the pod, the netdev step says so.
+	ip -n pod1 link set net1 name other
+	cni_exec rdma-ns ADD ctr1 pod1 net1 '{"cniVersion":"1.1.0","name":"rdma-net","type":"rdma-ns","deviceID":"'"$vf"'",'"$prev"'}'
+	assert_match 'netdev net1 in /run/netns/pod1 \(no such netdev\)' "$(jq -r .details <<<"$OUT")" "no such netdev"
+	assert_eq "" "$(ls /var/lib/cni/rdma-ns 2>/dev/null)" "no record written"
+	# rdmaName is checked before the device is looked for.
+	cni_exec rdma-ns ADD ctr1 pod1 net1 '{"cniVersion":"1.1.0","name":"rdma-net","type":"rdma-ns","deviceID":"'"$vf"'","rdmaName":"a/b",'"$prev"'}'
+	assert_json '[.code,.msg]' '[7,"invalid configuration"]'
+}

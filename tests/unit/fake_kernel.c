@@ -431,6 +431,31 @@ int cni_rdma_move(struct cni_sys *sys, uint32_t index, int netns_fd)
 	return 0;
 }
 
+/* The lookup's netlink step (kernel/rdma_lookup.c, real here): the VF's
+ * device is a PCI child in this sysfs, so no dump is ever needed. */
+int cni_rdma_ports(struct cni_sys *sys, const struct cni_rdma_dev *devs, size_t n_devs,
+		   struct cni_rdma_port **ports, size_t *n)
+{
+	*ports = NULL;
+	*n = 0;
+	return 0;
+}
+
+int cni_rdma_devs(struct cni_sys *sys, struct cni_rdma_dev **devs, size_t *n)
+{
+	*devs = NULL;
+	*n = 0;
+	return 0;
+}
+
+/* Linux 7's move with a name: as a move here (CHECK reads the name from
+ * the config). */
+int cni_rdma_move_named(struct cni_sys *sys, const struct cni_rdma_dev *dev, int netns_fd,
+			const char *name)
+{
+	return cni_rdma_move(sys, dev->index, netns_fd);
+}
+
 /* As the real one: found in the pod by index (or name), moved back, then
  * confirmed on the host. */
 int cni_rdma_return(struct cni_sys *sys, int pod_fd, const struct cni_rdma_ref *refs, size_t n,

@@ -258,6 +258,16 @@ Test(ibsriov_add, rollback_at_every_step_hostile_pod_rdma, .init = sysfs, .fini 
 			5);
 }
 
+/* rdmaIsolation with rdmaName: the device moves under that name; every
+ * rollback and the final DEL bring it back. */
+Test(ibsriov_add, rollback_at_every_step_rdma_name, .init = sysfs, .fini = teardown)
+{
+	fail_everywhere(true, false,
+			"\"guid\":\"02:00:00:00:00:00:00:09\",\"rdmaIsolation\":true,"
+			"\"rdmaName\":\"auto\",\"mtu\":2044",
+			5);
+}
+
 /* A PF that refuses one setting for good (igb: link state, or max_tx_rate
  * without carrier): ADD fails naming it, leaves no record, and restores
  * nothing it did not change, so nothing is left for a DEL to trip on. */

@@ -20,11 +20,16 @@ expect "rdma: rxe0 over the VF netdev $rnet ($(cat /tmp/err))" "link rxe0/1 stat
 contains "rdma: our netlink dump finds rxe0" " rxe0 " "$(rdma-ns devices)"
 ip netns add rpod
 rconf="{\"cniVersion\":\"1.1.0\",\"name\":\"igb-net\",\"type\":\"rdma-ns\",\"deviceID\":\"$VF0\",\"prevResult\":{\"cniVersion\":\"1.1.0\",\"interfaces\":[{\"name\":\"net1\"}]}}"
-# rxe is not a PCI child of the VF: on the real sysfs the VF has no RDMA device.
+# rxe is not a PCI child of the VF: on the real sysfs only its port's
+# netdev ties it to the VF. rdma-ns looks for the pod interface, absent here.
 rdmans ADD r1 /run/netns/rpod net1 "$rconf"
 jqe "rdma: rdma-ns on the real VF finds no RDMA device" '.code .msg' '[101,"no RDMA device for deviceID"]'
+contains "rdma: the error names each way tried" "auxiliary child (the function's auxiliary devices: none), netdev net1 in /run/netns/rpod (no such netdev)" "$(Jr .details)"
+# rdmaIsolation finds rxe0 bound to the VF netdev (RDMA netlink, host
+# socket) and reaches the kernel, which cannot move rxe on this kernel.
 cni ib-sriov ADD r1 /run/netns/rpod net1 "$(conf "$VF0" '"rdmaIsolation":true')"
-jqe "rdma: rdmaIsolation on the real VF finds no RDMA device" '.code .msg' '[101,"the VF has no RDMA device"]'
+jqe "rdma: rdmaIsolation finds rxe0 by its netdev" '.msg' '"cannot move the RDMA device into the pod"'
+contains "rdma: the refusal names rxe0" "rxe0: " "$(Jr .details)"
 expect "rdma: nothing changed" "$before" "$(host_state)"
 # The real PF and VF under a tmpfs devices/ listing whose VF also names
 # rxe0 under infiniband/ (a ConnectX VF's layout): the move reaches the kernel.

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The one lookup of a function's RDMA devices, shared by rdma-ns and
+ * ib-sriov's rdmaIsolation so that they agree. Three ways, in this order,
+ * the first that finds any wins:
+ *   1. PCI child: <pci>/devices/<addr>/infiniband/ (a ConnectX VF's own);
+ *   2. auxiliary child: <aux>/devices/<id>/infiniband/ of an auxiliary
+ *      device ID, or of the auxiliary devices under a PCI function;
+ *   3. by netdev: the device whose port is bound to the function's netdev,
+ *      through RDMA netlink (rxe, siw, any device not under the function). */
+#ifndef CNI_RDMA_LOOKUP_H
+#define CNI_RDMA_LOOKUP_H
+
+#include "kernel/rdma.h"
+
+#define CNI_RDMA_FOUND_MAX 8
+#define CNI_RDMA_TRIED_MAX 512
+
+struct cni_rdma_query {
+	const char *device;		 /* PCI address or auxiliary device name; NULL: none */
+	const char *pci_root, *aux_root; /* NULL: CNI_PCI_ROOT, CNI_AUX_ROOT */
+	int netns_fd;			 /* the netdev's namespace; -1: the caller's */
+	const char *netns;		 /* its name, for messages */
+	const char *ifname;		 /* the netdev there; NULL: no step 3 */
+};
+
+struct cni_rdma_found {
+	char names[CNI_RDMA_FOUND_MAX][CNI_RDMA_NAME_MAX];
+	uint32_t index[CNI_RDMA_FOUND_MAX]; /* step 3 only; sysfs gives names */
+	size_t n;
+	const char *how; /* "PCI child", "auxiliary child", "netdev" */
+	bool in_netns;	 /* step 3 found it in the netdev's namespace, not the caller's */
+	char
+	    tried[CNI_RDMA_TRIED_MAX]; /* what was tried (-ENODEV), or the candidates (-ENOTUNIQ) */
+};
+
+/* Run the three steps for q: 0 with f->n >= 1; -ENODEV with f->tried
+ * naming each step and what it saw; -ENOTUNIQ when step 3 finds two
+ * devices (f->tried names both); another -errno for a failure. */
+int cni_rdma_lookup(struct cni_sys *sys, const struct cni_rdma_query *q, struct cni_rdma_found *f);
+
+/* What one socket's dumps show. */
+struct cni_rdma_view {
+	const struct cni_rdma_port *ports;
+	size_t n_ports;
+	const struct cni_rdma_dev *devs;
+	size_t n_devs;
+};
+
+/* Step 3 on dumps already made. there: a socket in the netdev's namespace,
+ * where a port bound to ifindex is proof. here (NULL when the netdev is in
+ * the caller's namespace): the caller's socket, which in exclusive mode
+ * lists a device the pod created (rxe registers in init_net) without its
+ * port's netdev; a device here counts only with no port bound here and the
+ * node GUID rxe/siw derive from the netdev's MAC (guid). 0, -ENODEV or
+ * -ENOTUNIQ, as cni_rdma_lookup. */
+int cni_rdma_match_netdev(const struct cni_rdma_view *there, const struct cni_rdma_view *here,
+			  int ifindex, uint64_t guid, struct cni_rdma_found *f);
+
+#endif

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+/* RDMA device names and identities: rules without a request. */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "base/util.h"
+#include "kernel/rdma.h"
+
+bool cni_rdma_name_valid(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (!len || len >= CNI_RDMA_NAME_MAX || !isalnum((unsigned char)name[0]))
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)name[i];
+
+		if (!isascii(c) || !(isalnum(c) || strchr("_-.:", c)))
+			return false;
+	}
+	return true;
+}
+
+bool cni_rdma_release_names_per_netns(const char *release)
+{
+	unsigned int major = 0, minor = 0;
+
+	if (sscanf(release, "%u.%u", &major, &minor) != 2)
+		return false;
+	return major > 7 || (major == 7 && minor >= 3);
+}
+
+bool cni_rdma_names_per_netns(char release[65])
+{
+	struct utsname u;
+
+	release[0] = '\0';
+	if (uname(&u))
+		return false;
+	copy_str(release, 65, u.release);
+	return cni_rdma_release_names_per_netns(u.release);
+}
+
+uint64_t cni_rdma_guid_of_mac(const unsigned char *mac, unsigned int len)
+{
+	if (len != 6)
+		return 0;
+	return (uint64_t)(mac[0] ^ 2) << 56 | (uint64_t)mac[1] << 48 | (uint64_t)mac[2] << 40 |
+	       (uint64_t)0xfffe << 24 | (uint64_t)mac[3] << 16 | (uint64_t)mac[4] << 8 | mac[5];
+}
