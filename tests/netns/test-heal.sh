@@ -124,11 +124,9 @@ vfio_vf() { # VF: the simulated VF bound to vfio-pci, no netdev
 	rm -rf "$d/net"
 }
 
-# A live pod holding a vfio VF and a netdev VF, seen from a view where its
-# netns file is there but not a namespace mount: the healing ADD of another
-# pod keeps it (refused as held by a live pod) and says why and the fix.
-test_add_in_a_blind_view_keeps_the_live_pod() {
-	local vfio net
+# pod1, alive, holding a vfio VF (net1, config $vfio) and a netdev VF (net2,
+# config $net), and pod3 to ask for them: the blind-view tests' node.
+live_pod_two_vfs() {
 	sim_node 1 3 eth
 	pod_ns pod1; pod_ns pod3
 	vfio_vf 2
@@ -138,6 +136,14 @@ test_add_in_a_blind_view_keeps_the_live_pod() {
 	assert_eq 0 "$RC" "vfio ADD of the live pod ($OUT)"
 	cni_exec ib-sriov ADD ctr1 pod1 net2 "$net"
 	assert_eq 0 "$RC" "netdev ADD of the live pod ($OUT)"
+}
+
+# A live pod holding a vfio VF and a netdev VF, seen from a view where its
+# netns file is there but not a namespace mount: the healing ADD of another
+# pod keeps it (refused as held by a live pod) and says why and the fix.
+test_add_in_a_blind_view_keeps_the_live_pod() {
+	local vfio net
+	live_pod_two_vfs
 	blind_view
 	# The second pod's netns where the blind view still shows it.
 	: >"$T/pod3" && mount --bind /run/netns/pod3 "$T/pod3"
@@ -380,15 +386,7 @@ test_reconcile_keeps_what_it_cannot_prove_gone() {
 # same VF is refused.
 test_reconcile_in_a_blind_view_releases_nothing() {
 	local vfio net n
-	sim_node 1 3 eth
-	pod_ns pod1; pod_ns pod3
-	vfio_vf 2
-	vfio=$(sriov_conf "" '"vfioPciMode":true' 1.1.0 "$(sim_vf_addr 0 2)")
-	net=$(sriov_conf ib-host-local "" 1.1.0 "$(sim_vf_addr 0 1)")
-	cni_exec ib-sriov ADD ctr1 pod1 net1 "$vfio"
-	assert_eq 0 "$RC" "vfio ADD of the live pod ($OUT)"
-	cni_exec ib-sriov ADD ctr1 pod1 net2 "$net"
-	assert_eq 0 "$RC" "netdev ADD of the live pod ($OUT)"
+	live_pod_two_vfs
 	age /var/lib/cni/ibcni/ib-sriov/*
 	blind_view
 	OUT=$(env -i PATH="$PATH" "$T/blind" "$BIN/ib-sriov" reconcile 2>"$T/stderr")
