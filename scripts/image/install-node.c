@@ -118,34 +118,51 @@ static bool old_keys_given(const struct opts *o)
 	return o->n_dirs || o->device_check || o->max_wait_ms >= 0;
 }
 
-/* A file this run replaces or removes, kept as a hidden hard link (the loader
- * reads no dot file) until the whole configuration loads: then dropped, else
- * put back as it was (owner, mode, bytes), or the new file removed when there
- * was none. */
+/* ibcni.conf's text (NULL when this run leaves the file alone) and
+ * ranges.conf's (NULL when there is none to write). 0 or -ENOMEM. */
+static int make_texts(const struct opts *o, char **conf, char **ranges)
+{
+	struct cni_json_buf b = {0};
+
+	if (old_keys_given(o)) {
+		cni_json_put_raw(&b, "{");
+		put_keys(o, &b);
+		cni_json_put_raw(&b, "}\n");
+		if (!(*conf = cni_json_buf_take(&b)))
+			return -ENOMEM;
+	}
+	if (o->ranges) {
+		cni_json_put_raw(&b, "{");
+		cni_json_put_key(&b, "ranges", true);
+		cni_json_put_raw(&b, o->ranges);
+		cni_json_put_raw(&b, "}\n");
+		if (!(*ranges = cni_json_buf_take(&b)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* ibcni.conf, kept as a hidden hard link (the loader reads no dot file)
+ * while ranges.conf is written after it: two renames are not one, and when
+ * the second fails (no space, an I/O error) the first is put back, so the
+ * node keeps the configuration it had rather than half of this run's. */
 struct saved {
 	int dfd;
-	const char *name;
-	char old[64];
 	bool had;
 };
 
-static int save(int dfd, const char *name, struct saved *s)
-{
-	int ret = check_snprintf(s->old, sizeof(s->old), ".%s.ibcni-old", name);
-	bool had = false;
+#define SAVED_NAME ".ibcni.conf.ibcni-old"
 
-	/* A kill may have left one: the file at name is the one to keep. */
-	if (!ret && unlinkat(dfd, s->old, 0) < 0 && errno != ENOENT)
-		ret = -errno;
-	if (!ret && linkat(dfd, name, dfd, s->old, 0) == 0)
-		had = true;
-	else if (!ret && errno != ENOENT)
-		ret = -errno;
-	if (ret)
-		return ret;
+static int save(int dfd, struct saved *s)
+{
+	/* A kill may have left one: the file at ibcni.conf is the one to keep. */
+	if (unlinkat(dfd, SAVED_NAME, 0) < 0 && errno != ENOENT)
+		return -errno;
+	if (linkat(dfd, "ibcni.conf", dfd, SAVED_NAME, 0) == 0)
+		s->had = true;
+	else if (errno != ENOENT)
+		return -errno;
 	s->dfd = dfd;
-	s->name = name;
-	s->had = had;
 	return 0;
 }
 
@@ -154,37 +171,29 @@ static void restore(const struct saved *s, bool undo)
 	if (s->dfd < 0)
 		return;
 	if (undo && s->had)
-		renameat(s->dfd, s->old, s->dfd, s->name);
+		renameat(s->dfd, SAVED_NAME, s->dfd, "ibcni.conf");
 	else if (undo)
-		unlinkat(s->dfd, s->name, 0);
+		unlinkat(s->dfd, "ibcni.conf", 0);
 	else if (s->had)
-		unlinkat(s->dfd, s->old, 0);
+		unlinkat(s->dfd, SAVED_NAME, 0);
 	fsync(s->dfd);
 }
 
 /* "ranges" goes into the drop-in ibcni.conf.d/ranges.conf, never into
  * ibcni.conf: a previous release refuses a key it does not know there (every
  * DEL included) and never reads the drop-ins, so a downgrade strands no pod.
- * No entry for this node removes an earlier drop-in: its ranges are stale. */
-static int write_ranges(const struct opts *o, int ddfd)
+ * No entry for this node (text NULL) removes an earlier drop-in: its ranges
+ * are stale. */
+static int write_ranges(const struct opts *o, int ddfd, const char *text)
 {
-	_cleanup_free_ char *text = NULL;
-	struct cni_json_buf b = {0};
 	int ret;
 
-	if (!o->ranges) {
+	if (!text) {
 		if (unlinkat(ddfd, "ranges.conf", 0) < 0)
 			return errno == ENOENT ? 0 : -errno;
 		printf("ibcni-install: %s/ibcni.conf.d/ranges.conf removed\n", o->node_dir);
 		return fsync(ddfd) < 0 ? -errno : 0;
 	}
-	cni_json_put_raw(&b, "{");
-	cni_json_put_key(&b, "ranges", true);
-	cni_json_put_raw(&b, o->ranges);
-	cni_json_put_raw(&b, "}\n");
-	text = cni_json_buf_take(&b);
-	if (!text)
-		return -ENOMEM;
 	ret = write_atomic(ddfd, "ranges.conf", text, strlen(text), 0644);
 	if (!ret && fsync(ddfd) < 0)
 		ret = -errno;
@@ -194,19 +203,10 @@ static int write_ranges(const struct opts *o, int ddfd)
 }
 
 /* Written atomically: a temp name in the directory, fsync, rename. */
-static int write_main(const struct opts *o, int dfd)
+static int write_main(const struct opts *o, int dfd, const char *text)
 {
-	struct cni_json_buf b = {0};
-	_cleanup_free_ char *text = NULL;
-	int ret;
+	int ret = write_atomic(dfd, "ibcni.conf", text, strlen(text), 0644);
 
-	cni_json_put_raw(&b, "{");
-	put_keys(o, &b);
-	cni_json_put_raw(&b, "}\n");
-	text = cni_json_buf_take(&b);
-	if (!text)
-		return -ENOMEM;
-	ret = write_atomic(dfd, "ibcni.conf", text, strlen(text), 0644);
 	if (!ret && fsync(dfd) < 0)
 		ret = -errno;
 	if (!ret)
@@ -214,61 +214,34 @@ static int write_main(const struct opts *o, int dfd)
 	return ret;
 }
 
-/* The whole configuration as written (ibcni.conf and every drop-in, the
- * admin's own too), loaded by the plugins' own loader: what it refuses here
- * would fail every ADD on the node. -EINVAL after naming the file and key. */
-static int load_all(const struct opts *o)
-{
-	struct cni_nodeconf nc = {0};
-	struct cni_error err = {0};
-	char dir[PATH_MAX], path[PATH_MAX];
-	int ret;
-
-	/* The plugins read /etc/ibcni, link-free; the admin's path to it may not be. */
-	if (!realpath(o->node_dir, dir) && check_snprintf(dir, sizeof(dir), "%s", o->node_dir))
-		return -ENAMETOOLONG;
-	ret = check_snprintf(path, sizeof(path), "%s/ibcni.conf", dir);
-	if (ret)
-		return ret;
-	cni_nodeconf_ranges_checker(ipam_node_ranges_check);
-	ret = cni_nodeconf_load(&nc, path, &err);
-	cni_nodeconf_free(&nc);
-	if (ret == -ENOMEM)
-		return ret;
-	if (ret)
-		fprintf(stderr,
-			"ibcni-install: the node configuration does not load: %s: %s; this run's "
-			"changes to it are undone\n",
-			err.msg, err.details);
-	return ret ? -EINVAL : 0;
-}
-
-/* The node directory's files, each written whole (or the ranges drop-in
- * removed), then loaded together; undone when the result does not load. */
+/* The node directory's files as they would be, loaded first (ibcni.conf and
+ * every drop-in, the admin's own too: what the loader refuses would fail
+ * every ADD on the node), then each written whole (or ranges.conf removed). */
 static int write_files(const struct opts *o, int dfd)
 {
-	struct saved main = {.dfd = -1}, ranges = {.dfd = -1};
+	_cleanup_free_ char *conf = NULL, *ranges = NULL;
+	struct saved saved = {.dfd = -1};
 	_cleanup_close_ int ddfd = -1;
-	int ret = 0;
+	int ret = make_texts(o, &conf, &ranges);
 
+	if (!ret)
+		ret = check_node_conf(o, dfd, conf, ranges);
+	if (ret)
+		return ret;
 	if (o->ranges_dir) {
 		if (mkdirat(dfd, "ibcni.conf.d", 0755) < 0 && errno != EEXIST)
 			return -errno;
 		ddfd = openat(dfd, "ibcni.conf.d", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (ddfd < 0)
 			return -errno;
-		ret = save(ddfd, "ranges.conf", &ranges);
 	}
-	if (!ret && old_keys_given(o))
-		ret = save(dfd, "ibcni.conf", &main);
-	if (!ret && old_keys_given(o))
-		ret = write_main(o, dfd);
+	if (conf && o->ranges_dir)
+		ret = save(dfd, &saved);
+	if (!ret && conf)
+		ret = write_main(o, dfd, conf);
 	if (!ret && o->ranges_dir)
-		ret = write_ranges(o, ddfd);
-	if (!ret)
-		ret = load_all(o);
-	restore(&ranges, ret != 0);
-	restore(&main, ret != 0);
+		ret = write_ranges(o, ddfd, ranges);
+	restore(&saved, ret != 0);
 	return ret;
 }
 

@@ -61,7 +61,15 @@ int load_node_ranges(struct opts *o);
 /* True when an option of the node configuration was given. */
 bool node_conf_given(const struct opts *o);
 
-/* Write o->node_dir/ibcni.conf from the options. 0 or negative errno. */
+/* Load the node configuration as this run would leave it (conf as ibcni.conf,
+ * NULL: the current one; ranges as ibcni.conf.d/ranges.conf, NULL: none when
+ * o->ranges_dir, else the current one) from a private stage in dfd, the
+ * plugins' files untouched. 0, -EINVAL after naming the file and key, or
+ * negative errno. */
+int check_node_conf(const struct opts *o, int dfd, const char *conf, const char *ranges);
+
+/* Write o->node_dir/ibcni.conf (and ibcni.conf.d/ranges.conf) from the
+ * options once the result loads. 0 or negative errno. */
 int write_node_conf(const struct opts *o);
 
 #endif

@@ -280,10 +280,10 @@ test_installer_writes_node_ranges() {
 }
 
 test_installer_refuses_a_node_config_that_does_not_load() {
-	# After writing, the whole configuration (ibcni.conf and every drop-in)
-	# is loaded with the plugins' own loader; when it does not load (here
-	# "ranges" set by hand in ibcni.conf too), exit 1 naming both files and
-	# the key, and this run's change undone: ADD on the node would refuse it.
+	# Before writing, the whole configuration as it would be (ibcni.conf and
+	# every drop-in) is loaded with the plugins' own loader; when it does not
+	# load (here "ranges" set by hand in ibcni.conf too), exit 1 naming both
+	# files and the key, nothing written: ADD on the node would refuse it.
 	local d=$T/bin e=$T/etc cm=$T/cm hand
 	mkdir -p "$cm" "$e"
 	hand='{"ranges":{"x":[[{"subnet":"10.9.0.0/24"}]]}}'
@@ -296,7 +296,7 @@ test_installer_refuses_a_node_config_that_does_not_load() {
 	[ -e "$e/ibcni.conf.d/ranges.conf" ] && fail "ranges.conf left"
 	assert_eq "" "$(ls -A "$e/ibcni.conf.d")" "nothing left in ibcni.conf.d"
 	assert_file "$e/ibcni.conf" "$hand"
-	# An earlier ranges.conf is put back as it was.
+	# An earlier ranges.conf stays as it was.
 	rm "$e/ibcni.conf"
 	installer --cni-bin-dir "$d" --node-conf-dir "$e" --node-name node-1 --node-ranges-dir "$cm"
 	assert_eq 0 "$RC" "install ($OUT)"
@@ -341,4 +341,75 @@ test_installer_carries_range_namespaces() {
 	assert_eq 1 "$RC" "a bad namespace ($OUT)"
 	assert_match "$cm/node-2: \"ranges.ib-net.namespaces\[0\]\" is \"Team_A\"; a namespace is a DNS label" "$OUT" "named"
 	[ -e "$T/e2" ] && fail "a bad entry wrote something"
+}
+
+# installer_traced ARGS...: installer under strace (-y: each fd with its
+# path) into $T/strace; OUT, RC.
+installer_traced() {
+	OUT=$(strace -f -qq -y -e trace=rename,renameat,renameat2,openat,linkat,unlinkat,mkdir,mkdirat \
+		-o "$T/strace" "$IBCNI_INSTALLER" --src "$IBCNI_IMAGE_BIN" --no-sleep "$@" 2>&1)
+	RC=$?
+}
+
+# real_writes DIR: the traced calls that created, renamed onto or unlinked
+# DIR/ibcni.conf or DIR/ibcni.conf.d/ranges.conf (the last name of a call is
+# its target; a linkat from them into the stage is a read).
+real_writes() {
+	local e=$1 name
+	name="(<$e>, \"ibcni\\.conf\"|<$e/ibcni\\.conf\\.d>, \"ranges\\.conf\"|\"$e/ibcni\\.conf(\\.d/ranges\\.conf)?\")"
+	grep -E "^[0-9]+ +(rename|renameat2?|linkat|unlinkat)\(.*$name(, [A-Z_0-9|]+)?\) += " "$T/strace"
+	grep -E "^[0-9]+ +openat\(.*$name, [^)]*O_(WRONLY|RDWR|CREAT)" "$T/strace"
+}
+
+test_installer_checks_the_node_config_before_writing() {
+	# The would-be configuration is loaded from a private stage in the node
+	# directory (.ibcni-stage.*: the loader reads no dot name) before any
+	# file the plugins read changes: a refused one never reaches them, not
+	# even for the moment between writing and undoing.
+	local d=$T/bin e=$T/etc cm=$T/cm hand ino node
+	mkdir -p "$cm" "$e"
+	hand='{"ranges":{"x":[[{"subnet":"10.9.0.0/24"}]]}}'
+	printf '%s' '{"ib-net":[[{"subnet":"10.56.1.0/24"}]]}' >"$cm/node-1"
+	printf '%s\n' "$hand" >"$e/ibcni.conf"
+	installer_traced --cni-bin-dir "$d" --node-conf-dir "$e" --node-name node-1 --node-ranges-dir "$cm"
+	assert_eq 1 "$RC" "ranges in both files ($OUT)"
+	assert_match "$e/ibcni.conf.d/ranges.conf: \"ranges\" is set in $e/ibcni.conf already; set each key in one file" \
+		"$OUT" "names both files and the key"
+	assert_eq "" "$(real_writes "$e")" "a real file written"
+	assert_eq "ibcni.conf" "$(ls -A "$e")" "nothing made, no stage left"
+	assert_file "$e/ibcni.conf" "$hand"
+	# Both files would be written (or ranges.conf removed: no entry for
+	# node-2) over an admin's drop-in the plugins refuse: none is touched.
+	mkdir -p "$e/ibcni.conf.d"
+	printf '%s\n' '{"maxWaitMs":1}' >"$e/ibcni.conf"
+	printf '%s\n' '{"ranges":{"ib-net":[[{"subnet":"10.56.9.0/24"}]]}}' >"$e/ibcni.conf.d/ranges.conf"
+	printf '%s\n' '{"reclaimLeases":true}' >"$e/ibcni.conf.d/admin.conf"
+	chmod 0664 "$e/ibcni.conf.d/admin.conf"
+	cp -a "$e" "$T/before"
+	ino=$(stat -c %i "$e/ibcni.conf" "$e/ibcni.conf.d/ranges.conf")
+	for node in node-1 node-2; do
+		installer_traced --cni-bin-dir "$d" --node-conf-dir "$e" --max-wait-ms 100 \
+			--node-name "$node" --node-ranges-dir "$cm"
+		assert_eq 1 "$RC" "$node: a group-writable drop-in ($OUT)"
+		assert_match "ibcni-install: the node configuration does not load: invalid node configuration: $e/ibcni.conf.d/admin.conf: must be owned by uid 0 and not group- or other-writable" \
+			"$OUT" "$node: names it"
+		assert_eq "" "$(real_writes "$e")" "$node: a real file written"
+		diff -r "$T/before" "$e" >/dev/null || fail "$node: the node directory changed"
+		assert_eq "$ino" "$(stat -c %i "$e/ibcni.conf" "$e/ibcni.conf.d/ranges.conf")" "$node: same inodes"
+		assert_eq "" "$(ls -A "$e" | grep -v '^ibcni\.conf')" "$node: no stage left"
+	done
+	# Fixed: both written as before; a stage a killed run left is removed.
+	chmod 0644 "$e/ibcni.conf.d/admin.conf"
+	mkdir -p "$e/.ibcni-stage.Xk3j9Q/ibcni.conf.d"
+	echo '{"maxWaitMs":' >"$e/.ibcni-stage.Xk3j9Q/ibcni.conf"
+	ln "$e/ibcni.conf.d/admin.conf" "$e/.ibcni-stage.Xk3j9Q/ibcni.conf.d/admin.conf"
+	installer_traced --cni-bin-dir "$d" --node-conf-dir "$e" --max-wait-ms 100 --node-name node-1 --node-ranges-dir "$cm"
+	assert_eq 0 "$RC" "fixed ($OUT)"
+	assert_file "$e/ibcni.conf" '{"maxWaitMs":100}'
+	assert_file "$e/ibcni.conf.d/ranges.conf" '{"ranges":{"ib-net":[[{"subnet":"10.56.1.0/24"}]]}}'
+	assert_file "$e/ibcni.conf.d/admin.conf" '{"reclaimLeases":true}'
+	assert_eq 1 "$(stat -c %h "$e/ibcni.conf.d/admin.conf")" "admin.conf: its one link"
+	assert_eq "ibcni.conf ibcni.conf.d" "$(ls -A "$e" | tr '\n' ' ' | sed 's/ $//')" "no stage left"
+	assert_eq "admin.conf ranges.conf" "$(ls -A "$e/ibcni.conf.d" | tr '\n' ' ' | sed 's/ $//')" "no temp file left"
+	grep -qE 'mkdir(at)?\(.*"[^"]*\.ibcni-stage\.' "$T/strace" || fail "no stage made"
 }
