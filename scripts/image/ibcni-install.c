@@ -7,7 +7,8 @@
  * container that must stay up); --no-sleep installs and exits (SNO's init
  * containers). Copies the plugins from the image into the host's CNI
  * directory (install-files.c), optionally records the RDMA netns mode
- * (install-netns.c) and writes the node configuration (install-node.c).
+ * (install-netns.c) and writes the node configuration (install-node.c)
+ * once it loads from a private stage (install-stage.c).
  * Static: runs on any node.
  */
 #include <errno.h>

@@ -47,8 +47,7 @@ static int empty_dir(int fd)
  * this file puts there, two levels deep, no more). */
 static int remove_stage(int dfd, const char *name)
 {
-	_cleanup_close_ int fd =
-	    openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	_cleanup_close_ int sub = -1;
 	int ret;
 
@@ -109,13 +108,19 @@ static int make_stage(int dfd, char *name, size_t size)
 static int mirror(int from, int to, const char *name)
 {
 	struct stat st;
+	int err;
 
 	if (linkat(from, name, to, name, 0) == 0 || errno == ENOENT)
 		return 0;
-	if (errno != EPERM || fstatat(from, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-	    !S_ISDIR(st.st_mode))
-		return -errno;
-	return mkdirat(to, name, 0700) < 0 ? -errno : 0;
+	err = errno;
+	if (err == EPERM && !fstatat(from, name, &st, AT_SYMLINK_NOFOLLOW) && S_ISDIR(st.st_mode))
+		err = mkdirat(to, name, 0700) < 0 ? errno : 0;
+	/* EPERM: without CAP_FOWNER (the DaemonSet drops it) only a file of
+	 * root's links, and another owner's is refused by the loader anyway. */
+	if (err)
+		fprintf(stderr, "ibcni-install: cannot link %s into the stage to load it: %s\n",
+			name, strerror(err));
+	return -err;
 }
 
 /* The names the loader reads ("*.conf", no leading dot), ranges.conf left
@@ -169,9 +174,8 @@ static int stage_dropins(const struct opts *o, int dfd, int sfd)
 	fd = openat(sfd, "ibcni.conf.d", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (real >= 0 &&
-	    (fstat(real, &st) < 0 || fchown(fd, st.st_uid, st.st_gid) < 0 ||
-	     fchmod(fd, st.st_mode & 07777) < 0))
+	if (real >= 0 && (fstat(real, &st) < 0 || fchown(fd, st.st_uid, st.st_gid) < 0 ||
+			  fchmod(fd, st.st_mode & 07777) < 0))
 		return -errno;
 	if (real >= 0)
 		ret = mirror_dropins(o, real, fd);
@@ -184,8 +188,7 @@ static int stage_dropins(const struct opts *o, int dfd, int sfd)
 
 /* The files into the stage sfd: ibcni.conf (conf, or the current one),
  * the drop-ins, ranges.conf (ranges, or none when this run removes it). */
-static int fill_stage(const struct opts *o, int dfd, int sfd, const char *conf,
-		      const char *ranges)
+static int fill_stage(const struct opts *o, int dfd, int sfd, const char *conf, const char *ranges)
 {
 	_cleanup_close_ int ddfd = -1;
 	int ret;
