@@ -51,6 +51,8 @@ static int remove_stage(int dfd, const char *name)
 	_cleanup_close_ int sub = -1;
 	int ret;
 
+	if (fd < 0 && (errno == ENOTDIR || errno == ELOOP)) /* not ours, but at our name */
+		return unlinkat(dfd, name, 0) < 0 ? -errno : 0;
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
 	sub = openat(fd, "ibcni.conf.d", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
