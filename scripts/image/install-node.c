@@ -166,7 +166,7 @@ static int save(int dfd, struct saved *s)
 	return 0;
 }
 
-static void restore(const struct saved *s, bool undo)
+static void restore(const struct opts *o, const struct saved *s, bool undo)
 {
 	if (s->dfd < 0)
 		return;
@@ -177,6 +177,9 @@ static void restore(const struct saved *s, bool undo)
 	else if (s->had)
 		unlinkat(s->dfd, SAVED_NAME, 0);
 	fsync(s->dfd);
+	if (undo)
+		fprintf(stderr, "ibcni-install: %s/ibcni.conf %s\n", o->node_dir,
+			s->had ? "put back as it was" : "removed (there was none)");
 }
 
 /* "ranges" goes into the drop-in ibcni.conf.d/ranges.conf, never into
@@ -241,7 +244,7 @@ static int write_files(const struct opts *o, int dfd)
 		ret = write_main(o, dfd, conf);
 	if (!ret && o->ranges_dir)
 		ret = write_ranges(o, ddfd, ranges);
-	restore(&saved, ret != 0);
+	restore(o, &saved, ret != 0);
 	return ret;
 }
 

@@ -412,4 +412,14 @@ test_installer_checks_the_node_config_before_writing() {
 	assert_eq "ibcni.conf ibcni.conf.d" "$(ls -A "$e" | tr '\n' ' ' | sed 's/ $//')" "no stage left"
 	assert_eq "admin.conf ranges.conf" "$(ls -A "$e/ibcni.conf.d" | tr '\n' ' ' | sed 's/ $//')" "no temp file left"
 	grep -qE 'mkdir(at)?\(.*"[^"]*\.ibcni-stage\.' "$T/strace" || fail "no stage made"
+	# Two renames are not one: when ranges.conf cannot be written after
+	# ibcni.conf (a directory at its temp name), ibcni.conf is put back.
+	mkdir -p "$e/ibcni.conf.d/.ranges.conf.ibcni-new/x"
+	printf '%s' '{"ib-net":[[{"subnet":"10.56.2.0/24"}]]}' >"$cm/node-1"
+	installer --cni-bin-dir "$d" --node-conf-dir "$e" --max-wait-ms 200 --node-name node-1 --node-ranges-dir "$cm"
+	assert_eq 1 "$RC" "ranges.conf not written ($OUT)"
+	assert_match "$e/ibcni.conf put back as it was" "$OUT" "said"
+	assert_file "$e/ibcni.conf" '{"maxWaitMs":100}'
+	assert_file "$e/ibcni.conf.d/ranges.conf" '{"ranges":{"ib-net":[[{"subnet":"10.56.1.0/24"}]]}}'
+	assert_eq "ibcni.conf ibcni.conf.d" "$(ls -A "$e" | tr '\n' ' ' | sed 's/ $//')" "no saved copy, no stage left"
 }
