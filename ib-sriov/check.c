@@ -17,6 +17,16 @@ static int mismatch(struct cni_ctx *ctx, const char *what, const char *want, con
 			  "%s of %s: want %s, got %s", what, ctx->env.ifname, want, got);
 }
 
+/* A dump of the pod's addresses or routes the kernel refused: not "absent". */
+static int cannot_list(struct cni_sys *sys, struct cni_ctx *ctx, const char *what, int ret)
+{
+	const char *ack = cni_sys_ext_ack(sys);
+
+	return cni_errorf(&ctx->err, ret, CNI_ERR_INTERNAL, "CHECK failed",
+			  "cannot list the %s of %s: %s%s%s", what, ctx->env.ifname, strerror(-ret),
+			  *ack ? ": " : "", ack);
+}
+
 static int check_pod(struct cni_sys *sys, struct cni_ctx *ctx)
 {
 	const struct cni_result *prev = ctx->conf->prev_result;
@@ -46,6 +56,8 @@ static int check_pod(struct cni_sys *sys, struct cni_ctx *ctx)
 		return mismatch(ctx, "state", "up", "down");
 	for (size_t i = 0; prev && i < prev->n_ips; i++) {
 		ret = cni_link_has_addr(sys, l.ifindex, &prev->ips[i].address);
+		if (ret < 0)
+			return cannot_list(sys, ctx, "addresses", ret);
 		if (ret != 1)
 			return mismatch(ctx, "address",
 					cni_prefix_str(&prev->ips[i].address, want, sizeof(want)),
@@ -55,6 +67,8 @@ static int check_pod(struct cni_sys *sys, struct cni_ctx *ctx)
 		struct cni_route rt = cni_result_route_via(prev, i);
 
 		ret = cni_link_has_route(sys, l.ifindex, &rt);
+		if (ret < 0)
+			return cannot_list(sys, ctx, "routes", ret);
 		if (ret != 1)
 			return mismatch(ctx, "route", cni_prefix_str(&rt.dst, want, sizeof(want)),
 					"absent");

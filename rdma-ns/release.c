@@ -180,6 +180,7 @@ static int gc_rdmacni_one(int dirfd, const char *name, void *arg)
 	size_t plen = strlen(ctx->conf->name);
 	struct rdmacni_cache c;
 	struct cni_rdma_dev dev;
+	int ret;
 
 	(void)dirfd;
 	if (strncmp(name, ctx->conf->name, plen) || name[plen] != '-' ||
@@ -187,9 +188,10 @@ static int gc_rdmacni_one(int dirfd, const char *name, void *arg)
 		return 0;
 	/* rdma-cni kept no netns, so only a device back on the host (no pod
 	 * holds it) makes the entry certainly stale, whoever wrote it. */
-	if (cni_rdma_dev_get(g->sys, c.container_dev, 0, &dev)) {
-		log_info("rdma-cni cache %s: %s is not on the host; kept for its DEL", name,
-			 c.container_dev);
+	ret = cni_rdma_dev_get(g->sys, c.container_dev, 0, &dev);
+	if (ret) {
+		log_info("rdma-cni cache %s: %s is not on the host (%s); kept for its DEL", name,
+			 c.container_dev, cni_rdma_strerror(ret));
 		return 0;
 	}
 	if (cni_state_remove(RDMACNI_STATE_DIR, name))

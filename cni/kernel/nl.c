@@ -167,24 +167,49 @@ bool cni_nl_is_reply(struct nl_msg *msg, uint32_t seq, uint32_t port)
 	       h->nlmsg_pid == port;
 }
 
-void cni_nl_ext_ack(const struct nlmsghdr *outer, char ext_ack[CNI_SYS_EXT_ACK])
+/* The extended-ack attributes that follow off bytes of payload, when the
+ * header says they are there. */
+static void ack_tlvs(const struct nlmsghdr *h, size_t off, char ext_ack[CNI_SYS_EXT_ACK])
 {
-	const struct nlmsgerr *e = (const struct nlmsgerr *)((const char *)outer + NLMSG_HDRLEN);
 	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
-	size_t off = sizeof(*e);
 
-	ext_ack[0] = '\0';
-	if (outer->nlmsg_len < NLMSG_HDRLEN + off || !(outer->nlmsg_flags & NLM_F_ACK_TLVS))
+	if (!(h->nlmsg_flags & NLM_F_ACK_TLVS) || h->nlmsg_len < NLMSG_HDRLEN + off)
 		return;
-	if (!(outer->nlmsg_flags & NLM_F_CAPPED))
-		off += e->msg.nlmsg_len - NLMSG_HDRLEN;
-	if (outer->nlmsg_len < NLMSG_HDRLEN + off)
-		return;
-	if (nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)((char *)(uintptr_t)e + off),
-		      (int)(outer->nlmsg_len - NLMSG_HDRLEN - off), NULL) < 0)
+	if (nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)((uintptr_t)h + NLMSG_HDRLEN + off),
+		      (int)(h->nlmsg_len - NLMSG_HDRLEN - off), NULL) < 0)
 		return;
 	if (tb[NLMSGERR_ATTR_MSG])
 		nla_strlcpy(ext_ack, tb[NLMSGERR_ATTR_MSG], CNI_SYS_EXT_ACK);
+}
+
+void cni_nl_ext_ack(const struct nlmsghdr *outer, char ext_ack[CNI_SYS_EXT_ACK])
+{
+	const struct nlmsgerr *e = (const struct nlmsgerr *)((const char *)outer + NLMSG_HDRLEN);
+	size_t off = sizeof(*e);
+
+	ext_ack[0] = '\0';
+	/* A dump's end: the attributes follow its int (netlink_dump_done()). */
+	if (outer->nlmsg_type == NLMSG_DONE) {
+		ack_tlvs(outer, NLMSG_ALIGN(sizeof(int)), ext_ack);
+		return;
+	}
+	if (outer->nlmsg_len < NLMSG_HDRLEN + off)
+		return;
+	if (!(outer->nlmsg_flags & NLM_F_CAPPED))
+		off += e->msg.nlmsg_len - NLMSG_HDRLEN;
+	ack_tlvs(outer, off, ext_ack);
+}
+
+int cni_nl_done_errno(const struct nlmsghdr *h)
+{
+	int err;
+
+	/* An NLMSG_DONE without its int (older kernels, some families) is a
+	 * normal end. */
+	if (h->nlmsg_type != NLMSG_DONE || h->nlmsg_len < NLMSG_HDRLEN + sizeof(err))
+		return 0;
+	memcpy(&err, (const char *)h + NLMSG_HDRLEN, sizeof(err));
+	return err < 0 ? err : 0;
 }
 
 /* First look at every message: whatever is not the kernel's answer to this
@@ -219,6 +244,23 @@ static int on_ack(struct nl_msg *msg, void *arg)
 	struct talk *t = arg;
 
 	t->done = true;
+	return NL_STOP;
+}
+
+/* NLMSG_DONE ends a dump; its int is the dump's own result, the kernel's
+ * -errno when its dump callback failed partway (what came before is then
+ * incomplete), with extended-ack text as an NLMSG_ERROR has. */
+static int on_finish(struct nl_msg *msg, void *arg)
+{
+	struct talk *t = arg;
+	const struct nlmsghdr *h = nlmsg_hdr(msg);
+	int err = cni_nl_done_errno(h);
+
+	t->done = true;
+	if (err) {
+		t->err = err;
+		cni_nl_ext_ack(h, t->ext_ack);
+	}
 	return NL_STOP;
 }
 
@@ -260,7 +302,7 @@ int cni_nl_talk(struct cni_sys *sys, struct nl_sock *sk, struct nl_msg *msg, cni
 	nl_cb_set(cb, NL_CB_MSG_IN, NL_CB_CUSTOM, on_msg_in, &t);
 	nl_cb_err(cb, NL_CB_CUSTOM, on_error, &t);
 	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, &t);
-	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, on_ack, &t);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, on_finish, &t);
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &t);
 	ret = nl_send(sk, msg);
 	if (ret < 0) {

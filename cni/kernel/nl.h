@@ -39,9 +39,10 @@ typedef int (*cni_nl_parse_fn)(struct nl_msg *msg, void *arg);
  * receive until the kernel's ack, error or (for dumps) NLMSG_DONE, passing
  * each reply to parse. Only the kernel's answer to this request counts:
  * anything else is dropped unseen (see cni_nl_is_reply()). Returns 0, the
- * kernel's -errno (its extended-ack text kept in sys, cni_sys_ext_ack()), parse's
- * error, or -ETIMEDOUT after CNI_NL_TIMEOUT_MS. sk is one of sys's: one that
- * ends broken (timeout, overrun) is freed and forgotten there. */
+ * kernel's -errno from an NLMSG_ERROR or a dump's NLMSG_DONE (a dump it
+ * refused partway, whatever parse saw before; its extended-ack text kept in
+ * sys, cni_sys_ext_ack()), parse's error, or -ETIMEDOUT after CNI_NL_TIMEOUT_MS. sk is one of
+ * sys's: one that ends broken (timeout, overrun) is freed and forgotten there. */
 int cni_nl_talk(struct cni_sys *sys, struct nl_sock *sk, struct nl_msg *msg, cni_nl_parse_fn parse,
 		void *arg);
 
@@ -64,9 +65,13 @@ int cni_nl_parse(struct nl_msg *msg, size_t hdrlen, struct nlattr **tb, int maxt
 int cni_nl_parse_nested(struct nlattr *nest, struct nlattr **tb, int maxtype,
 			const struct nla_policy *policy);
 
-/* The extended-ack text (NLMSGERR_ATTR_MSG) of an NLMSG_ERROR message, or
- * "" when it has none; a malformed message gives "". */
+/* The extended-ack text (NLMSGERR_ATTR_MSG) of an NLMSG_ERROR or NLMSG_DONE
+ * message, or "" when it has none; a malformed message gives "". */
 void cni_nl_ext_ack(const struct nlmsghdr *msg, char ext_ack[CNI_SYS_EXT_ACK]);
+
+/* The kernel's -errno that an NLMSG_DONE carries when the dump failed, or 0
+ * (a dump that ended well, a DONE too short to carry one, another type). */
+int cni_nl_done_errno(const struct nlmsghdr *msg);
 
 /* Map a (negative) libnl NLE_* code to a negative errno. */
 int cni_nl_errno(int nlerr);

@@ -284,8 +284,10 @@ int cni_rdma_ports(struct cni_sys *sys, const struct cni_rdma_dev *devs, size_t 
 		_cleanup_nl_msg_ struct nl_msg *msg = cni_rdma_msg_port_dump(devs[i].index);
 
 		ret = rdma_talk(sys, msg, dump_parse, &d);
+		/* Gone since the device dump: no ports. The kernel's port dump
+		 * of an index it does not know ends in NLMSG_DONE with EINVAL. */
 		if (ret == -EINVAL || ret == -ENODEV)
-			ret = 0; /* gone since the device dump: no ports */
+			ret = 0;
 	}
 	if (ret) {
 		free(d.items);

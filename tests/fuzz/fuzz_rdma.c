@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* RDMA netlink replies (device and port dumps, netns mode, an error's
- * extended ack) as a forged or newer
+ * extended ack, a dump's NLMSG_DONE) as a forged or newer
  * kernel may send them. */
 #include <string.h>
 
@@ -37,6 +37,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cni_rdma_parse_mode(msg, &exclusive);
 	cni_nl_ext_ack(nlmsg_hdr(msg), ack);
 	if (strnlen(ack, sizeof(ack)) == sizeof(ack))
+		abort();
+	/* A dump's end: its result is an errno or 0, never a count. */
+	if (cni_nl_done_errno(nlmsg_hdr(msg)) > 0)
 		abort();
 	nlmsg_free(msg);
 	return 0;

@@ -5,6 +5,7 @@
  * with real sockets and the real kernel. */
 #include <criterion/criterion.h>
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <net/if.h>
 #include <linux/rtnetlink.h>
@@ -15,6 +16,7 @@
 #include "base/cleanup.h"
 #include "helpers.h"
 #include "kernel/link.h"
+#include "kernel/link_nl.h"
 #include "kernel/netns.h"
 #include "kernel/nl.h"
 #include "kernel/sys.h"
@@ -327,4 +329,171 @@ Test(nl, requests_follow_enter_and_restore)
 	cr_assert_eq(cni_link_get(sys, "lo", 0, &lo), 0);
 	cr_assert(!(lo.flags & IFF_UP), "back in the private namespace");
 	cni_sys_close(sys);
+}
+
+/* --- a dump the kernel refuses partway ---
+ * A dump callback that fails (RDMA_NLDEV_CMD_PORT_GET without a device
+ * index, a table gone mid-walk) ends the dump with NLMSG_DONE carrying its
+ * -errno and, on a socket with NETLINK_EXT_ACK, NLM_F_ACK_TLVS and the text
+ * (netlink_dump_done()). No process can speak as the kernel, so the tests
+ * take the real kernel's answer to a real dump and rewrite its NLMSG_DONE as
+ * such a kernel sends it: libnl reads through recvmsg(), which this binary
+ * interposes for our socket's fd only. */
+static struct {
+	int fd;		  /* our socket's, -1: every read untouched */
+	int err;	  /* the DONE's int */
+	const char *text; /* its NLMSGERR_ATTR_MSG, or none */
+	int payload;	  /* >= 0: cut the DONE's payload to this many bytes */
+	int rewritten;
+} refuse = {.fd = -1, .payload = -1};
+
+/* The DONE ending buf's n bytes (the kernel puts it last), rewritten in
+ * place (cap bytes of room); the datagram's new length. */
+static ssize_t rewrite_done(void *buf, ssize_t n, size_t cap)
+{
+	int left = (int)n;
+	struct nlmsghdr *h = buf;
+	struct nlattr *nla;
+	size_t len;
+
+	for (; NLMSG_OK(h, left) && h->nlmsg_type != NLMSG_DONE; h = NLMSG_NEXT(h, left))
+		;
+	if (!NLMSG_OK(h, left))
+		return n;
+	cr_assert_eq(h->nlmsg_len, NLMSG_LENGTH(sizeof(int)), "the kernel's DONE: its int only");
+	refuse.rewritten++;
+	if (refuse.payload >= 0) {
+		h->nlmsg_len = NLMSG_LENGTH((size_t)refuse.payload);
+		return (char *)h - (char *)buf + (ssize_t)h->nlmsg_len;
+	}
+	memcpy(NLMSG_DATA(h), &refuse.err, sizeof(int));
+	if (refuse.text) {
+		len = strlen(refuse.text) + 1;
+		nla = (struct nlattr *)((char *)h + NLMSG_LENGTH(sizeof(int)));
+		cr_assert_leq((char *)nla - (char *)buf + NLA_HDRLEN + NLA_ALIGN(len), cap);
+		nla->nla_type = NLMSGERR_ATTR_MSG;
+		nla->nla_len = (uint16_t)(NLA_HDRLEN + len);
+		memset((char *)nla + NLA_HDRLEN, 0, NLA_ALIGN(len));
+		memcpy((char *)nla + NLA_HDRLEN, refuse.text, len);
+		h->nlmsg_flags |= NLM_F_ACK_TLVS;
+		h->nlmsg_len += NLA_HDRLEN + NLA_ALIGN(len);
+	}
+	return (char *)h - (char *)buf + (ssize_t)h->nlmsg_len;
+}
+
+ssize_t recvmsg(int fd, struct msghdr *m, int flags)
+{
+	ssize_t (*real)(int, struct msghdr *, int) =
+	    (ssize_t(*)(int, struct msghdr *, int))dlsym(RTLD_NEXT, "recvmsg");
+	ssize_t n = real(fd, m, flags);
+
+	if (n <= 0 || fd != refuse.fd || (flags & MSG_PEEK) || m->msg_iovlen != 1)
+		return n;
+	return rewrite_done(m->msg_iov[0].iov_base, n, m->msg_iov[0].iov_len);
+}
+
+static int count_entry(struct nl_msg *msg, void *arg)
+{
+	(*(int *)arg)++;
+	return 0;
+}
+
+/* lo's addresses dumped (127.0.0.1/8 once lo is up) with the DONE
+ * rewritten as refuse says; the exchange's result, entries counted. */
+static int refused_dump(int *entries)
+{
+	_cleanup_nl_msg_ struct nl_msg *msg =
+	    cni_link_req(RTM_GETADDR, NLM_F_DUMP, AF_INET, sizeof(struct ifaddrmsg));
+	struct nl_sock *sk = cni_nl_sock(sys, NETLINK_ROUTE);
+	int ret;
+
+	cr_assert(msg && sk);
+	*entries = 0;
+	refuse.fd = nl_socket_get_fd(sk);
+	refuse.rewritten = 0;
+	ret = cni_nl_talk(sys, sk, msg, count_entry, entries);
+	refuse.fd = -1;
+	cr_assert_eq(refuse.rewritten, 1, "the kernel's DONE was the one rewritten");
+	return ret;
+}
+
+Test(nl, dump_refused_at_its_end_is_the_kernels_error)
+{
+	int entries;
+
+	private_netns();
+	cr_assert_eq(cni_link_set_up(sys, 1, true), 0);
+	refuse.err = -EOPNOTSUPP;
+	refuse.text = "Dump not supported for this device";
+	cr_assert_eq(refused_dump(&entries), -EOPNOTSUPP, "not the end of a shorter dump");
+	cr_assert_geq(entries, 1, "the entries before the refusal were read");
+	cr_assert_str_eq(cni_sys_ext_ack(sys), "Dump not supported for this device");
+	/* The same refusal without text: none is left from the last one. */
+	refuse.text = NULL;
+	cr_assert_eq(refused_dump(&entries), -EOPNOTSUPP);
+	cr_assert_str_empty(cni_sys_ext_ack(sys));
+}
+
+/* A dump callback that fails with no text (most do) ends the same way, and
+ * a caller that used to see "not there" fails instead. */
+Test(nl, dump_refused_without_text)
+{
+	struct cni_prefix lo4 = {.family = AF_INET, .a = {127, 0, 0, 1}, .len = 8};
+	int entries;
+
+	private_netns();
+	cr_assert_eq(cni_link_set_up(sys, 1, true), 0);
+	refuse.err = -EOPNOTSUPP;
+	refuse.text = NULL;
+	cr_assert_eq(refused_dump(&entries), -EOPNOTSUPP);
+	cr_assert_geq(entries, 1);
+	cr_assert_str_empty(cni_sys_ext_ack(sys));
+	refuse.fd = nl_socket_get_fd(cni_nl_sock(sys, NETLINK_ROUTE));
+	cr_assert_eq(cni_link_has_addr(sys, 1, &lo4), -EOPNOTSUPP);
+	refuse.fd = -1;
+	/* The refusal ended the exchange cleanly: the socket serves on. */
+	cr_assert_eq(cni_link_has_addr(sys, 1, &lo4), 1);
+}
+
+Test(nl, dump_done_without_error_ends_it_well)
+{
+	int entries;
+
+	private_netns();
+	cr_assert_eq(cni_link_set_up(sys, 1, true), 0);
+	/* The kernel's own DONE (its int 0), passed through the rewrite. */
+	refuse.err = 0;
+	refuse.text = NULL;
+	cr_assert_eq(refused_dump(&entries), 0);
+	cr_assert_geq(entries, 1);
+	/* A DONE too short to carry an int, as some senders have it. */
+	for (int payload = 0; payload < (int)sizeof(int); payload++) {
+		refuse.payload = payload;
+		cr_assert_eq(refused_dump(&entries), 0, "a %d-byte DONE is an end", payload);
+		cr_assert_geq(entries, 1);
+	}
+	refuse.payload = -1;
+}
+
+/* The DONE parsers on messages that lie. */
+Test(nl, done_errno_and_text_of_crafted_messages)
+{
+	struct nl_msg *msg = nlmsg_alloc_simple(NLMSG_DONE, NLM_F_MULTI | NLM_F_ACK_TLVS);
+	int err = -EOPNOTSUPP;
+	char text[CNI_SYS_EXT_ACK];
+
+	cr_assert(nlmsg_append(msg, &err, sizeof(err), NLMSG_ALIGNTO) == 0 &&
+		  nla_put_string(msg, NLMSGERR_ATTR_MSG, "no") == 0);
+	cr_assert_eq(cni_nl_done_errno(nlmsg_hdr(msg)), -EOPNOTSUPP);
+	cni_nl_ext_ack(nlmsg_hdr(msg), text);
+	cr_assert_str_eq(text, "no");
+	nlmsg_hdr(msg)->nlmsg_flags = NLM_F_MULTI;
+	cni_nl_ext_ack(nlmsg_hdr(msg), text);
+	cr_assert_str_empty(text, "without NLM_F_ACK_TLVS no text is trusted");
+	nlmsg_hdr(msg)->nlmsg_type = RTM_NEWLINK;
+	cr_assert_eq(cni_nl_done_errno(nlmsg_hdr(msg)), 0, "only a DONE ends a dump");
+	nlmsg_hdr(msg)->nlmsg_type = NLMSG_DONE;
+	nlmsg_hdr(msg)->nlmsg_len = NLMSG_HDRLEN + 3;
+	cr_assert_eq(cni_nl_done_errno(nlmsg_hdr(msg)), 0, "three bytes are no int");
+	nlmsg_free(msg);
 }
