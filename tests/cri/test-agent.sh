@@ -207,24 +207,21 @@ test_agent_podman() {
 
 # --- containerd (the CRI, as kubelet drives it) ---
 
-test_agent_containerd() {
-	local id ctr pid t0 ms i log=$T/logs/agent.log
-	agent_node
-	# containerd checks that a HostToContainer source is on a shared or
-	# slave mount, looking up /var/run/netns without resolving /var/run:
-	# "/". systemd makes / shared on a node; this test's namespace is
-	# private (a peer group of its own, nothing reaches the host).
-	mount --make-shared /
-	containerd_start || return
+# containerd with the image, the agent's pod sandbox (hostNetwork, none of
+# its containers privileged, as kubelet makes it) and the manifest's agent
+# container started, its first pass asserted: sets the caller's id (the
+# sandbox), ctr (the agent) and reads its log.
+containerd_agent() {
+	containerd_start || return 1
 	ctr --address "$SOCK" -n k8s.io images import --snapshotter native "$IBCNI_IMAGE" >/dev/null ||
-		{ fail "ctr images import $IBCNI_IMAGE"; return; }
+		{ fail "ctr images import $IBCNI_IMAGE"; return 1; }
 	pod_spec "$T/pod.json" ibcni-agent uid-agent true
 	# kubelet's sandbox of a pod none of whose containers is privileged.
 	jq '.privileged = false' "$T/pod.json" >"$T/pod.tmp" && mv "$T/pod.tmp" "$T/pod.json"
 	cri run-pod "$T/pod.json"
 	assert_eq 0 "$RC" "RunPodSandbox (hostNetwork) ($ERR)"
 	id=$OUT
-	[ -n "$id" ] || return
+	[ -n "$id" ] || return 1
 	pod_started "$id"
 	cri create-container "$id" "$T/pod.json" "$T/agent.json"
 	assert_eq 0 "$RC" "CreateContainer ($ERR)"
@@ -236,6 +233,18 @@ test_agent_containerd() {
 		sleep 0.1
 	done
 	assert_first_pass "$(cat "$log" 2>/dev/null)"
+	return 0
+}
+
+test_agent_containerd() {
+	local id ctr pid t0 ms i log=$T/logs/agent.log
+	agent_node
+	# containerd checks that a HostToContainer source is on a shared or
+	# slave mount, looking up /var/run/netns without resolving /var/run:
+	# "/". systemd makes / shared on a node; this test's namespace is
+	# private (a peer group of its own, nothing reaches the host).
+	mount --make-shared /
+	containerd_agent || return
 	pid=$(cat "$T/containerd/state/io.containerd.runtime.v2.task/k8s.io/$ctr/init.pid" 2>/dev/null)
 	if [ -n "$pid" ]; then
 		assert_least_privilege "$pid"
@@ -339,26 +348,7 @@ test_agent_containerd_without_propagation() {
 	local id ctr pass i log=$T/logs/agent.log
 	agent_node
 	no_propagation
-	containerd_start || return
-	ctr --address "$SOCK" -n k8s.io images import --snapshotter native "$IBCNI_IMAGE" >/dev/null ||
-		{ fail "ctr images import $IBCNI_IMAGE"; return; }
-	pod_spec "$T/pod.json" ibcni-agent uid-agent true
-	jq '.privileged = false' "$T/pod.json" >"$T/pod.tmp" && mv "$T/pod.tmp" "$T/pod.json"
-	cri run-pod "$T/pod.json"
-	assert_eq 0 "$RC" "RunPodSandbox (hostNetwork) ($ERR)"
-	id=$OUT
-	[ -n "$id" ] || return
-	pod_started "$id"
-	cri create-container "$id" "$T/pod.json" "$T/agent.json"
-	assert_eq 0 "$RC" "CreateContainer ($ERR)"
-	ctr=$OUT
-	cri start "$ctr"
-	assert_eq 0 "$RC" "StartContainer ($ERR)"
-	for ((i = 0; i < 100; i++)); do
-		grep -q 'reconcile: [0-9]* records' "$log" 2>/dev/null && break
-		sleep 0.1
-	done
-	assert_first_pass "$(cat "$log" 2>/dev/null)"
+	containerd_agent || return
 	pass_spec
 	cri create-container "$id" "$T/pod.json" "$T/pass.json"
 	assert_eq 0 "$RC" "CreateContainer of the pass ($ERR)"
