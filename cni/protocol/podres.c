@@ -384,8 +384,19 @@ static int ask_list(struct conn *c, const char *ns, const char *name,
 	return ret;
 }
 
-/* Get, then List when kubelet does not serve Get (its KubeletPodResourcesGet
- * feature gate is off before 1.34): both on one connection. */
+/* Whether Get's refusal leaves the answer to List. UNIMPLEMENTED: a kubelet
+ * before 1.27 has no Get. UNKNOWN: kubelet's handlers return plain Go errors,
+ * which gRPC sends as UNKNOWN; from 1.27 to 1.33 (KubeletPodResourcesGet off
+ * by default) Get answers "PodResources API Get method disabled", and every
+ * version answers "pod ... not found" for a pod Get does not know. List is
+ * served by all of them and is the whole truth, so it decides both. */
+static bool get_defers_to_list(const struct call *k)
+{
+	return k->grpc_status == CNI_GRPC_UNIMPLEMENTED || k->grpc_status == CNI_GRPC_UNKNOWN;
+}
+
+/* Get, then List when kubelet does not answer Get (get_defers_to_list):
+ * both on one connection. */
 static int ask(struct conn *c, const char *ns, const char *name, struct cni_podres_devices *out)
 {
 	_cleanup_free_ uint8_t *req = NULL;
@@ -403,8 +414,10 @@ static int ask(struct conn *c, const char *ns, const char *name, struct cni_podr
 		ret = cni_podres_decode_get(msg, mlen, ns, name, out);
 		if (ret)
 			whyf(c, ret, "%s: not an answer about pod %s/%s", path_get, ns, name);
-	} else if (ret == -EREMOTEIO && k.grpc_status == CNI_GRPC_UNIMPLEMENTED) {
-		log_debug("kubelet does not serve %s: asking %s", path_get, path_list);
+	} else if (ret == -EREMOTEIO && get_defers_to_list(&k)) {
+		log_debug("kubelet answered %s with %s (%s): asking %s", path_get,
+			  cni_grpc_status_name(k.grpc_status),
+			  *k.grpc_message ? k.grpc_message : "no message", path_list);
 		c->why[0] = '\0';
 		ret = ask_list(c, ns, name, out);
 	}

@@ -24,6 +24,7 @@
 /* gRPC status codes ibcni tells apart (grpc's doc/statuscodes.md). */
 enum {
 	CNI_GRPC_OK = 0,
+	CNI_GRPC_UNKNOWN = 2,
 	CNI_GRPC_UNIMPLEMENTED = 12,
 	CNI_GRPC_STATUS_MAX = 16,
 };
@@ -42,7 +43,8 @@ struct cni_podres_devices {
 };
 
 /* Ask kubelet at socket for pod ns/name's devices, the whole exchange
- * within timeout_ms: Get, or List where kubelet says Get is UNIMPLEMENTED.
+ * within timeout_ms: Get, or List where Get answers UNIMPLEMENTED (before
+ * 1.27) or UNKNOWN (gate off in 1.27-1.33, or a pod Get does not know).
  * 0 with *out filled (free it with cni_podres_devices_free); -ENOENT when
  * there is no socket (err untouched); else err filled, code 11 naming it. */
 int cni_podres_pod_devices(const char *socket, const char *ns, const char *name,

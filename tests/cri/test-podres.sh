@@ -32,8 +32,9 @@ test_containerd_device_check() {
 	assert_match 'deviceID is not allocated to this pod.*0000:03:01.1 is not among the devices kubelet allocated to pod default/pod1' \
 		"$ERR" "the refusal, through containerd"
 	assert_vf_home vf0_1 "$mac"
-	# kubelet without Get: List, and the pod's own VF attaches.
-	kubelet_gives list "$(sim_vf_addr 0 1)" || return
+	# A kubelet of 1.27-1.33 with its default gates (Get answers UNKNOWN,
+	# "method disabled"): List, and the pod's own VF attaches.
+	kubelet_gives gated "$(sim_vf_addr 0 1)" || return
 	cri run-pod "$T/pod.json"
 	assert_eq 0 "$RC" "RunPodSandbox with the pod's VF ($ERR)"
 	id=$OUT

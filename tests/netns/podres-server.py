@@ -6,9 +6,16 @@ unix socket from cni/protocol/podres.proto (compiled by protoc --python_out into
 
   [{"namespace": "ns", "name": "pod", "devices": {"example.com/vf": ["0000:03:01.0"]}}]
 
-Modes: get (Get and List, as kubelet 1.34 serves them), list (List only:
-Get answers UNIMPLEMENTED, as before the KubeletPodResourcesGet gate),
-slow (both, each answer after --delay seconds), silent (the socket accepts
+Modes, each answering as a kubelet version does with its default feature
+gates (kubernetes/kubernetes pkg/kubelet/apis/podresources/server_v1.go):
+  get    1.34 and later: Get and List served (KubeletPodResourcesGet on);
+         Get of a pod it does not know: UNKNOWN "pod <name> not found in
+         namespace <ns>"
+  gated  1.27 to 1.33: Get registered but the gate off, so every Get
+         answers UNKNOWN "PodResources API Get method disabled" (a plain Go
+         error, which gRPC sends as UNKNOWN); List served
+  list   before 1.27: no Get method at all (gRPC's UNIMPLEMENTED); List
+slow (get, each answer after --delay seconds), silent (the socket accepts
 connections and never reads or answers them: no HTTP/2 at all).
 """
 import argparse
@@ -43,6 +50,8 @@ def serve_grpc(args):
 
     def get(req, ctx):
         pause()
+        if args.mode == "gated":
+            ctx.abort(grpc.StatusCode.UNKNOWN, "PodResources API Get method disabled")
         for p in pods():
             if p["namespace"] == req.pod_namespace and p["name"] == req.pod_name:
                 return pb.GetPodResourcesResponse(pod_resources=pod_message(pb, p))
@@ -85,7 +94,7 @@ def main():
     ap.add_argument("--socket", required=True)
     ap.add_argument("--pods", required=True)
     ap.add_argument("--pb-dir", default=os.path.dirname(os.path.abspath(__file__)))
-    ap.add_argument("--mode", choices=["get", "list", "slow", "silent"], default="get")
+    ap.add_argument("--mode", choices=["get", "gated", "list", "slow", "silent"], default="get")
     ap.add_argument("--delay", type=float, default=5.0)
     args = ap.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))

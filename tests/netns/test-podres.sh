@@ -61,10 +61,10 @@ test_podres_unallocated_device_refused() {
 	cni_exec ib-sriov ADD ctr1 pod1 net1 "$(sriov_conf ib-host-local '"pciBusID":"03:01.1"' |
 		sed 's/"deviceID":"[^"]*",//')" "$POD_ARGS"
 	assert_json '[.code,.msg]' '[7,"deviceID is not allocated to this pod"]'
-	# A pod kubelet does not know: Get's error, try again.
+	# A pod Get does not know (UNKNOWN "pod ghost not found"): List decides.
 	cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf" "IgnoreUnknown=1;K8S_POD_NAMESPACE=tenant;K8S_POD_NAME=ghost"
-	assert_json '.code' 11
-	assert_match 'grpc-status 2 \(UNKNOWN\): pod ghost not found' "$(jq -r .details <<<"$OUT")" "details"
+	assert_json '[.code,.msg]' '[7,"deviceID is not allocated to this pod"]'
+	assert_match '\(kubelet does not list it\)' "$(jq -r .details <<<"$OUT")" "details"
 	assert_refused_untouched "$before" "unknown pod"
 }
 
@@ -88,23 +88,52 @@ test_podres_vfio_pf_claim_refused() {
 	assert_json '.interfaces[0].pciID' '"0000:81:00.0"'
 }
 
-test_podres_list_fallback() {
-	# A kubelet without the Get feature gate: UNIMPLEMENTED, then List.
+# kubelet_version MODE FALLBACK: the fake kubelet answers as a kubelet
+# version with default gates does (podres-server.py: get 1.34+, gated
+# 1.27-1.33, list before 1.27); FALLBACK is the debug line that says Get's
+# answer sent ibcni to List ("" when Get answers). Every version: the pod's
+# own VF attaches, another pod's is refused, a pod kubelet does not know holds
+# nothing.
+kubelet_version() {
 	local before conf
 	sim_node 1 2 eth
 	pod_ns pod1
 	conf=$(sriov_conf ib-host-local '"logLevel":"debug"')
 	before=$(host_state)
-	kubelet list "$(pods '{"example.com/vf":["0000:03:01.0"]}' '{"example.com/vf":["0000:03:01.1"]}')" || return
+	kubelet "$1" "$(pods '{"example.com/vf":["0000:03:01.0"]}' '{"example.com/vf":["0000:03:01.1"]}')" || return
 	cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf" "$POD_ARGS"
 	assert_json '[.code,.msg]' '[7,"deviceID is not allocated to this pod"]'
-	assert_match 'does not serve /v1.PodResourcesLister/Get: asking /v1.PodResourcesLister/List' "$ERR" "fallback logged"
-	assert_refused_untouched "$before" "List: another pod's VF"
+	assert_match '\(it holds 0000:03:01.0\)' "$(jq -r .details <<<"$OUT")" "$1: what kubelet gave the pod"
+	if [ -n "$2" ]; then
+		assert_match "$2" "$ERR" "$1: the fallback logged"
+	else
+		! grep -q 'asking /v1.PodResourcesLister/List' <<<"$ERR" ||
+			fail "$1: Get answered, yet List was asked: $ERR"
+	fi
+	assert_refused_untouched "$before" "$1: another pod's VF"
 	cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf" "IgnoreUnknown=1;K8S_POD_NAMESPACE=tenant;K8S_POD_NAME=ghost"
 	assert_json '[.code,.msg]' '[7,"deviceID is not allocated to this pod"]'
-	assert_match '\(kubelet does not list it\)' "$(jq -r .details <<<"$OUT")" "details"
+	assert_match '\(kubelet does not list it\)' "$(jq -r .details <<<"$OUT")" "$1: unknown pod"
+	assert_refused_untouched "$before" "$1: unknown pod"
 	cni_exec ib-sriov ADD ctr2 pod1 net1 "$conf" "IgnoreUnknown=1;K8S_POD_NAMESPACE=tenant;K8S_POD_NAME=pod2"
-	assert_eq 0 "$RC" "List: the pod's own VF ($OUT)"
+	assert_eq 0 "$RC" "$1: the pod's own VF ($OUT)"
+	assert_link pod1 net1 '.link_type' '"ether"'
+	cni_exec ib-sriov DEL ctr2 pod1 net1 "$conf" "IgnoreUnknown=1;K8S_POD_NAMESPACE=tenant;K8S_POD_NAME=pod2"
+	assert_eq 0 "$RC" "$1: DEL ($OUT)"
+	assert_host_unchanged "$before" "$1: after DEL"
+}
+
+test_podres_kubelet_1_34_get() {
+	kubelet_version get ""
+}
+
+test_podres_kubelet_1_27_to_1_33_get_disabled() {
+	# The default before 1.34: Get answers UNKNOWN, "method disabled".
+	kubelet_version gated 'answered /v1.PodResourcesLister/Get with UNKNOWN \(PodResources API Get method disabled\): asking /v1.PodResourcesLister/List'
+}
+
+test_podres_kubelet_before_1_27_no_get() {
+	kubelet_version list 'answered /v1.PodResourcesLister/Get with UNIMPLEMENTED .*: asking /v1.PodResourcesLister/List'
 }
 
 # fail_closed MODE: kubelet's socket answers late or never: code 11 naming
