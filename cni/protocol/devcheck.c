@@ -33,46 +33,121 @@ static bool pod_name_ok(const char *s)
 	return true;
 }
 
-/* What the pod holds, for the error: "it holds a, b, c" into out[size]
- * (cut with "..."). */
-static void held(const struct cni_podres_devices *d, char *out, size_t size)
+/* Append to out[size] at *o; a text cut with "..." once full. */
+static void add(char *out, size_t size, size_t *o, const char *a, const char *b, const char *c)
 {
-	size_t o = strlen("it holds ");
+	const char *parts[] = {a, b, c};
 
-	if (!d->known || !d->n) {
+	for (size_t i = 0; i < 3 && parts[i]; i++) {
+		size_t len = strlen(parts[i]);
+
+		if (*o + len + 4 >= size) {
+			if (*o + 4 <= size)
+				memcpy(out + *o, "...", 4);
+			*o = size;
+			return;
+		}
+		memcpy(out + *o, parts[i], len + 1);
+		*o += len;
+	}
+}
+
+/* Whether a DRA driver is one the admin trusts (draDrivers). */
+static bool trusted(const struct cni_ctx *ctx, const char *driver)
+{
+	const struct cni_nodeconf *nc = ctx->node ? ctx->node : cni_nodeconf_defaults();
+
+	for (size_t i = 0; i < nc->n_dra_drivers; i++)
+		if (!strcmp(nc->dra_drivers[i], driver))
+			return true;
+	return false;
+}
+
+/* What the pod holds, for the error: "it holds a, b; DRA claim ns/c:
+ * driver/pool/device" into out[size] (cut with "..."). */
+static void held(const struct cni_ctx *ctx, const struct cni_podres_devices *d, char *out,
+		 size_t size)
+{
+	size_t o = 0;
+
+	out[0] = '\0';
+	if (!d->known || (!d->n && !d->n_dra && !d->n_dra_unnamed)) {
 		copy_str(out, size, d->known ? "it holds no device" : "kubelet does not list it");
 		return;
 	}
-	memcpy(out, "it holds ", o + 1);
-	for (size_t i = 0; i < d->n; i++) {
-		size_t len = strlen(d->ids[i]);
-
-		if (o + len + 6 >= size) {
-			memcpy(out + o, "...", 4);
-			return;
-		}
-		memcpy(out + o, d->ids[i], len + 1);
-		o += len;
-		if (i + 1 < d->n) {
-			memcpy(out + o, ", ", 3);
-			o += 2;
-		}
+	add(out, size, &o, "it holds ", d->n ? "" : "no device-plugin device", NULL);
+	for (size_t i = 0; i < d->n; i++)
+		add(out, size, &o, i ? ", " : "", d->ids[i], NULL);
+	for (size_t i = 0; i < d->n_dra; i++) {
+		add(out, size, &o, "; DRA claim ", d->dra[i].claim, ": ");
+		add(out, size, &o, d->dra[i].driver, "/", d->dra[i].pool);
+		add(out, size, &o, "/", d->dra[i].device,
+		    trusted(ctx, d->dra[i].driver) ? NULL : " (a driver not in draDrivers)");
 	}
+	if (d->n_dra_unnamed)
+		add(out, size, &o,
+		    "; DRA claim devices kubelet does not name (before 1.31 it gives only CDI "
+		    "names)",
+		    NULL, NULL);
 }
 
 static int refuse(struct cni_ctx *ctx, const char *src, const char *dev, const char *ns,
 		  const char *name, const struct cni_podres_devices *d)
 {
-	char list[320];
+	char list[480];
 
-	held(d, list, sizeof(list));
+	held(ctx, d, list, sizeof(list));
 	return cni_errorf(
 	    &ctx->err, -EPERM, CNI_ERR_INVALID_CONFIG, "deviceID is not allocated to this pod",
 	    "%s %s is not among the devices kubelet allocated to pod %s/%s (%s); "
 	    "the network must name the device the pod was given: request the device "
 	    "plugin's resource in the pod and set the network's "
-	    "k8s.v1.cni.cncf.io/resourceName annotation, so Multus passes that deviceID",
-	    src, dev, ns, name, list);
+	    "k8s.v1.cni.cncf.io/resourceName annotation, so Multus passes that deviceID "
+	    "(under DRA: a claim a container of the pod names must hold the device, from a "
+	    "driver listed in \"draDrivers\" of %s)",
+	    src, dev, ns, name, list, CNI_NODECONF_PATH);
+}
+
+/* The name a DRA driver gives the device dev in its ResourceSlice:
+ * dra-driver-sriov names a VF after its PCI address, every ':' and '.' a
+ * '-' (0000:03:01.0 is 0000-03-01-0); any other ID as it is. */
+static void dra_name(const char *dev, char out[CNI_PCI_ADDR_LEN])
+{
+	if (!cni_pci_addr_parse(dev, out)) {
+		out[0] = '\0';
+		return;
+	}
+	for (char *p = out; *p; p++)
+		if (*p == ':' || *p == '.')
+			*p = '-';
+}
+
+/* Whether d holds one of devs[n]: a device-plugin ID, or a device of a
+ * claim from a trusted DRA driver; logs which. */
+static bool holds(const struct cni_ctx *ctx, const struct cni_podres_devices *d, const char *src,
+		  const char *const *devs, size_t n)
+{
+	for (size_t j = 0; j < n; j++) {
+		char want[CNI_PCI_ADDR_LEN];
+
+		for (size_t i = 0; i < d->n; i++)
+			if (same_device(d->ids[i], devs[j])) {
+				log_debug("%s %s is allocated to the pod", src, devs[j]);
+				return true;
+			}
+		dra_name(devs[j], want);
+		for (size_t i = 0; i < d->n_dra; i++) {
+			const struct cni_podres_dra *e = &d->dra[i];
+
+			if (trusted(ctx, e->driver) &&
+			    ((*want && !strcmp(e->device, want)) || !strcmp(e->device, devs[j]))) {
+				log_debug("%s %s is device %s/%s/%s of the pod's DRA claim %s", src,
+					  devs[j], e->driver, e->pool, e->device, e->claim);
+				return true;
+			}
+		}
+	}
+	return false;
 }
 
 int cni_device_check(struct cni_ctx *ctx, const char *src, const char *const *devs, size_t n)
@@ -111,15 +186,7 @@ int cni_device_check(struct cni_ctx *ctx, const char *src, const char *const *de
 	}
 	if (ret)
 		return ret;
-	for (size_t i = 0; i < d.n; i++)
-		for (size_t j = 0; j < n; j++)
-			if (same_device(d.ids[i], devs[j])) {
-				log_debug("%s %s is allocated to pod %s/%s", src, devs[j], ns,
-					  name);
-				cni_podres_devices_free(&d);
-				return 0;
-			}
-	ret = refuse(ctx, src, devs[0], ns, name, &d);
+	ret = holds(ctx, &d, src, devs, n) ? 0 : refuse(ctx, src, devs[0], ns, name, &d);
 	cni_podres_devices_free(&d);
 	return ret;
 }

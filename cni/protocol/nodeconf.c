@@ -21,6 +21,8 @@ static const struct cni_nodeconf defaults = {
     .allowed_data_dirs = {default_data_dir},
     .n_allowed_data_dirs = 1,
     .device_check = CNI_DEVICE_CHECK_KUBELET,
+    .dra_drivers = {CNI_NODECONF_DEFAULT_DRA_DRIVER},
+    .n_dra_drivers = 1,
     .max_wait_ms = CNI_NODECONF_DEFAULT_WAIT_MS,
 };
 
@@ -137,11 +139,54 @@ static int parse_dirs(struct cni_nodeconf *nc, struct json_object *v, const char
 	return 0;
 }
 
+/* Whether s is a DRA driver name: a DNS subdomain (lower-case labels of
+ * letters, digits and '-', joined by '.'), at most 63 bytes. */
+static bool driver_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n >= CNI_NODECONF_DRA_DRIVER_MAX || s[0] == '.' || s[n - 1] == '.' ||
+	    s[0] == '-' || s[n - 1] == '-' || strstr(s, ".."))
+		return false;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-.") == n;
+}
+
+static int parse_drivers(struct cni_nodeconf *nc, struct json_object *v, const char *path,
+			 struct cni_error *err)
+{
+	size_t n = json_object_is_type(v, json_type_array) ? json_object_array_length(v) : 0;
+
+	if (!json_object_is_type(v, json_type_array) || n > CNI_NODECONF_MAX_DRA_DRIVERS)
+		return cni_nodeconf_bad(err, -EINVAL, path,
+					"\"draDrivers\" must be a list of at most %d DRA driver "
+					"names ([] takes no DRA claim device)",
+					CNI_NODECONF_MAX_DRA_DRIVERS);
+	/* The list replaces the default (name it again to keep it). */
+	nc->n_dra_drivers = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(v, i);
+		const char *s =
+		    json_object_is_type(e, json_type_string) ? json_object_get_string(e) : "";
+
+		if (!driver_name_ok(s))
+			return cni_nodeconf_bad(
+			    err, -EINVAL, path,
+			    "\"draDrivers\"[%zu] is %s; it must be a DRA driver's name, a DNS "
+			    "subdomain of at most %d bytes such as \"%s\"",
+			    i, json_object_to_json_string(e), CNI_NODECONF_DRA_DRIVER_MAX - 1,
+			    CNI_NODECONF_DEFAULT_DRA_DRIVER);
+		copy_str(nc->dra_drivers[nc->n_dra_drivers++], CNI_NODECONF_DRA_DRIVER_MAX, s);
+	}
+	return 0;
+}
+
 static int parse_key(struct cni_nodeconf *nc, const char *key, struct json_object *v,
 		     const char *path, struct cni_error *err)
 {
 	if (!strcmp(key, "allowedDataDirs"))
 		return parse_dirs(nc, v, path, err);
+	if (!strcmp(key, "draDrivers"))
+		return parse_drivers(nc, v, path, err);
 	if (!strcmp(key, "deviceCheck")) {
 		const char *s =
 		    json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
@@ -188,8 +233,8 @@ static int parse_key(struct cni_nodeconf *nc, const char *key, struct json_objec
 	}
 	return cni_nodeconf_bad(
 	    err, -EINVAL, path,
-	    "unknown key \"%s\"; the keys are allowedDataDirs, deviceCheck, maxWaitMs, ranges and "
-	    "reclaimLeases",
+	    "unknown key \"%s\"; the keys are allowedDataDirs, deviceCheck, draDrivers, maxWaitMs, "
+	    "ranges and reclaimLeases",
 	    key);
 }
 
@@ -198,6 +243,8 @@ static int set_defaults(struct cni_nodeconf *nc)
 	memset(nc, 0, sizeof(*nc));
 	nc->device_check = defaults.device_check;
 	nc->max_wait_ms = defaults.max_wait_ms;
+	memcpy(nc->dra_drivers, defaults.dra_drivers, sizeof(nc->dra_drivers));
+	nc->n_dra_drivers = defaults.n_dra_drivers;
 	nc->allowed_data_dirs[0] = strdup(CNI_NODECONF_DEFAULT_DATA_DIR);
 	if (!nc->allowed_data_dirs[0])
 		return -ENOMEM;

@@ -27,6 +27,13 @@
 
 enum cni_device_check { CNI_DEVICE_CHECK_KUBELET = 0, CNI_DEVICE_CHECK_OFF };
 
+/* "draDrivers": the DRA drivers whose claim devices the device check takes
+ * as allocated (a DRA driver's name is a DNS subdomain of at most 63 bytes). */
+#define CNI_NODECONF_MAX_DRA_DRIVERS 8
+#define CNI_NODECONF_DRA_DRIVER_MAX  64 /* with its NUL */
+/* The default: dra-driver-sriov's. */
+#define CNI_NODECONF_DEFAULT_DRA_DRIVER "sriovnetwork.k8snetworkplumbingwg.io"
+
 struct cni_nodeconf {
 	/* "allowedDataDirs": absolute, normalised; default one entry,
 	 * "/var/lib/cni/networks" */
@@ -34,6 +41,10 @@ struct cni_nodeconf {
 	size_t n_allowed_data_dirs;
 	/* "deviceCheck": "kubelet" (default) | "off" */
 	enum cni_device_check device_check;
+	/* "draDrivers": default one entry, CNI_NODECONF_DEFAULT_DRA_DRIVER;
+	 * an empty list takes no DRA claim device */
+	char dra_drivers[CNI_NODECONF_MAX_DRA_DRIVERS][CNI_NODECONF_DRA_DRIVER_MAX];
+	size_t n_dra_drivers;
 	/* "maxWaitMs": cap of every wait a NAD asks for; default 30000 */
 	unsigned int max_wait_ms;
 	/* "ranges": network name -> its range sets on this node; NULL when none */

@@ -34,11 +34,24 @@ enum {
  * temporary one. Nothing a production binary reads changes it. */
 extern const char *cni_podres_socket;
 
+/* One device of a DRA claim a container of the pod names, as kubelet
+ * reports it (kubelet 1.31 on): the driver, its pool and the device's name
+ * in the ResourceSlice; claim is "<namespace>/<name>" of the ResourceClaim. */
+struct cni_podres_dra {
+	char *driver, *pool, *device, *claim;
+};
+
 /* The device IDs of one pod, every container and resource, as kubelet has
- * them (device plugins' IDs: PCI addresses, auxiliary device names). */
+ * them (device plugins' IDs: PCI addresses, auxiliary device names), and the
+ * devices of its DRA claims. */
 struct cni_podres_devices {
 	char **ids;
 	size_t n;
+	struct cni_podres_dra *dra;
+	size_t n_dra;
+	/* Claim devices without driver or device name (kubelet 1.27-1.30 gives
+	 * only CDI names, which do not say which device): never matched. */
+	size_t n_dra_unnamed;
 	bool known; /* kubelet knows the pod (List may not list it) */
 };
 

@@ -155,37 +155,98 @@ void cni_podres_devices_free(struct cni_podres_devices *d)
 	for (size_t i = 0; i < d->n; i++)
 		free(d->ids[i]);
 	free(d->ids);
+	for (size_t i = 0; i < d->n_dra; i++) {
+		free(d->dra[i].driver);
+		free(d->dra[i].pool);
+		free(d->dra[i].device);
+		free(d->dra[i].claim);
+	}
+	free(d->dra);
 	memset(d, 0, sizeof(*d));
 }
 
-/* Every device ID of every container of pod p, appended to out. */
-static int collect(const V1__PodResources *p, struct cni_podres_devices *out)
+/* The device-plugin IDs of container cr, appended to out (room made). */
+static int collect_ids(const V1__ContainerResources *cr, struct cni_podres_devices *out)
 {
-	size_t total = 0;
+	for (size_t d = 0; d < cr->n_devices; d++) {
+		const V1__ContainerDevices *cd = cr->devices[d];
 
-	for (size_t c = 0; c < p->n_containers; c++)
-		for (size_t d = 0; d < p->containers[c]->n_devices; d++)
-			total += p->containers[c]->devices[d]->n_device_ids;
-	out->known = true;
-	if (!total)
-		return 0;
-	out->ids = calloc(total, sizeof(*out->ids));
-	if (!out->ids)
-		return -ENOMEM;
-	for (size_t c = 0; c < p->n_containers; c++) {
-		const V1__ContainerResources *cr = p->containers[c];
-
-		for (size_t d = 0; d < cr->n_devices; d++) {
-			const V1__ContainerDevices *cd = cr->devices[d];
-
-			for (size_t i = 0; i < cd->n_device_ids; i++) {
-				if (dup_str(&out->ids[out->n], cd->device_ids[i]))
-					return -ENOMEM;
-				out->n++;
-			}
+		for (size_t i = 0; i < cd->n_device_ids; i++) {
+			if (dup_str(&out->ids[out->n], cd->device_ids[i]))
+				return -ENOMEM;
+			out->n++;
 		}
 	}
 	return 0;
+}
+
+/* One named claim device into out->dra (room made). */
+static int dra_add(const V1__DynamicResource *dr, const V1__ClaimResource *res,
+		   struct cni_podres_devices *out)
+{
+	struct cni_podres_dra *e = &out->dra[out->n_dra];
+	char claim[2 * CNI_PODRES_NAME_MAX + 2];
+
+	if (check_snprintf(claim, sizeof(claim), "%s/%s",
+			   dr->claim_namespace ? dr->claim_namespace : "",
+			   dr->claim_name ? dr->claim_name : ""))
+		copy_str(claim, sizeof(claim), "(a claim with an over-long name)");
+	out->n_dra++;
+	if (dup_str(&e->driver, res->driver_name) ||
+	    dup_str(&e->pool, res->pool_name ? res->pool_name : "") ||
+	    dup_str(&e->device, res->device_name) || dup_str(&e->claim, claim))
+		return -ENOMEM;
+	return 0;
+}
+
+/* The DRA claim devices of container cr, appended to out (room made). */
+static int collect_dra(const V1__ContainerResources *cr, struct cni_podres_devices *out)
+{
+	for (size_t c = 0; c < cr->n_dynamic_resources; c++) {
+		const V1__DynamicResource *dr = cr->dynamic_resources[c];
+
+		for (size_t r = 0; r < dr->n_claim_resources; r++) {
+			const V1__ClaimResource *res = dr->claim_resources[r];
+			int ret;
+
+			if (!res->driver_name || !*res->driver_name || !res->device_name ||
+			    !*res->device_name) {
+				out->n_dra_unnamed++;
+				continue;
+			}
+			ret = dra_add(dr, res, out);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/* Every device ID and every DRA claim device of every container of pod p,
+ * into out. */
+static int collect(const V1__PodResources *p, struct cni_podres_devices *out)
+{
+	size_t ids = 0, dra = 0;
+	int ret = 0;
+
+	for (size_t c = 0; c < p->n_containers; c++) {
+		const V1__ContainerResources *cr = p->containers[c];
+
+		for (size_t d = 0; d < cr->n_devices; d++)
+			ids += cr->devices[d]->n_device_ids;
+		for (size_t d = 0; d < cr->n_dynamic_resources; d++)
+			dra += cr->dynamic_resources[d]->n_claim_resources;
+	}
+	out->known = true;
+	if ((ids && !(out->ids = calloc(ids, sizeof(*out->ids)))) ||
+	    (dra && !(out->dra = calloc(dra, sizeof(*out->dra)))))
+		return -ENOMEM;
+	for (size_t c = 0; c < p->n_containers && !ret; c++) {
+		ret = collect_ids(p->containers[c], out);
+		if (!ret)
+			ret = collect_dra(p->containers[c], out);
+	}
+	return ret;
 }
 
 static bool is_pod(const V1__PodResources *p, const char *ns, const char *name)

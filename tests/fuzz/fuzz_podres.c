@@ -24,9 +24,15 @@ static void decode(const uint8_t *msg, size_t len)
 	for (size_t i = 0; !ret && i < d.n; i++)
 		if (!d.ids[i] || strlen(d.ids[i]) > len)
 			abort();
+	/* So is every DRA claim device's driver and name (never empty). */
+	for (size_t i = 0; !ret && i < d.n_dra; i++)
+		if (!d.dra[i].driver || !*d.dra[i].driver || !d.dra[i].device ||
+		    !*d.dra[i].device || !d.dra[i].pool || !d.dra[i].claim ||
+		    strlen(d.dra[i].device) > len)
+			abort();
 	cni_podres_devices_free(&d);
 	ret = cni_podres_decode_list(msg, len, "ns", "pod", &d);
-	if (ret && (d.n || d.ids))
+	if (ret && (d.n || d.ids || d.n_dra || d.dra))
 		abort();
 	cni_podres_devices_free(&d);
 }

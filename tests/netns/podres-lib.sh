@@ -11,7 +11,8 @@ POD_ARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=tenant;K8S_POD_NAME=pod1;K8S_POD_UID
 KUBELET_PID=
 
 # kubelet MODE PODS [DELAY]: the server on kubelet's socket, serving PODS
-# (podres-server.py's JSON); stopped when the test ends.
+# (podres-server.py's JSON); stopped when the test ends. KUBELET_DRA (names,
+# cdi, off) overrides how it reports DRA claims.
 kubelet() {
 	kubelet_stop
 	mkdir -p /var/lib/kubelet/pod-resources
@@ -21,7 +22,7 @@ kubelet() {
 	printf '%s\n' "$2" >"$T/pods.json"
 	rm -f "$PODRES_SOCK"
 	"$PODRES_ROOT/tests/netns/podres-server.py" --socket "$PODRES_SOCK" --pods "$T/pods.json" \
-		--pb-dir "$T" --mode "$1" --delay "${3:-5}" >"$T/kubelet.log" 2>&1 &
+		--pb-dir "$T" --mode "$1" --delay "${3:-5}" ${KUBELET_DRA:+--dra "$KUBELET_DRA"} >"$T/kubelet.log" 2>&1 &
 	KUBELET_PID=$!
 	trap kubelet_stop EXIT
 	for _ in $(seq 100); do

@@ -49,7 +49,7 @@ test_podres_unallocated_device_refused() {
 	kubelet get "$(pods '{"example.com/vf":["0000:03:01.0"]}' '{"example.com/vf":["0000:03:01.1"]}')" || return
 	cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf" "$POD_ARGS"
 	assert_json '[.code,.msg]' '[7,"deviceID is not allocated to this pod"]'
-	assert_json '.details' '"deviceID 0000:03:01.1 is not among the devices kubelet allocated to pod tenant/pod1 (it holds 0000:03:01.0); the network must name the device the pod was given: request the device plugin'"'"'s resource in the pod and set the network'"'"'s k8s.v1.cni.cncf.io/resourceName annotation, so Multus passes that deviceID"'
+	assert_json '.details' '"deviceID 0000:03:01.1 is not among the devices kubelet allocated to pod tenant/pod1 (it holds 0000:03:01.0); the network must name the device the pod was given: request the device plugin'"'"'s resource in the pod and set the network'"'"'s k8s.v1.cni.cncf.io/resourceName annotation, so Multus passes that deviceID (under DRA: a claim a container of the pod names must hold the device, from a driver listed in \"draDrivers\" of /etc/ibcni/ibcni.conf)"'
 	assert_refused_untouched "$before" "another pod's VF"
 	# Nobody's VF: the pod holds nothing.
 	kubelet get "$(pods '{}')" || return
@@ -272,4 +272,98 @@ test_podres_client_big_list() {
 	kubelet get "$big" || return
 	OUT=$("$HELPER" podres "$PODRES_SOCK" ns1234 p 2000)
 	assert_json '.ids[1]' '"dev-1234-a"'
+}
+
+# --- DRA (issue 38): a VF allocated through a ResourceClaim ---
+
+SRIOV_DRA=sriovnetwork.k8snetworkplumbingwg.io
+
+# The refusal after an ADD and DEL of the same VF (its lock file stays).
+refused_after_use() { # BEFORE WHAT
+	assert_no_link pod1 net1
+	assert_host_unchanged "$1" "$2"
+	assert_eq "" "$(leases_left)" "$2: no lease"
+}
+
+# dra_pods POD1-CLAIM-DEVICE POD2-CLAIM-DEVICE [DRIVER]: pods tenant/pod1 and
+# tenant/pod2, each holding one device of a claim of its own (no device-plugin
+# device), named as dra-driver-sriov names a VF (its PCI address, '-' for ':'
+# and '.'), in the pool named after the node.
+dra_pods() {
+	local drv=${3:-$SRIOV_DRA}
+	printf '[{"namespace":"tenant","name":"pod1","claims":[{"namespace":"tenant","name":"pod1-vf-x7k2p","devices":[{"driver":"%s","pool":"node1","device":"%s"}]}]},{"namespace":"tenant","name":"pod2","claims":[{"namespace":"tenant","name":"pod2-vf-q9zt4","devices":[{"driver":"%s","pool":"node1","device":"%s"}]}]}]' \
+		"$drv" "$1" "$drv" "$2"
+}
+
+test_podres_dra_claim_device_attaches() {
+	local before conf
+	sim_node 1 2 eth
+	pod_ns pod1
+	conf=$(sriov_conf ib-host-local '"logLevel":"debug"')
+	before=$(host_state)
+	kubelet get "$(dra_pods 0000-03-01-1 0000-03-01-0)" || return
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf" "$POD_ARGS"
+	assert_eq 0 "$RC" "ADD of the VF of the pod's claim ($OUT)"
+	assert_link pod1 net1 '.link_type' '"ether"'
+	assert_match "0000:03:01.1 is device $SRIOV_DRA/node1/0000-03-01-1 of the pod's DRA claim tenant/pod1-vf-x7k2p" "$ERR" "which claim, logged"
+	cni_exec ib-sriov DEL ctr1 pod1 net1 "$conf" "$POD_ARGS"
+	assert_eq 0 "$RC" "DEL ($OUT)"
+	assert_host_unchanged "$before" "after DEL"
+	# Another pod's claim holds the VF: refused, the pod's own claim named.
+	kubelet get "$(dra_pods 0000-03-01-0 0000-03-01-1)" || return
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf" "$POD_ARGS"
+	assert_json '[.code,.msg]' '[7,"deviceID is not allocated to this pod"]'
+	assert_match "\\(it holds no device-plugin device; DRA claim tenant/pod1-vf-x7k2p: $SRIOV_DRA/node1/0000-03-01-0\\)" \
+		"$(jq -r .details <<<"$OUT")" "another pod's claim"
+	refused_after_use "$before" "another pod's claim"
+}
+
+test_podres_dra_driver_must_be_trusted() {
+	local before conf
+	sim_node 1 2 eth
+	pod_ns pod1
+	conf=$(sriov_conf ib-host-local)
+	before=$(host_state)
+	# A claim of a driver the admin did not list: its device names prove nothing.
+	kubelet get "$(dra_pods 0000-03-01-1 0000-03-01-0 net.example.com)" || return
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf" "$POD_ARGS"
+	assert_json '[.code,.msg]' '[7,"deviceID is not allocated to this pod"]'
+	assert_match 'net.example.com/node1/0000-03-01-1 \(a driver not in draDrivers\)' \
+		"$(jq -r .details <<<"$OUT")" "the untrusted driver named"
+	assert_refused_untouched "$before" "untrusted driver"
+	# The admin lists it (replacing the default): the same claim attaches.
+	node_conf '{"allowedDataDirs":["'"$T"'"],"draDrivers":["net.example.com"]}' || return
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf" "$POD_ARGS"
+	assert_eq 0 "$RC" "ADD with the driver in draDrivers ($OUT)"
+	assert_link pod1 net1 '.link_type' '"ether"'
+	cni_exec ib-sriov DEL ctr1 pod1 net1 "$conf" "$POD_ARGS"
+	assert_eq 0 "$RC" "DEL ($OUT)"
+	# An empty list takes no claim device, even dra-driver-sriov's.
+	node_conf '{"allowedDataDirs":["'"$T"'"],"draDrivers":[]}' || return
+	kubelet get "$(dra_pods 0000-03-01-1 0000-03-01-0)" || return
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf" "$POD_ARGS"
+	assert_json '[.code,.msg]' '[7,"deviceID is not allocated to this pod"]'
+	refused_after_use "$before" "draDrivers []"
+}
+
+test_podres_dra_kubelets_without_names() {
+	local before conf
+	sim_node 1 2 eth
+	pod_ns pod1
+	conf=$(sriov_conf ib-host-local)
+	before=$(host_state)
+	# 1.27-1.30 with KubeletPodResourcesDynamicResources on: CDI names only,
+	# which do not say which device (dra.md 3.2): never taken.
+	KUBELET_DRA=cdi kubelet get "$(dra_pods 0000-03-01-1 0000-03-01-0)" || return
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf" "$POD_ARGS"
+	assert_json '[.code,.msg]' '[7,"deviceID is not allocated to this pod"]'
+	assert_match 'DRA claim devices kubelet does not name \(before 1.31 it gives only CDI names\)' \
+		"$(jq -r .details <<<"$OUT")" "CDI names only"
+	assert_refused_untouched "$before" "CDI names only"
+	# 1.27-1.33 with default gates: no dynamic_resources at all.
+	kubelet gated "$(dra_pods 0000-03-01-1 0000-03-01-0)" || return
+	cni_exec ib-sriov ADD ctr1 pod1 net1 "$conf" "$POD_ARGS"
+	assert_json '[.code,.msg]' '[7,"deviceID is not allocated to this pod"]'
+	assert_match '\(it holds no device\)' "$(jq -r .details <<<"$OUT")" "gate off"
+	assert_refused_untouched "$before" "gate off"
 }

@@ -39,6 +39,8 @@ static void assert_defaults(const struct cni_nodeconf *nc)
 	cr_assert_null(nc->allowed_data_dirs[1]);
 	cr_assert_eq(nc->device_check, CNI_DEVICE_CHECK_KUBELET);
 	cr_assert_eq(nc->max_wait_ms, 30000);
+	cr_assert_eq(nc->n_dra_drivers, 1);
+	cr_assert_str_eq(nc->dra_drivers[0], "sriovnetwork.k8snetworkplumbingwg.io");
 }
 
 /* The load fails with code c and details holding path then want. */
@@ -97,6 +99,23 @@ Test(nodeconf, every_key)
 	cni_nodeconf_free(&nc);
 }
 
+Test(nodeconf, dra_drivers_replace_the_default)
+{
+	struct cni_nodeconf nc;
+	struct cni_error err = {0};
+
+	put("{\"draDrivers\": [\"net.example.com\", \"sriovnetwork.k8snetworkplumbingwg.io\"]}\n");
+	cr_assert_eq(cni_nodeconf_load(&nc, path, &err), 0, "%s", err.details);
+	cr_assert_eq(nc.n_dra_drivers, 2);
+	cr_assert_str_eq(nc.dra_drivers[0], "net.example.com");
+	cr_assert_str_eq(nc.dra_drivers[1], "sriovnetwork.k8snetworkplumbingwg.io");
+	cni_nodeconf_free(&nc);
+	put("{\"draDrivers\": []}\n");
+	cr_assert_eq(cni_nodeconf_load(&nc, path, &err), 0, "%s", err.details);
+	cr_assert_eq(nc.n_dra_drivers, 0, "[] takes no claim device");
+	cni_nodeconf_free(&nc);
+}
+
 Test(nodeconf, list_replaces_the_default_and_zero_wait)
 {
 	struct cni_nodeconf nc;
@@ -146,7 +165,16 @@ ParameterizedTestParameters(nodeconf, bad_contents)
 	    {"[]", "must be a JSON object"},
 	    {"{} {}", "not JSON"},
 	    {"{\"maxWaitMS\": 5}", "unknown key \"maxWaitMS\"; the keys are allowedDataDirs, "
-				   "deviceCheck, maxWaitMs, ranges and reclaimLeases"},
+				   "deviceCheck, draDrivers, maxWaitMs, ranges and reclaimLeases"},
+	    {"{\"draDrivers\": \"x.io\"}", "\"draDrivers\" must be a list of at most 8"},
+	    {"{\"draDrivers\": [5]}", "\"draDrivers\"[0] is 5; it must be a DRA driver's name"},
+	    {"{\"draDrivers\": [\"a.io\", \"Upper.io\"]}", "\"draDrivers\"[1] is \"Upper.io\""},
+	    {"{\"draDrivers\": [\".io\"]}", "\"draDrivers\"[0] is \".io\""},
+	    {"{\"draDrivers\": [\"a..io\"]}", "\"draDrivers\"[0] is \"a..io\""},
+	    {"{\"draDrivers\": [\"\"]}", "\"draDrivers\"[0] is \"\""},
+	    {"{\"draDrivers\": [\"a/b\"]}", "\"draDrivers\"[0] is \"a\\/b\""},
+	    {"{\"draDrivers\": [\"1\",\"2\",\"3\",\"4\",\"5\",\"6\",\"7\",\"8\",\"9\"]}",
+	     "\"draDrivers\" must be a list of at most 8"},
 	    {"{\"reclaimLeases\": \"yes\"}", "\"reclaimLeases\" is \"yes\"; it must be true"},
 	    {"{\"reclaimLeases\": 1}", "\"reclaimLeases\" is 1; it must be true"},
 	    {"{\"dataDir\": \"/x\"}", "unknown key \"dataDir\""},

@@ -250,6 +250,71 @@ Test(podres, list_picks_the_pod)
 	cr_assert_eq(cni_podres_decode_list(r.b, r.n, "ns", "b", &d), -EPROTO);
 }
 
+/* --- DRA: dynamic_resources (ContainerResources field 5) --- */
+
+/* ClaimResource{cdi_devices 1 {name 1}, driver_name 2, pool_name 3,
+ * device_name 4}; names NULL: as kubelet 1.27-1.30 sends it (CDI only). */
+static void claim_res(struct buf *o, const char *drv, const char *pool, const char *dev)
+{
+	struct buf cdi = {0}, res = {0};
+
+	put_str(&cdi, 1, "sriovnetwork.k8snetworkplumbingwg.io/vf=claim-uid-0000-03-01-1");
+	put_msg(&res, 1, &cdi);
+	if (drv) {
+		put_str(&res, 2, drv);
+		put_str(&res, 3, pool);
+		put_str(&res, 4, dev);
+	}
+	put_msg(o, 4, &res);
+}
+
+/* A pod whose one container names claim ns/claim (DynamicResource: class_name
+ * 1 as 1.27-1.30 send it, claim_name 2, claim_namespace 3) holding res. */
+static void dra_pod(struct buf *o, const struct buf *res)
+{
+	struct buf dr = {0}, ctr = {0};
+
+	put_str(&dr, 1, "vf.example.com");
+	put_str(&dr, 2, "claim");
+	put_str(&dr, 3, "ns");
+	memcpy(dr.b + dr.n, res->b, res->n);
+	dr.n += res->n;
+	put_str(&ctr, 1, "c");
+	put_msg(&ctr, 5, &dr);
+	put_str(o, 1, "pod");
+	put_str(o, 2, "ns");
+	put_msg(o, 3, &ctr);
+}
+
+Test(podres, dra_claim_devices_by_driver_pool_and_name)
+{
+	struct buf res = {0}, p = {0}, r = {0};
+	struct cni_podres_devices d;
+
+	claim_res(&res, "sriovnetwork.k8snetworkplumbingwg.io", "node1", "0000-03-01-1");
+	claim_res(&res, "gpu.example.com", "node1", "gpu-0");
+	claim_res(&res, NULL, NULL, NULL);
+	dra_pod(&p, &res);
+	put_msg(&r, 1, &p);
+	cr_assert_eq(cni_podres_decode_get(r.b, r.n, "ns", "pod", &d), 0);
+	cr_assert(d.known);
+	cr_assert_eq(d.n, 0, "no device-plugin device");
+	cr_assert_eq(d.n_dra, 2);
+	cr_assert_str_eq(d.dra[0].driver, "sriovnetwork.k8snetworkplumbingwg.io");
+	cr_assert_str_eq(d.dra[0].pool, "node1");
+	cr_assert_str_eq(d.dra[0].device, "0000-03-01-1");
+	cr_assert_str_eq(d.dra[0].claim, "ns/claim");
+	cr_assert_str_eq(d.dra[1].device, "gpu-0");
+	cr_assert_eq(d.n_dra_unnamed, 1, "CDI names alone name no device");
+	cni_podres_devices_free(&d);
+	cr_assert_eq(d.n_dra, 0);
+	cr_assert_null(d.dra);
+	/* List decodes the same message the same way. */
+	cr_assert_eq(cni_podres_decode_list(r.b, r.n, "ns", "pod", &d), 0);
+	cr_assert_eq(d.n_dra, 2);
+	cni_podres_devices_free(&d);
+}
+
 /* --- the transport against servers that are not kubelet --- */
 
 static char dir[64];
