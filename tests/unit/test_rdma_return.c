@@ -28,13 +28,13 @@ struct fake_dev {
 static struct {
 	struct fake_dev devs[32];
 	int n, ns, pod_fd;
-	bool per_netns;	 /* Linux 7.3: names unique per namespace, a move takes one */
-	int get_err[2];	 /* a GET in that namespace fails so (a transient error) */
-	int move_err;	 /* every move fails so */
-	bool all_held;	 /* every name a move or rename gives is held on the host */
-	unsigned int dumps; /* GETs by name: a dump of the namespace */
+	bool per_netns;		  /* Linux 7.3: names unique per namespace, a move takes one */
+	int get_err[2];		  /* a GET in that namespace fails so (a transient error) */
+	int move_err;		  /* every move fails so */
+	bool all_held;		  /* every name a move or rename gives is held on the host */
+	unsigned int dumps;	  /* GETs by name: a dump of the namespace */
 	unsigned int whole_dumps; /* cni_rdma_devs calls */
-	char tried[1024];   /* every name given to a named move or rename, in order */
+	char tried[1024];	  /* every name given to a named move or rename, in order */
 } k;
 
 static struct cni_sys test_sys = CNI_SYS_INIT;
@@ -85,8 +85,7 @@ int cni_netns_restore(struct cni_sys *s, int *saved)
 	return 0;
 }
 
-int cni_rdma_dev_get(struct cni_sys *s, const char *name, uint32_t index,
-		     struct cni_rdma_dev *dev)
+int cni_rdma_dev_get(struct cni_sys *s, const char *name, uint32_t index, struct cni_rdma_dev *dev)
 {
 	if (k.get_err[k.ns])
 		return k.get_err[k.ns];
