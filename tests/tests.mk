@@ -31,6 +31,14 @@ $(OUT)/build/unit/test_ibsriov_add: tests/unit/test_ibsriov_add.c $(FAKE_SRC) $(
 	$(call quiet,CC,$@)$(CC) $(CFLAGS) -Iib-sriov -Itests/unit -include tests/unit/fake_paths.h \
 		-Wno-missing-prototypes $(LDFLAGS) -o $@ $< $(FAKE_SRC) $(FAKE_CNI) $(LDLIBS) $(CRITERION_LIBS)
 
+# cni/kernel/rdma_return.c against the test's own fake of the RDMA and netns
+# calls it makes: linked with the base layer only, never rdma.o or netns.o.
+RDMA_RETURN_OBJ := $(patsubst %.c,$(OBJ)/%.o,cni/kernel/rdma_return.c cni/kernel/rdma_names.c \
+	$(wildcard cni/base/*.c))
+$(OUT)/build/unit/test_rdma_return: tests/unit/test_rdma_return.c $(RDMA_RETURN_OBJ)
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(CFLAGS) -Wno-missing-prototypes $(LDFLAGS) -o $@ $< $(RDMA_RETURN_OBJ) $(LDLIBS) $(CRITERION_LIBS)
+
 check-unit: $(UNIT_BIN) all
 	@tests/unit/run.sh $(OUT) $(UNIT_BIN)
 

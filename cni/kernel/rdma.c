@@ -30,9 +30,14 @@ const char *cni_rdma_strerror(int ret)
 	case ENOSYS:
 		return "this kernel cannot give an RDMA device a name as it moves it (names per "
 		       "network namespace came with Linux 7)";
-	case ENXIO:
-		return "the device is in neither the pod's network namespace nor the host's (moved "
-		       "on by the pod?); the record stays until it is back";
+	case E2BIG:
+		return "the kernel lists more RDMA devices or ports than a dump here holds (32 MiB "
+		       "of entries)";
+	case ENOTUNIQ:
+		return "every name tried for it on the host is taken (its recorded name, "
+		       "<name>_<index> and unpredictable ones; the log lists them); the record "
+		       "stays "
+		       "for the next DEL";
 	default:
 		return strerror(-ret);
 	}
@@ -221,31 +226,38 @@ int cni_rdma_set_netns_mode(struct cni_sys *sys, bool exclusive)
 	return rdma_talk(sys, msg, NULL, NULL);
 }
 
-/* A dump into a growing array of size-byte entries, each decoded by parse. */
-struct dump {
-	void *items;
-	size_t n, size;
-	int (*parse)(struct nl_msg *msg, void *item);
-};
-
-static int dump_parse(struct nl_msg *msg, void *arg)
+/* Bounded by the bytes of what was decoded, never by a count: a pod with
+ * CAP_NET_ADMIN creates rxe devices in the host's namespace (exclusive
+ * mode), and no number of them may make the host's dumps fail. */
+int cni_rdma_dump_add(struct nl_msg *msg, void *arg)
 {
-	struct dump *d = arg;
-	char *p = d->n < 4096 ? realloc(d->items, (d->n + 1) * d->size) : NULL;
+	struct cni_rdma_dump *d = arg;
 	int ret;
 
-	if (!p)
-		return -ENOMEM;
-	d->items = p;
-	ret = d->parse(msg, p + d->n * d->size);
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? 2 * d->cap : 16;
+		char *p;
+
+		if (d->n >= CNI_RDMA_DUMP_MAX_BYTES / d->size)
+			return -E2BIG;
+		if (cap > CNI_RDMA_DUMP_MAX_BYTES / d->size)
+			cap = CNI_RDMA_DUMP_MAX_BYTES / d->size;
+		p = realloc(d->items, cap * d->size);
+		if (!p)
+			return -ENOMEM;
+		d->items = p;
+		d->cap = cap;
+	}
+	ret = d->parse(msg, (char *)d->items + d->n * d->size);
 	if (!ret)
 		d->n++;
 	return ret;
 }
 
-static int dump(struct cni_sys *sys, struct nl_msg *msg, struct dump *d, void **items, size_t *n)
+static int dump(struct cni_sys *sys, struct nl_msg *msg, struct cni_rdma_dump *d, void **items,
+		size_t *n)
 {
-	int ret = rdma_talk(sys, msg, dump_parse, d);
+	int ret = rdma_talk(sys, msg, cni_rdma_dump_add, d);
 
 	if (ret) {
 		free(d->items);
@@ -269,7 +281,7 @@ static int port_item(struct nl_msg *msg, void *item)
 int cni_rdma_devs(struct cni_sys *sys, struct cni_rdma_dev **devs, size_t *n)
 {
 	_cleanup_nl_msg_ struct nl_msg *msg = cni_rdma_msg_dump();
-	struct dump d = {.size = sizeof(**devs), .parse = dev_item};
+	struct cni_rdma_dump d = {.size = sizeof(**devs), .parse = dev_item};
 
 	return dump(sys, msg, &d, (void **)devs, n);
 }
@@ -277,13 +289,13 @@ int cni_rdma_devs(struct cni_sys *sys, struct cni_rdma_dev **devs, size_t *n)
 int cni_rdma_ports(struct cni_sys *sys, const struct cni_rdma_dev *devs, size_t n_devs,
 		   struct cni_rdma_port **ports, size_t *n)
 {
-	struct dump d = {.size = sizeof(**ports), .parse = port_item};
+	struct cni_rdma_dump d = {.size = sizeof(**ports), .parse = port_item};
 	int ret = 0;
 
 	for (size_t i = 0; i < n_devs && !ret; i++) {
 		_cleanup_nl_msg_ struct nl_msg *msg = cni_rdma_msg_port_dump(devs[i].index);
 
-		ret = rdma_talk(sys, msg, dump_parse, &d);
+		ret = rdma_talk(sys, msg, cni_rdma_dump_add, &d);
 		/* Gone since the device dump: no ports. The kernel's port dump
 		 * of an index it does not know ends in NLMSG_DONE with EINVAL. */
 		if (ret == -EINVAL || ret == -ENODEV)
@@ -298,30 +310,63 @@ int cni_rdma_ports(struct cni_sys *sys, const struct cni_rdma_dev *devs, size_t 
 	return 0;
 }
 
-static const struct cni_rdma_dev *find(const struct cni_rdma_dev *devs, size_t n, const char *name,
-				       uint32_t index)
+struct nl_msg *cni_rdma_msg_get(uint32_t index)
 {
-	for (size_t i = 0; i < n; i++)
-		if (name ? !strcmp(devs[i].name, name) : devs[i].index == index)
-			return &devs[i];
-	return NULL;
+	struct nl_msg *msg = request(RDMA_NLDEV_CMD_GET, 0);
+
+	if (msg && nla_put_u32(msg, RDMA_NLDEV_ATTR_DEV_INDEX, index) < 0) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
 }
 
-int cni_rdma_dev_get(struct cni_sys *sys, const char *name, uint32_t index,
-		     struct cni_rdma_dev *dev)
+static int get_parse(struct nl_msg *msg, void *arg)
 {
-	const struct cni_rdma_dev *d;
+	return cni_rdma_parse_dev(msg, arg);
+}
+
+/* The kernel's GET answers EINVAL for an index it does not know in the
+ * socket's namespace (nldev_get_doit); the request always carries one. */
+static int get_by_index(struct cni_sys *sys, uint32_t index, struct cni_rdma_dev *dev)
+{
+	_cleanup_nl_msg_ struct nl_msg *msg = cni_rdma_msg_get(index);
+	struct cni_rdma_dev d = {.name = ""};
+	int ret = rdma_talk(sys, msg, get_parse, &d);
+
+	if (ret == -EINVAL)
+		return -ENODEV;
+	if (ret)
+		return ret;
+	if (!*d.name || d.index != index)
+		return -EPROTO; /* acked without the device */
+	*dev = d;
+	return 0;
+}
+
+/* The kernel has no GET by name: this namespace's dump, searched. */
+static int get_by_name(struct cni_sys *sys, const char *name, struct cni_rdma_dev *dev)
+{
 	struct cni_rdma_dev *devs;
 	size_t n;
 	int ret = cni_rdma_devs(sys, &devs, &n);
 
 	if (ret)
 		return ret;
-	d = find(devs, n, name, index);
-	if (d)
-		*dev = *d;
+	ret = -ENODEV;
+	for (size_t i = 0; i < n && ret; i++)
+		if (!strcmp(devs[i].name, name)) {
+			*dev = devs[i];
+			ret = 0;
+		}
 	free(devs);
-	return d ? 0 : -ENODEV;
+	return ret;
+}
+
+int cni_rdma_dev_get(struct cni_sys *sys, const char *name, uint32_t index,
+		     struct cni_rdma_dev *dev)
+{
+	return name ? get_by_name(sys, name, dev) : get_by_index(sys, index, dev);
 }
 
 int cni_rdma_move(struct cni_sys *sys, uint32_t index, int netns_fd)

@@ -28,7 +28,8 @@ struct cni_rdma_dev {
 	char link_type[16]; /* "rxe", "siw", or "" for hardware */
 };
 
-/* A sentence for an errno from this module (names the missing subsystem). */
+/* A sentence for an errno from this module (names the missing subsystem, a
+ * dump past its bound, a device cni_rdma_return found no home name for). */
 const char *cni_rdma_strerror(int ret);
 
 /* 0 when the netns mode is exclusive; otherwise err gets code (the
@@ -40,10 +41,17 @@ int cni_rdma_require_exclusive(struct cni_sys *sys, struct cni_error *err, int c
 int cni_rdma_get_netns_mode(struct cni_sys *sys, bool *exclusive);
 int cni_rdma_set_netns_mode(struct cni_sys *sys, bool exclusive);
 
-/* Every RDMA device visible here; *devs is malloc'd, caller frees. */
+/* The most a dump may decode, in bytes of entries (about 350,000 devices):
+ * a bound no pod reaches by creating devices, unlike a count. */
+#define CNI_RDMA_DUMP_MAX_BYTES (32u << 20)
+
+/* Every RDMA device visible here; *devs is malloc'd, caller frees. -E2BIG
+ * past CNI_RDMA_DUMP_MAX_BYTES. */
 int cni_rdma_devs(struct cni_sys *sys, struct cni_rdma_dev **devs, size_t *n);
 
-/* One device by name (index 0) or index; -ENODEV when not visible here. */
+/* One device by index (name NULL: one GET of that index, no dump; the
+ * kernel's "unknown index here" is -ENODEV) or, for records without an
+ * index, by name (a dump of this namespace); -ENODEV when not visible here. */
 int cni_rdma_dev_get(struct cni_sys *sys, const char *name, uint32_t index,
 		     struct cni_rdma_dev *dev);
 
@@ -107,18 +115,27 @@ struct cni_rdma_ref {
 const struct cni_rdma_dev *cni_rdma_find(const struct cni_rdma_dev *devs, size_t n,
 					 const struct cni_rdma_ref *ref);
 
-/* The name a device of index comes home under: want when no other device
- * of host (the host's dump) has it, else a free "<want>_<index>[_k]";
- * -EEXIST when none is free. */
-int cni_rdma_host_name(const struct cni_rdma_dev *host, size_t n, const char *want, uint32_t index,
+/* How many names a device coming home may try: its recorded name,
+ * "<name>_<index>", then unpredictable ones. */
+#define CNI_RDMA_HOME_TRIES 8
+
+/* The attempt-th name (from 0) a device of index comes home under: want
+ * (the recorded host name; "rdma" when empty), "<want>_<index>", then
+ * "<want>_<index>_<16 hex digits from getrandom>", want cut so that the
+ * whole fits CNI_RDMA_NAME_MAX; -ENOTUNIQ past CNI_RDMA_HOME_TRIES. */
+int cni_rdma_home_name(const char *want, uint32_t index, unsigned int attempt,
 		       char out[CNI_RDMA_NAME_MAX]);
 
-/* From inside the pod netns pod_fd (the kernel's rule), move every device
- * of refs still there back to the caller's namespace, under its recorded
- * name or a free one (cni_rdma_host_name); then each one known
- * by index must be seen here, or it is -ENXIO (in neither namespace: a pod
- * that hid it elsewhere). A kernel without RDMA counts as done. On failure
- * *failed names the device. */
+/* Move every device of refs from the pod netns pod_fd back to the caller's
+ * namespace, one at a time, each asked for by index (one GET, no dump; by
+ * name for records without one): in the pod it moves under the first
+ * cni_rdma_home_name the kernel takes (its EEXIST tries the next; a kernel
+ * without per-namespace names moves it plainly and it is renamed on the
+ * host the same way), never under its pod-side name; then it is looked for
+ * on the host. A device in neither namespace (-ENODEV in both) is gone: a
+ * warning names it, and it counts as returned. -ENOTUNIQ when no name
+ * could be had; any other error (a transient one) as the kernel gave it.
+ * A kernel without RDMA counts as done. On failure *failed names the device. */
 int cni_rdma_return(struct cni_sys *sys, int pod_fd, const struct cni_rdma_ref *refs, size_t n,
 		    const char **failed);
 
@@ -135,6 +152,19 @@ struct nl_msg *cni_rdma_msg_move(uint32_t index, int netns_fd);
 struct nl_msg *cni_rdma_msg_port_dump(uint32_t index);
 struct nl_msg *cni_rdma_msg_rename(uint32_t index, const char *name);
 struct nl_msg *cni_rdma_msg_move_named(uint32_t index, int netns_fd, const char *name);
+
+/* A dump's entries as they arrive: items (malloc'd) holds n of size bytes,
+ * each decoded by parse. cni_rdma_dump_add, every dump's callback, adds
+ * msg's; -E2BIG once CNI_RDMA_DUMP_MAX_BYTES are held (the dump fails). */
+struct cni_rdma_dump {
+	void *items;
+	size_t n, cap, size;
+	int (*parse)(struct nl_msg *msg, void *item);
+};
+int cni_rdma_dump_add(struct nl_msg *msg, void *dump);
+
+/* A GET of one device (no dump). Caller frees with nlmsg_free(). */
+struct nl_msg *cni_rdma_msg_get(uint32_t index);
 
 /* Decode one PORT_GET reply; -EPROTO without device index, name or port. */
 int cni_rdma_parse_port(struct nl_msg *msg, struct cni_rdma_port *port);

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 /* RDMA device names and identities: rules without a request. */
 #include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/utsname.h>
 
 #include "base/util.h"
@@ -49,4 +52,29 @@ uint64_t cni_rdma_guid_of_mac(const unsigned char *mac, unsigned int len)
 		return 0;
 	return (uint64_t)(mac[0] ^ 2) << 56 | (uint64_t)mac[1] << 48 | (uint64_t)mac[2] << 40 |
 	       (uint64_t)0xfffe << 24 | (uint64_t)mac[3] << 16 | (uint64_t)mac[4] << 8 | mac[5];
+}
+
+int cni_rdma_home_name(const char *want, uint32_t index, unsigned int attempt,
+		       char out[CNI_RDMA_NAME_MAX])
+{
+	const char *base = *want ? want : "rdma";
+	char suffix[48] = "";
+	uint64_t r;
+	int ret = 0;
+
+	if (attempt >= CNI_RDMA_HOME_TRIES)
+		return -ENOTUNIQ;
+	if (attempt == 1)
+		ret = check_snprintf(suffix, sizeof(suffix), "_%" PRIu32, index);
+	else if (attempt > 1) {
+		/* 64 bits a pod cannot guess, so it cannot hold the name first. */
+		if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
+			return errno ? -errno : -EIO;
+		ret = check_snprintf(suffix, sizeof(suffix), "_%" PRIu32 "_%016" PRIx64, index, r);
+	}
+	if (ret)
+		return ret;
+	/* <name> is cut so that the suffix always fits. */
+	return check_snprintf(out, CNI_RDMA_NAME_MAX, "%.*s%s",
+			      (int)(CNI_RDMA_NAME_MAX - 1 - strlen(suffix)), base, suffix);
 }

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-/* RDMA devices back from a pod to the host: by index, under a name free on
- * the host (Linux 7 names devices per network namespace, so the host may
- * have taken the name meanwhile), read back. */
+/* RDMA devices back from a pod to the host. Each is asked for by index (one
+ * GET, in the pod and on the host: never a dump of the host, which a pod
+ * grows at will in exclusive mode), comes home under a name the pod cannot
+ * choose (Linux 7.3 names devices per network namespace), and is looked
+ * for on the host after. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/cleanup.h"
 #include "base/log.h"
@@ -22,133 +25,129 @@ const struct cni_rdma_dev *cni_rdma_find(const struct cni_rdma_dev *devs, size_t
 	return NULL;
 }
 
-static bool taken(const struct cni_rdma_dev *host, size_t n, const char *name, uint32_t index)
+/* One try of a name: a move from the pod carrying it (home >= 0), or a
+ * rename on the host (home < 0). */
+static int try_name(struct cni_sys *sys, const struct cni_rdma_dev *d, int home, const char *name)
 {
-	for (size_t i = 0; i < n; i++)
-		if (host[i].index != index && !strcmp(host[i].name, name))
-			return true;
-	return false;
+	return home >= 0 ? cni_rdma_move_named(sys, d, home, name)
+			 : cni_rdma_rename(sys, d->index, name);
 }
 
-int cni_rdma_host_name(const struct cni_rdma_dev *host, size_t n, const char *want, uint32_t index,
-		       char out[CNI_RDMA_NAME_MAX])
+/* The home names in turn (cni_rdma_home_name): the kernel's EEXIST (held
+ * on the host) moves on to the next, any other answer ends it. Never the
+ * name the device has in the pod: the pod chose it. */
+static int home_name(struct cni_sys *sys, const struct cni_rdma_dev *d, const char *want, int home)
 {
-	for (unsigned int k = 0; k < 16; k++) {
-		int len;
+	char name[CNI_RDMA_NAME_MAX], tried[CNI_RDMA_HOME_TRIES * (CNI_RDMA_NAME_MAX + 2)] = "";
+	size_t used = 0;
+	int ret = -EEXIST;
 
-		if (k == 0 && *want)
-			len = snprintf(out, CNI_RDMA_NAME_MAX, "%s", want);
-		else if (k == 0)
-			len = snprintf(out, CNI_RDMA_NAME_MAX, "rdma%u", index);
-		else if (k == 1)
-			len = snprintf(out, CNI_RDMA_NAME_MAX, "%.40s_%u", want, index);
-		else
-			len = snprintf(out, CNI_RDMA_NAME_MAX, "%.40s_%u_%u", want, index, k);
-		if (len > 0 && len < CNI_RDMA_NAME_MAX && !taken(host, n, out, index))
-			return 0;
+	for (unsigned int k = 0; ret == -EEXIST; k++) {
+		ret = cni_rdma_home_name(want, d->index, k, name);
+		if (ret)
+			break;
+		if (!check_snprintf(tried + used, sizeof(tried) - used, "%s%s", used ? ", " : "",
+				    name))
+			used += strlen(tried + used);
+		ret = try_name(sys, d, home, name);
 	}
-	return -EEXIST;
+	if (ret == -ENOTUNIQ)
+		log_err("RDMA device %s (index %u): every name tried is held on the host: %s",
+			d->name, d->index, tried);
+	return ret;
 }
 
-/* In the pod: move one device home under its host name (or a free one).
- * The plain move when it has that name already: every kernel takes it.
- * Only the kernel's "no such device", or a second look that no longer
- * finds it, counts as gone. */
-/* The host as DEL finds it: its namespace (fd) and its devices' names. */
-struct home {
-	int fd;
-	const struct cni_rdma_dev *devs;
-	size_t n;
-};
-
-static int return_one(struct cni_sys *sys, const struct cni_rdma_dev *d,
-		      const struct cni_rdma_ref *ref, const struct home *h)
+/* In the pod: find ref's device there (-ENODEV: not there) and move it
+ * home. *rename: a kernel without per-namespace names moved it under its
+ * pod name, which the host must change. */
+static int from_pod(struct cni_sys *sys, const struct cni_rdma_ref *ref, int home,
+		    struct cni_rdma_dev *d, bool *rename)
 {
-	char name[CNI_RDMA_NAME_MAX], ack[CNI_SYS_EXT_ACK];
+	char ack[CNI_SYS_EXT_ACK];
 	struct cni_rdma_dev again;
-	int home = h->fd, ret = cni_rdma_host_name(h->devs, h->n, ref->name, d->index, name);
+	int ret = cni_rdma_dev_get(sys, ref->has_index ? NULL : ref->name, ref->index, d);
 
-	if (!ret && strcmp(d->name, name)) {
-		ret = cni_rdma_move_named(sys, d, home, name);
-		/* A kernel before Linux 7: names are system-wide, so the
-		 * pod's name is free on the host. */
-		if (ret == -ENOSYS)
-			ret = cni_rdma_move(sys, d->index, home);
-	} else {
+	*rename = false;
+	if (ret)
+		return ret;
+	ret = home_name(sys, d, ref->name, home);
+	if (ret == -ENOSYS) {
 		ret = cni_rdma_move(sys, d->index, home);
+		*rename = !ret;
 	}
-	if (!ret)
+	if (!ret) {
 		log_info("moved RDMA device %s (index %u) back to the host", d->name, d->index);
-	if (!ret || ret == -ENODEV)
 		return 0;
-	/* The second look must not lose the kernel's text for the refusal. */
+	}
+	/* Refused because it left meanwhile? Keep the kernel's text for the
+	 * refusal across the second look. */
 	memcpy(ack, sys->ext_ack, sizeof(ack));
-	if (cni_rdma_dev_get(sys, ref->has_index ? NULL : ref->name, d->index, &again) == -ENODEV)
-		return 0;
+	if (cni_rdma_dev_get(sys, NULL, d->index, &again) == -ENODEV)
+		return -ENODEV;
 	memcpy(sys->ext_ack, ack, sizeof(ack));
 	return ret;
 }
 
-/* Back on the host: every device known by index is here. */
-static int confirm_home(struct cni_sys *sys, const struct cni_rdma_ref *refs, size_t n,
-			const char **failed)
+/* On the host, after from_pod (pod_ret its answer, d the device it found):
+ * the name a plain move kept replaced, then the device looked for by
+ * index. Seen in neither namespace, it is gone (a pod with CAP_NET_ADMIN
+ * deletes its rxe): said, and done. A record without index whose device is
+ * not in the pod cannot be looked for without a dump of the host: done. */
+static int on_host(struct cni_sys *sys, const struct cni_rdma_ref *ref, int pod_ret,
+		   const struct cni_rdma_dev *d, bool rename, int pod_fd)
 {
-	struct cni_rdma_dev *devs = NULL;
-	size_t count = 0;
-	int ret = cni_rdma_devs(sys, &devs, &count);
+	bool found = !pod_ret || d->name[0];
+	uint32_t index = found ? d->index : ref->index;
+	struct cni_rdma_dev now;
+	struct stat st = {0};
+	int ret = rename ? home_name(sys, d, ref->name, -1) : 0;
 
-	if (ret == -EPROTONOSUPPORT)
-		ret = 0;
-	for (size_t i = 0; i < n && !ret; i++)
-		if (refs[i].has_index && !cni_rdma_find(devs, count, &refs[i])) {
-			*failed = refs[i].name;
-			ret = -ENXIO;
-		}
-	free(devs);
-	return ret;
+	if (ret || (!found && !ref->has_index))
+		return ret;
+	ret = cni_rdma_dev_get(sys, NULL, index, &now);
+	if (ret != -ENODEV)
+		return ret == -EPROTONOSUPPORT ? 0 : ret;
+	if (fstat(pod_fd, &st))
+		st.st_ino = 0;
+	log_warn("RDMA device %s (index %u) is in neither the pod's network namespace "
+		 "(net:[%lu]) nor the host's: gone (deleted in the pod?); released",
+		 ref->name, index, (unsigned long)st.st_ino);
+	return 0;
 }
 
-/* One dump in the pod (the kernel requires the move to be asked from the
- * device's netns); a device it does not show must be on the host. */
-static int return_from_pod(struct cni_sys *sys, const struct cni_rdma_ref *refs, size_t n,
-			   const struct home *h, const char **failed)
+/* One device: in the pod (the kernel requires a move to be asked from the
+ * device's namespace), then on the host. */
+static int return_one(struct cni_sys *sys, int pod_fd, int home, const struct cni_rdma_ref *ref)
 {
-	_cleanup_free_ struct cni_rdma_dev *devs = NULL;
-	size_t count = 0;
-	int ret = cni_rdma_devs(sys, &devs, &count);
+	struct cni_rdma_dev d = {0};
+	bool rename = false;
+	int saved = -1, ret = cni_netns_enter(sys, pod_fd, &saved);
 
-	for (size_t i = 0; i < n && !ret; i++) {
-		const struct cni_rdma_dev *d = cni_rdma_find(devs, count, &refs[i]);
-
-		if (d && (ret = return_one(sys, d, &refs[i], h)))
-			*failed = refs[i].name;
-	}
-	return ret;
+	if (ret)
+		return ret;
+	ret = from_pod(sys, ref, home, &d, &rename);
+	if (cni_netns_restore(sys, &saved) && (!ret || ret == -ENODEV))
+		return -EIO;
+	if (ret && ret != -ENODEV)
+		return ret;
+	return on_host(sys, ref, ret, &d, rename, pod_fd);
 }
 
 int cni_rdma_return(struct cni_sys *sys, int pod_fd, const struct cni_rdma_ref *refs, size_t n,
 		    const char **failed)
 {
-	_cleanup_close_ int fd = cni_netns_open_current(sys);
-	_cleanup_free_ struct cni_rdma_dev *host = NULL;
-	struct home h = {.fd = fd};
-	int saved = -1, ret;
+	_cleanup_close_ int home = cni_netns_open_current(sys);
+	int ret = 0;
 
 	*failed = NULL;
-	if (fd < 0)
-		return fd;
-	/* The host's names first: the name each device comes back under. */
-	ret = cni_rdma_devs(sys, &host, &h.n);
-	if (ret == -EPROTONOSUPPORT)
-		return 0; /* no RDMA subsystem: nothing can be in the pod */
-	if (ret)
-		return ret;
-	h.devs = host;
-	ret = cni_netns_enter(sys, pod_fd, &saved);
-	if (ret)
-		return ret;
-	ret = return_from_pod(sys, refs, n, &h, failed);
-	if (cni_netns_restore(sys, &saved) && !ret)
-		ret = -EIO;
-	return ret ? ret : confirm_home(sys, refs, n, failed);
+	if (home < 0)
+		return home;
+	for (size_t i = 0; i < n && !ret; i++) {
+		ret = return_one(sys, pod_fd, home, &refs[i]);
+		if (ret == -EPROTONOSUPPORT)
+			return 0; /* no RDMA subsystem: nothing can be in the pod */
+		if (ret)
+			*failed = refs[i].name;
+	}
+	return ret;
 }

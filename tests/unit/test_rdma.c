@@ -197,9 +197,6 @@ Test(rdma, found_by_index_whatever_its_name)
 	snprintf(devs[0].name, sizeof(devs[0].name), "rxe0");
 	devs[1].index = 4;
 	cr_assert_null(cni_rdma_find(devs, 2, &by_index));
-	cr_assert_str_eq(cni_rdma_strerror(-ENXIO),
-			 "the device is in neither the pod's network namespace nor the host's "
-			 "(moved on by the pod?); the record stays until it is back");
 }
 
 Test(rdma, recorded_sys_get_reply)
@@ -235,5 +232,70 @@ Test(rdma, reply_policy)
 	bool exclusive;
 
 	cr_assert_eq(cni_rdma_parse_mode(msg, &exclusive), -EPROTO, "an empty u8");
+	nlmsg_free(msg);
+}
+
+/* --- dumps are bounded by bytes, not by a count a pod reaches --- */
+
+static int dev_item(struct nl_msg *msg, void *item)
+{
+	return cni_rdma_parse_dev(msg, item);
+}
+
+/* Feed the dump callback the same GET reply, re-numbered, count times
+ * (what a host with that many rxe devices sends); its last answer. */
+static int feed(struct cni_rdma_dump *d, size_t count)
+{
+	struct nl_msg *msg = reply(true);
+	struct nlattr *index = nlmsg_find_attr(nlmsg_hdr(msg), 0, RDMA_NLDEV_ATTR_DEV_INDEX);
+	int ret = 0;
+
+	cr_assert_not_null(index);
+	for (size_t i = 0; i < count && !ret; i++) {
+		*(uint32_t *)nla_data(index) = (uint32_t)i;
+		ret = cni_rdma_dump_add(msg, d);
+	}
+	nlmsg_free(msg);
+	return ret;
+}
+
+Test(rdma, dump_past_4096_devices_is_read_whole)
+{
+	struct cni_rdma_dump d = {.size = sizeof(struct cni_rdma_dev), .parse = dev_item};
+	const struct cni_rdma_dev *devs;
+
+	cr_assert_eq(feed(&d, 5000), 0, "4097 rxe devices of a pod must not fail the host's dumps");
+	devs = d.items;
+	cr_assert_eq(d.n, 5000);
+	cr_assert(devs[4096].index == 4096 && devs[4999].index == 4999);
+	cr_assert_str_eq(devs[4999].name, "rxe0");
+	free(d.items);
+}
+
+Test(rdma, dump_is_bounded_by_bytes)
+{
+	struct cni_rdma_dump d = {.size = sizeof(struct cni_rdma_dev), .parse = dev_item};
+	size_t most = CNI_RDMA_DUMP_MAX_BYTES / sizeof(struct cni_rdma_dev);
+
+	cr_assert_geq(most, 300000, "tens of MiB: far more devices than a node has");
+	cr_assert_eq(feed(&d, most), 0);
+	cr_assert_eq(d.n, most);
+	cr_assert_eq(feed(&d, 1), -E2BIG, "one entry past the bound fails the dump");
+	cr_assert_eq(d.n, most, "nothing more was kept");
+	cr_assert_leq(d.cap * d.size, CNI_RDMA_DUMP_MAX_BYTES);
+	cr_assert(strstr(cni_rdma_strerror(-E2BIG), "32 MiB"));
+	cr_assert(strstr(cni_rdma_strerror(-ENOTUNIQ), "every name tried for it on the host is "
+						       "taken"));
+	free(d.items);
+}
+
+/* The one-device GET (a doit: no dump, so the host's size does not matter). */
+Test(rdma, get_one_device_layout)
+{
+	struct nl_msg *msg = cni_rdma_msg_get(7);
+	uint32_t *w = (uint32_t *)((unsigned char *)nlmsg_hdr(msg) + 16);
+
+	header(msg, 24, 5121, NLM_F_REQUEST | NLM_F_ACK);
+	cr_assert(w[0] == (8 | 1 << 16) && w[1] == 7, "NLA{8, DEV_INDEX, 7}");
 	nlmsg_free(msg);
 }

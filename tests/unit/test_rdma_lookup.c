@@ -141,21 +141,54 @@ Test(rdma_msg, names)
 		cr_assert_not(cni_rdma_name_valid(bad[i]), "%s", bad[i]);
 }
 
-Test(rdma_msg, host_name_free_or_derived)
+/* "<want>_<index>_" then 16 lowercase hex digits. */
+static bool unpredictable(const char *name, const char *prefix)
 {
-	struct cni_rdma_dev host[] = {{.index = 1, .name = "mlx5_0"},
-				      {.index = 2, .name = "mlx5_3"},
-				      {.index = 4, .name = "mlx5_3_7"}};
-	char out[CNI_RDMA_NAME_MAX];
+	size_t n = strlen(prefix);
 
-	cr_assert_eq(cni_rdma_host_name(host, 3, "mlx5_1", 7, out), 0);
-	cr_assert_str_eq(out, "mlx5_1", "free: its own name");
-	cr_assert_eq(cni_rdma_host_name(host, 3, "mlx5_0", 1, out), 0);
-	cr_assert_str_eq(out, "mlx5_0", "held by the same device");
-	cr_assert_eq(cni_rdma_host_name(host, 3, "mlx5_3", 7, out), 0);
-	cr_assert_str_eq(out, "mlx5_3_7_2", "taken twice: the next free one");
-	cr_assert_eq(cni_rdma_host_name(host, 3, "mlx5_3", 8, out), 0);
-	cr_assert_str_eq(out, "mlx5_3_8");
+	if (strncmp(name, prefix, n) || strlen(name + n) != 16)
+		return false;
+	return strspn(name + n, "0123456789abcdef") == 16;
+}
+
+Test(rdma_msg, home_names_recorded_derived_then_unpredictable)
+{
+	char out[CNI_RDMA_NAME_MAX], first[CNI_RDMA_NAME_MAX] = "";
+
+	cr_assert_eq(cni_rdma_home_name("mlx5_3", 7, 0, out), 0);
+	cr_assert_str_eq(out, "mlx5_3", "the recorded host name first");
+	cr_assert_eq(cni_rdma_home_name("mlx5_3", 7, 1, out), 0);
+	cr_assert_str_eq(out, "mlx5_3_7", "then <name>_<index>");
+	for (unsigned int k = 2; k < CNI_RDMA_HOME_TRIES; k++) {
+		cr_assert_eq(cni_rdma_home_name("mlx5_3", 7, k, out), 0);
+		cr_assert(unpredictable(out, "mlx5_3_7_"), "attempt %u: %s", k, out);
+		cr_assert(cni_rdma_name_valid(out), "%s", out);
+		cr_assert_str_neq(out, first, "a new random name each time");
+		memcpy(first, out, sizeof(first));
+	}
+	cr_assert_eq(cni_rdma_home_name("mlx5_3", 7, CNI_RDMA_HOME_TRIES, out), -ENOTUNIQ,
+		     "bounded");
+	cr_assert_geq(CNI_RDMA_HOME_TRIES, 4, "a few unpredictable names before giving up");
+	cr_assert_eq(cni_rdma_home_name("", 2, 1, out), 0);
+	cr_assert_str_eq(out, "rdma_2", "a record without a name");
+}
+
+/* A 63-byte recorded name is cut so that the suffix always fits. */
+Test(rdma_msg, home_names_fit)
+{
+	char want[CNI_RDMA_NAME_MAX], out[CNI_RDMA_NAME_MAX];
+
+	memset(want, 'a', sizeof(want) - 1);
+	want[sizeof(want) - 1] = '\0';
+	cr_assert_eq(cni_rdma_home_name(want, 4294967295u, 0, out), 0);
+	cr_assert_str_eq(out, want);
+	cr_assert_eq(cni_rdma_home_name(want, 4294967295u, 1, out), 0);
+	cr_assert_eq(strlen(out), CNI_RDMA_NAME_MAX - 1);
+	cr_assert_str_eq(out + CNI_RDMA_NAME_MAX - 1 - 11, "_4294967295");
+	cr_assert_eq(cni_rdma_home_name(want, 4294967295u, 2, out), 0);
+	cr_assert_eq(strlen(out), CNI_RDMA_NAME_MAX - 1);
+	cr_assert(unpredictable(out + CNI_RDMA_NAME_MAX - 1 - 28, "_4294967295_"), "%s", out);
+	cr_assert_eq(strspn(out, "a"), CNI_RDMA_NAME_MAX - 1 - 28);
 }
 
 /* --- the netdev rule, on dumps as each socket sees them --- */
