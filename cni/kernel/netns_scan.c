@@ -75,8 +75,7 @@ static int ns_open(struct scan *sc, int dirfd, const char *name, int *fd)
 
 	*fd = -1;
 	/* A process gone, a file removed: what it held is seen elsewhere or gone. */
-	if (path < 0 || fstatfs(path, &sfs) < 0 || sfs.f_type != NSFS_MAGIC ||
-	    fstat(path, &st) < 0)
+	if (path < 0 || fstatfs(path, &sfs) < 0 || sfs.f_type != NSFS_MAGIC || fstat(path, &st) < 0)
 		return 0;
 	ret = seen_add(sc, st.st_dev, st.st_ino);
 	if (ret <= 0)

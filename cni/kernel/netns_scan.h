@@ -14,10 +14,10 @@
 struct cni_netns_mac_scan {
 	const unsigned char *mac; /* the hardware address counted */
 	unsigned int len;
-	int pod_fd;		/* a namespace counted whatever lists it; -1: none */
-	unsigned int carriers;	/* out: netdevs with mac, over every namespace */
-	unsigned int spaces;	/* out: namespaces looked into */
-	char failed[128];	/* out: the path whose namespace could not be read */
+	int pod_fd;	       /* a namespace counted whatever lists it; -1: none */
+	unsigned int carriers; /* out: netdevs with mac, over every namespace */
+	unsigned int spaces;   /* out: namespaces looked into */
+	char failed[128];      /* out: the path whose namespace could not be read */
 };
 
 /* Count the netdevs with s->mac in the caller's namespace, s->pod_fd's and
