@@ -16,6 +16,21 @@
 #include "base/util.h"
 #include "rail.h"
 
+/* A software RDMA device (rxe, siw) is bound to its netdev: the kernel
+ * deletes it when the netdev changes namespace, so it cannot follow the VF
+ * into the pod. Refused before anything moves or is recorded. */
+static int soft_refused(struct add *a, const struct cni_rdma_found *f, size_t i)
+{
+	return cni_errorf(&a->ctx->err, -EOPNOTSUPP, CNI_ERR_DEVICE,
+			  "a software RDMA device cannot follow the VF into the pod",
+			  "rdmaIsolation: %s, the RDMA device of %s (found by %s, %s), is a "
+			  "software RDMA device (rxe, siw): it follows its netdev, and the kernel "
+			  "deletes it when the netdev moves into the pod, so it cannot survive "
+			  "the move. Remove \"rdmaIsolation\" and create it inside the pod over "
+			  "the pod interface instead, or use rdma-ns",
+			  f->names[i], a->conf.device, f->how, a->vf.name);
+}
+
 int ibsriov_rdma_find(struct add *a, struct cni_rdma_found *f)
 {
 	struct cni_rdma_query q = {.device = a->conf.device,
@@ -39,6 +54,9 @@ int ibsriov_rdma_find(struct add *a, struct cni_rdma_found *f)
 			    a->conf.device);
 	if (f->n > IBSRIOV_RECORD_RDMA_MAX)
 		f->n = IBSRIOV_RECORD_RDMA_MAX;
+	for (size_t i = 0; i < f->n; i++)
+		if (f->soft[i])
+			return soft_refused(a, f, i);
 	return 0;
 }
 
@@ -57,6 +75,8 @@ static int rdma_resolve(struct add *a, const struct cni_rdma_found *f)
 			return cni_errorf(&a->ctx->err, ret, CNI_ERR_DEVICE,
 					  "cannot find the VF's RDMA device", "%s: %s", f->names[i],
 					  cni_rdma_strerror(ret));
+		if (!strcmp(d.link_type, "rxe") || !strcmp(d.link_type, "siw"))
+			return soft_refused(a, f, i);
 		copy_str(r->rdma[i], sizeof(r->rdma[i]), f->names[i]);
 		r->rdma_index[i] = d.index;
 	}

@@ -298,8 +298,11 @@ static void keep(const struct cni_rdma_found *f, struct rdmans_record *rec)
 int rdmans_devices_of(struct cni_sys *sys, struct cni_ctx *ctx, int pod, struct rdmans_record *rec)
 {
 	const char *ifname = pod_ifname(ctx, pod);
-	struct cni_rdma_query q = {
-	    .device = rec->deviceid, .netns_fd = pod, .netns = ctx->env.netns, .ifname = ifname};
+	struct cni_rdma_query q = {.device = rec->deviceid,
+				   .netns_fd = pod,
+				   .netns = ctx->env.netns,
+				   .ifname = ifname,
+				   .soft_by_mac = ctx->node && ctx->node->soft_rdma_by_mac};
 	struct cni_rdma_found f;
 	int ret = cni_rdma_lookup(sys, &q, &f);
 
@@ -308,6 +311,12 @@ int rdmans_devices_of(struct cni_sys *sys, struct cni_ctx *ctx, int pod, struct 
 				  "two RDMA devices match the pod interface",
 				  "%s in %s: %s; delete the one that is not the pod's", ifname,
 				  ctx->env.netns, f.tried);
+	if (ret == -EADDRINUSE)
+		return cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE,
+				  "the RDMA device by MAC is not proven the pod's",
+				  "%s in %s: %s; give the pod interface a MAC no other interface "
+				  "on the node has",
+				  ifname, ctx->env.netns, f.tried);
 	if (ret == -ENODEV)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE, "no RDMA device for deviceID",
 				  "%s: tried %s; is its RDMA driver loaded (or, for rxe and siw, "

@@ -274,6 +274,47 @@ int cni_link_find_mac(struct cni_sys *sys, const unsigned char *mac, unsigned in
 	return ret;
 }
 
+/* What a link dump counts: the links with one hardware address. */
+struct mac_count {
+	const unsigned char *mac;
+	unsigned int len, n;
+};
+
+static int mac_count_parse(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[CNI_IFLA_MAX + 1];
+	struct mac_count *c = arg;
+	int ret;
+
+	if (nlmsg_hdr(msg)->nlmsg_type != RTM_NEWLINK)
+		return -EPROTO;
+	ret = cni_nl_parse(msg, sizeof(struct ifinfomsg), tb, CNI_IFLA_MAX, link_policy);
+	if (ret)
+		return ret;
+	if (tb[IFLA_ADDRESS] && (unsigned int)nla_len(tb[IFLA_ADDRESS]) == c->len &&
+	    !memcmp(nla_data(tb[IFLA_ADDRESS]), c->mac, c->len))
+		c->n++;
+	return 0;
+}
+
+int cni_link_count_mac(struct cni_sys *sys, const unsigned char *mac, unsigned int len,
+		       unsigned int *n)
+{
+	_cleanup_nl_msg_ struct nl_msg *msg =
+	    cni_link_req(RTM_GETLINK, NLM_F_DUMP, AF_UNSPEC, sizeof(struct ifinfomsg));
+	struct mac_count c = {.mac = mac, .len = len};
+	int ret;
+
+	if (!msg)
+		return -ENOMEM;
+	/* No VF lists: a PF's would make each reply large. */
+	if (nla_put_u32(msg, IFLA_EXT_MASK, 0) < 0)
+		return -ENOMEM;
+	ret = cni_link_talk(sys, msg, mac_count_parse, &c);
+	*n = c.n;
+	return ret;
+}
+
 /* --- changing links --- */
 
 /* One RTM_NEWLINK for ifindex with the ifinfomsg flags and change, and

@@ -126,6 +126,11 @@ int cni_link_get(struct cni_sys *sys, const char *name, int ifindex, struct cni_
 int cni_link_find_mac(struct cni_sys *sys, const unsigned char *mac, unsigned int len,
 		      const char *want, char name[IFNAMSIZ]);
 
+/* In the calling thread's namespace, how many links (one dump) have the
+ * hardware address mac[len] into *n. 0 or -errno. */
+int cni_link_count_mac(struct cni_sys *sys, const unsigned char *mac, unsigned int len,
+		       unsigned int *n);
+
 /* Administrative state, name, MTU and hardware address of a link. */
 int cni_link_set_up(struct cni_sys *sys, int ifindex, bool up);
 int cni_link_rename(struct cni_sys *sys, int ifindex, const char *name);

@@ -8,10 +8,14 @@
 #include "base/cleanup.h"
 #include "base/log.h"
 #include "base/util.h"
+#include "kernel/ethtool.h"
 #include "kernel/link.h"
 #include "kernel/netns.h"
 #include "kernel/pci.h"
 #include "kernel/rdma_lookup.h"
+
+/* protocol/nodeconf.h's CNI_NODECONF_PATH, which this layer may not include. */
+#define CNI_RDMA_NODECONF "/etc/ibcni/ibcni.conf"
 
 /* Append to f->tried; a cut text is still a message. */
 static void tried(struct cni_rdma_found *f, const char *fmt, ...)
@@ -81,8 +85,22 @@ static bool have(const struct cni_rdma_found *f, uint32_t index)
 	return false;
 }
 
+static bool is_soft(const char *link_type)
+{
+	return !strcmp(link_type, "rxe") || !strcmp(link_type, "siw");
+}
+
+/* Whether v's device index is soft (rxe, siw), as v's device dump says. */
+static bool soft_index(const struct cni_rdma_view *v, uint32_t index)
+{
+	for (size_t i = 0; i < v->n_devs; i++)
+		if (v->devs[i].index == index)
+			return is_soft(v->devs[i].link_type);
+	return false;
+}
+
 /* A candidate; past the first, the error names them all. */
-static void candidate(struct cni_rdma_found *f, const char *name, uint32_t index)
+static void candidate(struct cni_rdma_found *f, const char *name, uint32_t index, bool soft)
 {
 	if (have(f, index))
 		return;
@@ -90,6 +108,7 @@ static void candidate(struct cni_rdma_found *f, const char *name, uint32_t index
 	if (f->n < CNI_RDMA_FOUND_MAX) {
 		copy_str(f->names[f->n], CNI_RDMA_NAME_MAX, name);
 		f->index[f->n] = index;
+		f->soft[f->n] = soft;
 	}
 	f->n++;
 }
@@ -122,32 +141,114 @@ static int matched(struct cni_rdma_found *f, const char *prefix)
 	return 0;
 }
 
-int cni_rdma_match_netdev(const struct cni_rdma_view *there, const struct cni_rdma_view *here,
-			  int ifindex, uint64_t guid, struct cni_rdma_found *f)
+/* The kernel reports a port's netdev only to a socket in the netdev's
+ * namespace: an index match there is proof. */
+static void bound_there(const struct cni_rdma_view *there, int ifindex, struct cni_rdma_found *f)
 {
-	f->n = 0;
-	f->tried[0] = '\0';
-	/* The kernel reports a port's netdev only to a socket in the netdev's
-	 * namespace: an index match there is proof. */
 	for (size_t i = 0; i < there->n_ports; i++)
 		if (ifindex > 0 && there->ports[i].ndev_index == (uint32_t)ifindex)
-			candidate(f, there->ports[i].dev_name, there->ports[i].dev_index);
+			candidate(f, there->ports[i].dev_name, there->ports[i].dev_index,
+				  soft_index(there, there->ports[i].dev_index));
+}
+
+/* The host's soft devices with guid and no port bound to a host netdev. */
+static void by_guid(const struct cni_rdma_view *here, uint64_t guid, struct cni_rdma_found *f)
+{
+	for (size_t i = 0; guid && i < here->n_devs; i++)
+		if (here->devs[i].node_guid == guid && is_soft(here->devs[i].link_type) &&
+		    !bound_here(here, here->devs[i].index))
+			candidate(f, here->devs[i].name, here->devs[i].index, true);
+}
+
+bool cni_rdma_match_needs_scan(const struct cni_rdma_view *there, const struct cni_rdma_view *here,
+			       const struct cni_rdma_netdev *nd)
+{
+	struct cni_rdma_found f = {0};
+
+	bound_there(there, nd->ifindex, &f);
+	if (f.n || !here || !nd->by_mac)
+		return false;
+	by_guid(here, cni_rdma_guid_of_mac(nd->mac, nd->mac_len), &f);
+	return f.n == 1;
+}
+
+static void mac_text(const struct cni_rdma_netdev *nd, char *out, size_t len)
+{
+	size_t at = 0;
+
+	out[0] = '\0';
+	for (unsigned int i = 0; i < nd->mac_len && at + 4 <= len; i++)
+		at += (size_t)snprintf(out + at, len - at, "%s%02x", i ? ":" : "", nd->mac[i]);
+}
+
+/* The one host candidate by MAC, taken only when the netdev is the
+ * device's own and no other netdev of the node has the MAC (a MAC is the
+ * pod's to set, and another pod's device carries the GUID of its own). */
+static int proven(const struct cni_rdma_netdev *nd, struct cni_rdma_found *f)
+{
+	char mac[3 * CNI_MAC_MAX];
+	const struct cni_netns_mac_scan *s = nd->scan;
+
+	mac_text(nd, mac, sizeof(mac));
+	if (!nd->of_device) {
+		check_snprintf(f->tried, sizeof(f->tried),
+			       "the host's %s has the node GUID of its MAC, but the netdev is not "
+			       "deviceID's own (its device: %s)",
+			       f->names[0], nd->parent && *nd->parent ? nd->parent : "none");
+		f->n = 0;
+		return -ENODEV;
+	}
+	if (nd->scan_ret || !s)
+		check_snprintf(f->tried, sizeof(f->tried),
+			       "%s has the node GUID of %s, but whether another interface on the "
+			       "node carries that MAC cannot be told (%s: %s)",
+			       f->names[0], mac, s ? s->failed : "no scan",
+			       strerror(s ? -nd->scan_ret : EINVAL));
+	else if (s->carriers != 1)
+		check_snprintf(f->tried, sizeof(f->tried),
+			       "%s has the node GUID of %s, but %u interface(s) on the node carry "
+			       "that MAC (%u namespaces looked into): another interface has it, "
+			       "so the device may be another pod's",
+			       f->names[0], mac, s->carriers, s->spaces);
+	else
+		return 0;
+	f->n = 0;
+	return -EADDRINUSE;
+}
+
+int cni_rdma_match_netdev(const struct cni_rdma_view *there, const struct cni_rdma_view *here,
+			  const struct cni_rdma_netdev *nd, struct cni_rdma_found *f)
+{
+	int ret;
+
+	f->n = 0;
+	f->tried[0] = '\0';
+	bound_there(there, nd->ifindex, f);
 	f->in_netns = f->n && here;
-	if (f->n || !here)
-		return matched(f, "each has a port bound to it");
+	if (f->n || !here) {
+		ret = matched(f, "each has a port bound to it");
+		if (ret == -ENODEV)
+			tried(f, "no device has a port bound to it");
+		return ret;
+	}
 	/* Exclusive mode: a device created over the pod's netdev from inside
 	 * the pod is registered in init_net, so the pod's socket does not list
-	 * it and the host's lists it without the netdev (elsewhere). A name
-	 * cannot tell it from another pod's ("net1" is everywhere): the node
-	 * GUID rxe and siw derive from the netdev's MAC is the second proof,
-	 * and a device with a port bound to a host netdev is the host's. A MAC
-	 * is the pod's to set: two devices with its GUID are an error naming
-	 * both, never a guess; what no socket shows (which pod's netdev a
-	 * host-listed port is bound to) cannot be proven stronger. */
-	for (size_t i = 0; guid && i < here->n_devs; i++)
-		if (here->devs[i].node_guid == guid && !bound_here(here, here->devs[i].index))
-			candidate(f, here->devs[i].name, here->devs[i].index);
-	return matched(f, "each has the node GUID of its MAC and no netdev on the host");
+	 * it and the host's lists it without the netdev (elsewhere). Nothing
+	 * the kernel shows ties it to this netdev: the GUID is the MAC's, and
+	 * a MAC is the pod's to set. So only where the admin allows it, only
+	 * soft devices, and only with a proof no pod forges. */
+	if (!nd->by_mac) {
+		tried(f, "no device has a port bound to it there; the host's devices were not "
+			 "searched: \"softRdmaByMac\" is off in " CNI_RDMA_NODECONF
+			 " (true takes an rxe or siw the pod created over it, by its MAC)");
+		return -ENODEV;
+	}
+	by_guid(here, cni_rdma_guid_of_mac(nd->mac, nd->mac_len), f);
+	ret = matched(f, "each has the node GUID of its MAC and no netdev on the host");
+	if (ret == -ENODEV)
+		tried(f, "no device has a port bound to it there, no soft RDMA device (rxe, "
+			 "siw) on the host has the node GUID of its MAC");
+	return ret ? ret : proven(nd, f);
 }
 
 /* The dumps of one socket (the caller's namespace). */
@@ -173,9 +274,27 @@ static void view_free(struct view_mem *m)
 	free(m->devs);
 }
 
-/* The netdev and the dumps from its namespace. */
-static int there_load(struct cni_sys *sys, const struct cni_rdma_query *q, struct cni_link *l,
-		      struct cni_rdma_view *v, struct view_mem *m)
+/* The netdev, its parent device and the dumps from its namespace. */
+struct there {
+	struct cni_link l;
+	char parent[CNI_ETHTOOL_STR_MAX + 64];
+	struct cni_rdma_view v;
+	struct view_mem m;
+};
+
+/* The device behind the netdev: the kernel's parent (5.16+), else what
+ * its driver tells ethtool (a PCI address for every PCI NIC driver). */
+static void parent_of(const struct cni_rdma_query *q, struct there *t)
+{
+	struct cni_ethtool_drvinfo info;
+
+	if (*t->l.parent_dev)
+		copy_str(t->parent, sizeof(t->parent), t->l.parent_dev);
+	else if (q->soft_by_mac && !cni_ethtool_drvinfo(t->l.name, &info))
+		copy_str(t->parent, sizeof(t->parent), info.bus_info);
+}
+
+static int there_load(struct cni_sys *sys, const struct cni_rdma_query *q, struct there *t)
 {
 	int saved = -1, ret = 0;
 
@@ -183,43 +302,63 @@ static int there_load(struct cni_sys *sys, const struct cni_rdma_query *q, struc
 		ret = cni_netns_enter(sys, q->netns_fd, &saved);
 	if (ret)
 		return ret;
-	ret = cni_link_get(sys, q->ifname, 0, l);
-	if (!ret)
-		ret = view_load(sys, v, m);
+	ret = cni_link_get(sys, q->ifname, 0, &t->l);
+	if (!ret) {
+		parent_of(q, t);
+		ret = view_load(sys, &t->v, &t->m);
+	}
 	if (q->netns_fd >= 0 && cni_netns_restore(sys, &saved) && !ret)
 		ret = -EIO;
 	return ret;
 }
 
+/* Step 3 on the dumps, with the node-wide MAC scan when it decides. */
+static int match(struct cni_sys *sys, const struct cni_rdma_query *q, struct there *t,
+		 const struct cni_rdma_view *here, struct cni_rdma_found *f)
+{
+	struct cni_netns_mac_scan scan = {
+	    .mac = t->l.mac, .len = t->l.mac_len, .pod_fd = q->netns_fd};
+	struct cni_rdma_netdev nd = {
+	    .ifindex = t->l.ifindex,
+	    .mac = t->l.mac,
+	    .mac_len = t->l.mac_len,
+	    .by_mac = q->soft_by_mac,
+	    .of_device = q->device && *t->parent && !strcmp(t->parent, q->device),
+	    .parent = t->parent,
+	};
+
+	if (cni_rdma_match_needs_scan(&t->v, here, &nd)) {
+		nd.scan_ret = cni_netns_count_mac(sys, &scan);
+		nd.scan = &scan;
+	}
+	return cni_rdma_match_netdev(&t->v, here, &nd, f);
+}
+
 static int by_netdev(struct cni_sys *sys, const struct cni_rdma_query *q, struct cni_rdma_found *f)
 {
-	struct cni_rdma_view there = {0}, here = {0};
-	struct view_mem m_there = {0}, m_here = {0};
+	struct cni_rdma_view here = {0};
+	struct view_mem m_here = {0};
 	const char *where = q->netns ? q->netns : "this namespace";
-	char before[CNI_RDMA_TRIED_MAX];
-	struct cni_link l = {0};
-	int ret = there_load(sys, q, &l, &there, &m_there);
+	char before[CNI_RDMA_TRIED_MAX], why[CNI_RDMA_TRIED_MAX];
+	_cleanup_free_ struct there *t = calloc(1, sizeof(*t));
+	int ret = t ? there_load(sys, q, t) : -ENOMEM;
 
 	copy_str(before, sizeof(before), f->tried);
 	if (!ret && q->netns_fd >= 0)
 		ret = view_load(sys, &here, &m_here);
-	if (!ret) {
-		uint64_t guid = cni_rdma_guid_of_mac(l.mac, l.mac_len);
-
-		ret = cni_rdma_match_netdev(&there, q->netns_fd >= 0 ? &here : NULL, l.ifindex,
-					    guid, f);
-	}
-	view_free(&m_there);
+	if (!ret)
+		ret = match(sys, q, t, q->netns_fd >= 0 ? &here : NULL, f);
+	if (t)
+		view_free(&t->m);
 	view_free(&m_here);
-	if (ret == -ENOTUNIQ)
+	if (ret == -ENOTUNIQ || ret == -EADDRINUSE)
 		return ret;
+	copy_str(why, sizeof(why), f->tried);
 	copy_str(f->tried, sizeof(f->tried), before);
-	if (ret == -ENODEV && !l.ifindex)
+	if (ret == -ENODEV && !t->l.ifindex)
 		tried(f, ", netdev %s in %s (no such netdev)", q->ifname, where);
 	else if (ret == -ENODEV)
-		tried(f, ", netdev %s in %s (no device has a port bound to it%s)", q->ifname, where,
-		      q->netns_fd >= 0 ? " there, none on the host has the node GUID of its MAC"
-				       : "");
+		tried(f, ", netdev %s in %s (%s)", q->ifname, where, why);
 	else if (ret == -EPROTONOSUPPORT)
 		tried(f, ", netdev %s in %s (%s)", q->ifname, where, cni_rdma_strerror(ret));
 	else if (ret)

@@ -6,10 +6,13 @@
  *   2. auxiliary child: <aux>/devices/<id>/infiniband/ of an auxiliary
  *      device ID, or of the auxiliary devices under a PCI function;
  *   3. by netdev: the device whose port is bound to the function's netdev,
- *      through RDMA netlink (rxe, siw, any device not under the function). */
+ *      through RDMA netlink (rxe, siw, any device not under the function);
+ *      from the host's list by the MAC's node GUID only when the node
+ *      configuration allows it ("softRdmaByMac"), with the checks below. */
 #ifndef CNI_RDMA_LOOKUP_H
 #define CNI_RDMA_LOOKUP_H
 
+#include "kernel/netns_scan.h"
 #include "kernel/rdma.h"
 
 #define CNI_RDMA_FOUND_MAX 8
@@ -21,6 +24,7 @@ struct cni_rdma_query {
 	int netns_fd;			 /* the netdev's namespace; -1: the caller's */
 	const char *netns;		 /* its name, for messages */
 	const char *ifname;		 /* the netdev there; NULL: no step 3 */
+	bool soft_by_mac; /* softRdmaByMac: step 3 may take a host rxe/siw by its GUID */
 };
 
 struct cni_rdma_found {
@@ -29,13 +33,16 @@ struct cni_rdma_found {
 	size_t n;
 	const char *how; /* "PCI child", "auxiliary child", "netdev" */
 	bool in_netns;	 /* step 3 found it in the netdev's namespace, not the caller's */
+	bool soft[CNI_RDMA_FOUND_MAX]; /* step 3: a software device (rxe, siw), which
+					* the kernel deletes when its netdev moves */
 	char
 	    tried[CNI_RDMA_TRIED_MAX]; /* what was tried (-ENODEV), or the candidates (-ENOTUNIQ) */
 };
 
 /* Run the three steps for q: 0 with f->n >= 1; -ENODEV with f->tried
  * naming each step and what it saw; -ENOTUNIQ when step 3 finds two
- * devices (f->tried names both); another -errno for a failure. */
+ * devices (f->tried names both); -EADDRINUSE when the host's device by MAC
+ * is not proven the pod's (f->tried says why); another -errno for a failure. */
 int cni_rdma_lookup(struct cni_sys *sys, const struct cni_rdma_query *q, struct cni_rdma_found *f);
 
 /* What one socket's dumps show. */
@@ -46,14 +53,36 @@ struct cni_rdma_view {
 	size_t n_devs;
 };
 
+/* What step 3 knows of the netdev. */
+struct cni_rdma_netdev {
+	int ifindex;		  /* in there's namespace */
+	const unsigned char *mac; /* its hardware address (the GUID rxe/siw derive) */
+	unsigned int mac_len;
+	bool by_mac;	    /* softRdmaByMac: the host branch may be taken */
+	bool of_device;	    /* the netdev's parent device is the query's device */
+	const char *parent; /* that parent, for messages ("" when none) */
+	/* Netdevs on the node with mac (cni_netns_count_mac) and its answer;
+	 * read only when the host branch has its one candidate. */
+	const struct cni_netns_mac_scan *scan;
+	int scan_ret;
+};
+
 /* Step 3 on dumps already made. there: a socket in the netdev's namespace,
- * where a port bound to ifindex is proof. here (NULL when the netdev is in
- * the caller's namespace): the caller's socket, which in exclusive mode
+ * where a port bound to nd->ifindex is proof. here (NULL when the netdev is
+ * in the caller's namespace): the caller's socket, which in exclusive mode
  * lists a device the pod created (rxe registers in init_net) without its
- * port's netdev; a device here counts only with no port bound here and the
- * node GUID rxe/siw derive from the netdev's MAC (guid). 0, -ENODEV or
- * -ENOTUNIQ, as cni_rdma_lookup. */
+ * port's netdev. Only with nd->by_mac is a device here taken, and only when
+ * it is soft (rxe, siw), has the node GUID of nd->mac and no port bound
+ * here, the netdev is the device's own (nd->of_device) and no other netdev
+ * of the node has the MAC (nd->scan: -EADDRINUSE otherwise). 0, -ENODEV
+ * (f->tried says why), -ENOTUNIQ or -EADDRINUSE, as cni_rdma_lookup. */
 int cni_rdma_match_netdev(const struct cni_rdma_view *there, const struct cni_rdma_view *here,
-			  int ifindex, uint64_t guid, struct cni_rdma_found *f);
+			  const struct cni_rdma_netdev *nd, struct cni_rdma_found *f);
+
+/* Whether step 3 on these dumps reaches the host branch's proof (one
+ * candidate by the GUID of nd->mac, nothing bound there): then the caller
+ * fills nd->scan before cni_rdma_match_netdev. */
+bool cni_rdma_match_needs_scan(const struct cni_rdma_view *there, const struct cni_rdma_view *here,
+			       const struct cni_rdma_netdev *nd);
 
 #endif

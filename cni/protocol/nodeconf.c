@@ -231,10 +231,20 @@ static int parse_key(struct cni_nodeconf *nc, const char *key, struct json_objec
 		nc->reclaim_leases = json_object_get_boolean(v);
 		return 0;
 	}
+	if (!strcmp(key, "softRdmaByMac")) {
+		if (!json_object_is_type(v, json_type_boolean))
+			return cni_nodeconf_bad(
+			    err, -EINVAL, path,
+			    "\"softRdmaByMac\" is %s; it must be true (rdma-ns may take a host "
+			    "rxe or siw device by the pod interface's MAC) or false",
+			    json_object_to_json_string(v));
+		nc->soft_rdma_by_mac = json_object_get_boolean(v);
+		return 0;
+	}
 	return cni_nodeconf_bad(
 	    err, -EINVAL, path,
 	    "unknown key \"%s\"; the keys are allowedDataDirs, deviceCheck, draDrivers, maxWaitMs, "
-	    "ranges and reclaimLeases",
+	    "ranges, reclaimLeases and softRdmaByMac",
 	    key);
 }
 

@@ -55,6 +55,10 @@ struct cni_nodeconf {
 	 * whose owner is gone (another plugin may own leases in the same
 	 * data directory, so only the admin can say); default false */
 	bool reclaim_leases;
+	/* "softRdmaByMac": rdma-ns may take, from the host's RDMA devices, a
+	 * soft one (rxe, siw) by the node GUID of the pod interface's MAC, with
+	 * the checks of docs/operators.md (a test node's opt-in); default false */
+	bool soft_rdma_by_mac;
 };
 
 /* Fill *nc from path (NULL: CNI_NODECONF_PATH), then from every "*.conf" in path ".d" in name

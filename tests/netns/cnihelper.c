@@ -22,6 +22,7 @@
 #include "base/cleanup.h"
 #include "kernel/link.h"
 #include "kernel/netns.h"
+#include "kernel/netns_scan.h"
 #include "kernel/pci.h"
 #include "protocol/podres.h"
 #include "base/util.h"
@@ -311,6 +312,27 @@ static int podres(int argc, char **argv)
 	return 0;
 }
 
+/* rdma-ns's node-wide MAC count (softRdmaByMac's proof), optionally with a
+ * pod namespace file no directory lists. */
+static int count_mac(int argc, char **argv)
+{
+	unsigned char mac[6];
+	struct cni_error err = {0};
+	struct cni_netns_mac_scan s = {.mac = mac, .len = 6, .pod_fd = -1};
+	_cleanup_close_ int pod = argc > 3 ? cni_netns_open(sys, argv[3], &err) : -1;
+	int ret;
+
+	if (parse_mac(argv[2], mac) || (argc > 3 && pod < 0))
+		return -EINVAL;
+	s.pod_fd = pod;
+	ret = cni_netns_count_mac(sys, &s);
+	if (ret)
+		printf("failed %s\n", s.failed);
+	else
+		printf("carriers %u\n", s.carriers);
+	return ret;
+}
+
 static int run(int argc, char **argv)
 {
 	const char *op = argv[1];
@@ -325,6 +347,8 @@ static int run(int argc, char **argv)
 		return pci(argv[2]);
 	if (!strcmp(op, "podres"))
 		return podres(argc, argv);
+	if (!strcmp(op, "count-mac"))
+		return count_mac(argc, argv);
 	if (!strcmp(op, "vf-compare"))
 		return vf_compare(argc, argv);
 	if (!strcmp(op, "ipoib-compare"))

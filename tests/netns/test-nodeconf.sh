@@ -20,6 +20,7 @@ test_broken_node_conf_fails_add_not_del() {
 	for bad in '{"maxWaitMs":"5"}|"maxWaitMs\" is \"5\"; it must be an integer from 0 to 600000' \
 		'{"allowedDataDir":["/x"]}|unknown key \"allowedDataDir\"' \
 		'{"deviceCheck":"on"}|"deviceCheck\" is \"on\"; it must be \"kubelet\" or \"off\"' \
+		'{"softRdmaByMac":"yes"}|"softRdmaByMac\" is \"yes\"; it must be true' \
 		'{"allowedDataDirs":["relative"]}|"allowedDataDirs\"\[0\] is \"relative\"' \
 		'not json|not JSON'; do
 		node_conf "${bad%%|*}"

@@ -323,3 +323,28 @@ test_rdmans_lookup_names_each_way() {
 	cni_exec rdma-ns ADD ctr1 pod1 net1 '{"cniVersion":"1.1.0","name":"rdma-net","type":"rdma-ns","deviceID":"'"$vf"'","rdmaName":"a/b",'"$prev"'}'
 	assert_json '[.code,.msg]' '[7,"invalid configuration"]'
 }
+
+# softRdmaByMac's proof (security review 5, U1): the MAC counted on every
+# netdev of the node, in the host namespace, every /run/netns entry and every
+# process's namespace, each once; a FIFO or a plain file there is skipped
+# without blocking, and a namespace only a process holds is still seen.
+test_rdmans_mac_count_sees_every_namespace() {
+	local mac=02:5c:a1:$(printf '%02x:%02x:%02x' $((RANDOM % 256)) $((RANDOM % 256)) $((RANDOM % 256)))
+	pod_ns pod1
+	OUT=$($HELPER count-mac "$mac")
+	assert_eq "carriers 0" "$OUT" "nobody has it yet"
+	ip -n pod1 link add m1 address "$mac" type veth peer name m1p || fail "veth in pod1"
+	mkfifo /run/netns/fifo && : >/run/netns/plain
+	OUT=$(timeout 20 $HELPER count-mac "$mac")
+	assert_eq "carriers 1" "$OUT" "pod1's, the FIFO and the file skipped"
+	ip link add h1 address "$mac" type veth peer name h1p || fail "veth on the host"
+	unshare --net sleep 60 &
+	local pid=$!
+	sleep 0.3
+	nsenter -t "$pid" -n ip link add p1 address "$mac" type veth peer name p1p || fail "veth in the process's netns"
+	ip netns attach byproc "$pid" 2>/dev/null || true # the same namespace twice: counted once
+	OUT=$(timeout 20 $HELPER count-mac "$mac")
+	assert_eq "carriers 3" "$OUT" "the host's, pod1's and the process's"
+	kill "$pid"
+	wait "$pid" 2>/dev/null
+}

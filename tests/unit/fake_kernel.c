@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <net/if_arp.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -432,12 +433,23 @@ int cni_rdma_move(struct cni_sys *sys, uint32_t index, int netns_fd)
 }
 
 /* The lookup's netlink step (kernel/rdma_lookup.c, real here): the VF's
- * device is a PCI child in this sysfs, so no dump is ever needed. */
+ * device is a PCI child in this sysfs, so no dump is needed; with
+ * rdma_soft it is rxe0, whose port the host's socket shows bound to vf0. */
 int cni_rdma_ports(struct cni_sys *sys, const struct cni_rdma_dev *devs, size_t n_devs,
 		   struct cni_rdma_port **ports, size_t *n)
 {
+	struct fake_link *vf = by_index(7);
+
 	*ports = NULL;
 	*n = 0;
+	if (!fk.rdma_soft || !n_devs)
+		return 0;
+	*ports = calloc(1, sizeof(**ports));
+	if (!*ports)
+		return -ENOMEM;
+	**ports = (struct cni_rdma_port){
+	    .dev_index = FAKE_RDMA_INDEX, .dev_name = "rxe0", .port = 1, .ndev_index = vf ? 7 : 0};
+	*n = 1;
 	return 0;
 }
 
@@ -445,6 +457,26 @@ int cni_rdma_devs(struct cni_sys *sys, struct cni_rdma_dev **devs, size_t *n)
 {
 	*devs = NULL;
 	*n = 0;
+	if (!fk.rdma_soft || fk.rdma_in_pod != (fk.ns == 1))
+		return 0;
+	*devs = calloc(1, sizeof(**devs));
+	if (!*devs)
+		return -ENOMEM;
+	**devs = (struct cni_rdma_dev){
+	    .index = FAKE_RDMA_INDEX, .name = "rxe0", .ports = 1, .link_type = "rxe"};
+	*n = 1;
+	return 0;
+}
+
+/* rdma-ns's node-wide MAC scan counts with this; ib-sriov never scans. */
+int cni_link_count_mac(struct cni_sys *sys, const unsigned char *mac, unsigned int len,
+		       unsigned int *n)
+{
+	*n = 0;
+	for (int i = 0; i < fk.n; i++)
+		if (fk.links[i].exists && fk.links[i].ns == fk.ns && fk.links[i].mac_len == len &&
+		    !memcmp(fk.links[i].mac, mac, len))
+			++*n;
 	return 0;
 }
 

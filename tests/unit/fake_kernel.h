@@ -30,6 +30,8 @@ struct fake_kernel {
 	struct cni_vf vfs[FAKE_VFS];
 	int ns, pod_fd;
 	bool rdma_in_pod, rdma_renamed;
+	bool rdma_soft;	      /* the VF's RDMA device is rxe0 (index 5) over vf0, not a PCI
+			       * child: the lookup finds it by netdev, on the host */
 	int changes, fail_at; /* the change numbered fail_at fails with EIO */
 	uint32_t refuse;      /* CNI_VF_* bits the PF always refuses (EOPNOTSUPP), as igb
 			       * refuses link state: a request holding one changes nothing */

@@ -575,6 +575,41 @@ Test(ibsriov_add, device_check_off_never_asks_kubelet, .init = sysfs, .fini = te
 	cr_assert_eq(ibsriov_del(ctx), 0, "DEL: %s %s", ctx->err.msg, ctx->err.details);
 }
 
+/* rdmaIsolation on a VF whose RDMA device is an rxe over its netdev (no PCI
+ * child; found by netdev on the host): the netdev's move would make the
+ * kernel delete it, so ADD refuses it with 101 naming it, and nothing on
+ * the host is left changed (security review 5, U3). softRdmaByMac, rdma-ns's
+ * opt-in, changes nothing here. */
+Test(ibsriov_add, rdma_isolation_refuses_a_soft_device, .init = sysfs, .fini = teardown)
+{
+	static const struct cni_nodeconf by_mac = {.max_wait_ms = 30000, .soft_rdma_by_mac = true};
+	const struct cni_nodeconf *nodes[] = {cni_nodeconf_defaults(), &by_mac};
+	char dir[200];
+
+	snprintf(dir, sizeof(dir), "%s", fake_path("sys/bus/pci/devices/0000:03:00.2/infiniband"));
+	rm_tree(dir);
+	for (size_t i = 0; i < ARRAY_SIZE(nodes); i++) {
+		struct fake_kernel before;
+		struct cni_ctx *ctx;
+
+		kernel(false);
+		fk.rdma_soft = true;
+		before = fk;
+		ctx = ctx_for("\"rdmaIsolation\":true,\"mtu\":1400");
+		ctx->node = nodes[i];
+		cr_assert_lt(ibsriov_add(ctx), 0, "an rxe taken for rdmaIsolation");
+		assert_cni_error(&ctx->err, CNI_ERR_DEVICE,
+				 "a software RDMA device cannot follow the VF into the pod");
+		cr_assert(strstr(ctx->err.details, "rdmaIsolation: rxe0, the RDMA device of "
+						   "0000:03:00.2 (found by netdev, vf0)"),
+			  "%s", ctx->err.details);
+		cr_assert(strstr(ctx->err.details, "cannot survive the move"), "%s",
+			  ctx->err.details);
+		cr_assert_eq(fk.changes, 0, "refused before any change");
+		assert_as_found(&before, "after the refusal");
+	}
+}
+
 /* The VF's GUID as its PF's VF table has it (node and port alike). */
 static uint64_t vf_guid(void)
 {

@@ -154,7 +154,7 @@ Test(nodeconf, sixteen_dirs_fit)
 
 struct bad_case {
 	char text[128];
-	char want[128];
+	char want[192];
 };
 
 ParameterizedTestParameters(nodeconf, bad_contents)
@@ -164,8 +164,9 @@ ParameterizedTestParameters(nodeconf, bad_contents)
 	    {"", "not JSON: unexpected end of JSON input"},
 	    {"[]", "must be a JSON object"},
 	    {"{} {}", "not JSON"},
-	    {"{\"maxWaitMS\": 5}", "unknown key \"maxWaitMS\"; the keys are allowedDataDirs, "
-				   "deviceCheck, draDrivers, maxWaitMs, ranges and reclaimLeases"},
+	    {"{\"maxWaitMS\": 5}",
+	     "unknown key \"maxWaitMS\"; the keys are allowedDataDirs, "
+	     "deviceCheck, draDrivers, maxWaitMs, ranges, reclaimLeases and softRdmaByMac"},
 	    {"{\"draDrivers\": \"x.io\"}", "\"draDrivers\" must be a list of at most 8"},
 	    {"{\"draDrivers\": [5]}", "\"draDrivers\"[0] is 5; it must be a DRA driver's name"},
 	    {"{\"draDrivers\": [\"a.io\", \"Upper.io\"]}", "\"draDrivers\"[1] is \"Upper.io\""},
@@ -177,6 +178,9 @@ ParameterizedTestParameters(nodeconf, bad_contents)
 	     "\"draDrivers\" must be a list of at most 8"},
 	    {"{\"reclaimLeases\": \"yes\"}", "\"reclaimLeases\" is \"yes\"; it must be true"},
 	    {"{\"reclaimLeases\": 1}", "\"reclaimLeases\" is 1; it must be true"},
+	    {"{\"softRdmaByMac\": \"true\"}", "\"softRdmaByMac\" is \"true\"; it must be true"},
+	    {"{\"softRdmaByMac\": 1}", "\"softRdmaByMac\" is 1; it must be true"},
+	    {"{\"softRdmaByMac\": null}", "\"softRdmaByMac\" is null"},
 	    {"{\"dataDir\": \"/x\"}", "unknown key \"dataDir\""},
 	    {"{\"deviceCheck\": \"on\"}",
 	     "\"deviceCheck\" is \"on\"; it must be \"kubelet\" or \"off\""},
@@ -439,6 +443,38 @@ Test(nodeconf, reclaim_leases_is_off_unless_set)
 	cr_assert_eq(cni_nodeconf_load(&nc, path, &err), 0, "%s", err.details);
 	cr_assert_eq(nc.reclaim_leases, true);
 	cni_nodeconf_free(&nc);
+}
+
+/* rdma-ns's host branch (security review 5, U1): off unless the admin says so. */
+Test(nodeconf, soft_rdma_by_mac_is_off_unless_set)
+{
+	struct cni_nodeconf nc;
+	struct cni_error err = {0};
+	char want[200];
+
+	cr_assert_eq(cni_nodeconf_load(&nc, path, &err), 0, "%s", err.details);
+	cr_assert_eq(nc.soft_rdma_by_mac, false, "absent file");
+	cni_nodeconf_free(&nc);
+	cr_assert_eq(cni_nodeconf_defaults()->soft_rdma_by_mac, false);
+	put("{\"softRdmaByMac\": true}\n");
+	cr_assert_eq(cni_nodeconf_load(&nc, path, &err), 0, "%s", err.details);
+	cr_assert_eq(nc.soft_rdma_by_mac, true);
+	cni_nodeconf_free(&nc);
+	put("{\"softRdmaByMac\": false}\n");
+	cr_assert_eq(cni_nodeconf_load(&nc, path, &err), 0, "%s", err.details);
+	cr_assert_eq(nc.soft_rdma_by_mac, false);
+	cni_nodeconf_free(&nc);
+	put("{}\n");
+	put_dropin("rdma.conf", "{\"softRdmaByMac\": true}\n", 0755);
+	cr_assert_eq(cni_nodeconf_load(&nc, path, &err), 0, "%s", err.details);
+	cr_assert_eq(nc.soft_rdma_by_mac, true, "from a drop-in");
+	cni_nodeconf_free(&nc);
+	/* A wrong type in a drop-in names that file and the key. */
+	put_dropin("rdma.conf", "{\"softRdmaByMac\": \"yes\"}\n", 0755);
+	cr_assert_lt(cni_nodeconf_load(&nc, path, &err), 0);
+	cr_assert_eq(err.code, 7);
+	snprintf(want, sizeof(want), "%s.d/rdma.conf: \"softRdmaByMac\" is \"yes\"", path);
+	cr_assert(strstr(err.details, want), "%s", err.details);
 }
 
 /* "ranges" names the file that set it (the namespace refusal says where the

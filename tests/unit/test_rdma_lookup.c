@@ -194,53 +194,177 @@ Test(rdma_msg, home_names_fit)
 /* --- the netdev rule, on dumps as each socket sees them --- */
 
 #define GUID_A 0xa80073fffe3b293eULL /* rxe over aa:00:73:3b:29:3e */
+static const unsigned char MAC_A[6] = {0xaa, 0x00, 0x73, 0x3b, 0x29, 0x3e};
+
+/* The pod interface ifindex with MAC_A; the host branch off. */
+static struct cni_rdma_netdev nd_of(int ifindex)
+{
+	return (struct cni_rdma_netdev){.ifindex = ifindex, .mac = MAC_A, .mac_len = 6};
+}
 
 Test(rdma_lookup, bound_port_in_the_netdevs_namespace)
 {
 	struct cni_rdma_port ports[] = {
 	    {.dev_index = 3, .dev_name = "rxe0", .port = 1, .ndev_index = 12},
 	    {.dev_index = 4, .dev_name = "rxe1", .port = 1, .ndev_index = 13}};
-	struct cni_rdma_view there = {.ports = ports, .n_ports = 2};
+	struct cni_rdma_dev devs[] = {{.index = 3, .name = "rxe0", .link_type = "rxe"},
+				      {.index = 4, .name = "rxe1"}};
+	struct cni_rdma_view there = {.ports = ports, .n_ports = 2, .devs = devs, .n_devs = 2};
+	struct cni_rdma_netdev nd = nd_of(13);
 	struct cni_rdma_found f;
 
-	cr_assert_eq(cni_rdma_match_netdev(&there, NULL, 13, 0, &f), 0);
+	cr_assert_eq(cni_rdma_match_netdev(&there, NULL, &nd, &f), 0);
 	cr_assert(f.n == 1 && f.index[0] == 4);
 	cr_assert_str_eq(f.names[0], "rxe1");
 	cr_assert_str_eq(f.how, "netdev");
 	cr_assert_not(f.in_netns, "the netdev is the caller's");
-	cr_assert_eq(cni_rdma_match_netdev(&there, NULL, 14, 0, &f), -ENODEV);
+	cr_assert_not(f.soft[0], "a hardware device");
+	nd.ifindex = 12;
+	cr_assert_eq(cni_rdma_match_netdev(&there, NULL, &nd, &f), 0);
+	cr_assert(f.n == 1 && f.index[0] == 3 && f.soft[0], "rxe: soft (ib-sriov refuses it)");
+	nd.ifindex = 14;
+	cr_assert_eq(cni_rdma_match_netdev(&there, NULL, &nd, &f), -ENODEV);
+	cr_assert_str_eq(f.tried, "no device has a port bound to it");
 	/* siw and rxe over the same netdev: two candidates, both named. */
 	ports[0].ndev_index = 13;
-	cr_assert_eq(cni_rdma_match_netdev(&there, NULL, 13, 0, &f), -ENOTUNIQ);
+	nd.ifindex = 13;
+	cr_assert_eq(cni_rdma_match_netdev(&there, NULL, &nd, &f), -ENOTUNIQ);
 	cr_assert_str_eq(f.tried, "each has a port bound to it: rxe0 (index 3) and rxe1 (index 4)");
 }
 
 /* Exclusive mode, rxe created from inside the pod: the pod's socket lists
  * nothing; the host's lists the device, its port without a netdev. */
-Test(rdma_lookup, exclusive_mode_needs_the_second_proof)
+static struct cni_rdma_port host_ports[] = {
+    {.dev_index = 3, .dev_name = "rxe0", .port = 1},		      /* pod A's */
+    {.dev_index = 5, .dev_name = "rxe9", .port = 1, .ndev_index = 2}, /* the host's */
+    {.dev_index = 6, .dev_name = "rxe1", .port = 1}};		      /* pod B's */
+static struct cni_rdma_dev host_devs[3];
+static const struct cni_rdma_view here = {
+    .ports = host_ports, .n_ports = 3, .devs = host_devs, .n_devs = 3};
+static const struct cni_rdma_view nothing_there = {0};
+
+static void host_list(void)
 {
-	struct cni_rdma_port host_ports[] = {
-	    {.dev_index = 3, .dev_name = "rxe0", .port = 1},		      /* pod A's */
-	    {.dev_index = 5, .dev_name = "rxe9", .port = 1, .ndev_index = 2}, /* the host's */
-	    {.dev_index = 6, .dev_name = "rxe1", .port = 1}};		      /* pod B's */
-	struct cni_rdma_dev host_devs[] = {{.index = 3, .name = "rxe0", .node_guid = GUID_A},
-					   {.index = 5, .name = "rxe9", .node_guid = GUID_A},
-					   {.index = 6, .name = "rxe1", .node_guid = 0x1234}};
-	struct cni_rdma_view there = {0},
-			     here = {
-				 .ports = host_ports, .n_ports = 3, .devs = host_devs, .n_devs = 3};
+	host_devs[0] = (struct cni_rdma_dev){
+	    .index = 3, .name = "rxe0", .node_guid = GUID_A, .link_type = "rxe"};
+	host_devs[1] = (struct cni_rdma_dev){
+	    .index = 5, .name = "rxe9", .node_guid = GUID_A, .link_type = "rxe"};
+	host_devs[2] = (struct cni_rdma_dev){
+	    .index = 6, .name = "rxe1", .node_guid = 0x1234, .link_type = "siw"};
+}
+
+/* softRdmaByMac on, every check passing: the pod's netdev is deviceID's and
+ * the node-wide scan found its MAC once (on itself). */
+static struct cni_netns_mac_scan once = {.carriers = 1, .spaces = 40};
+
+static struct cni_rdma_netdev nd_on(void)
+{
+	struct cni_rdma_netdev nd = nd_of(12);
+
+	nd.by_mac = true;
+	nd.of_device = true;
+	nd.parent = "0000:03:01.2";
+	nd.scan = &once;
+	return nd;
+}
+
+/* Off (the default): the host's list is never searched, and the error
+ * names the key that would allow it (security review 5, U1). */
+Test(rdma_lookup, host_branch_off_takes_nothing_by_mac, .init = host_list)
+{
+	struct cni_rdma_netdev nd = nd_of(12);
+	struct cni_rdma_found f;
+
+	cr_assert_not(cni_rdma_match_needs_scan(&nothing_there, &here, &nd), "no scan when off");
+	cr_assert_eq(cni_rdma_match_netdev(&nothing_there, &here, &nd, &f), -ENODEV);
+	cr_assert_eq(f.n, 0);
+	cr_assert_str_eq(f.tried, "no device has a port bound to it there; the host's devices "
+				  "were not searched: \"softRdmaByMac\" is off in "
+				  "/etc/ibcni/ibcni.conf (true takes an rxe or siw the pod "
+				  "created over it, by its MAC)");
+}
+
+Test(rdma_lookup, host_branch_on_takes_the_proven_soft_device, .init = host_list)
+{
+	struct cni_rdma_netdev nd = nd_on();
 	struct cni_rdma_found f;
 
 	/* A host device over a netdev with the same MAC is the host's. */
-	cr_assert_eq(cni_rdma_match_netdev(&there, &here, 12, GUID_A, &f), 0);
-	cr_assert(f.n == 1 && f.index[0] == 3 && !f.in_netns);
+	cr_assert(cni_rdma_match_needs_scan(&nothing_there, &here, &nd));
+	cr_assert_eq(cni_rdma_match_netdev(&nothing_there, &here, &nd, &f), 0, "%s", f.tried);
+	cr_assert(f.n == 1 && f.index[0] == 3 && !f.in_netns && f.soft[0]);
 	cr_assert_str_eq(f.names[0], "rxe0");
-	/* The name alone proves nothing; no GUID (IPoIB), no match. */
-	cr_assert_eq(cni_rdma_match_netdev(&there, &here, 12, 0, &f), -ENODEV);
-	cr_assert_eq(cni_rdma_match_netdev(&there, &here, 12, 0x9999, &f), -ENODEV);
-	/* Another pod's netdev with a copied MAC: ambiguous, never a guess. */
+	/* No GUID (IPoIB), another GUID: no match. */
+	nd.mac_len = 20;
+	cr_assert_eq(cni_rdma_match_netdev(&nothing_there, &here, &nd, &f), -ENODEV);
+	nd.mac_len = 6;
+	host_devs[0].node_guid = 0x9999;
+	cr_assert_eq(cni_rdma_match_netdev(&nothing_there, &here, &nd, &f), -ENODEV);
+	cr_assert(strstr(f.tried, "no soft RDMA device (rxe, siw) on the host has the node GUID"),
+		  "%s", f.tried);
+}
+
+/* A hardware driver's device (no link type: bnxt_re derives its GUID from
+ * the MAC too) is never taken by MAC. */
+Test(rdma_lookup, host_branch_never_takes_a_hardware_device, .init = host_list)
+{
+	struct cni_rdma_netdev nd = nd_on();
+	struct cni_rdma_found f;
+
+	host_devs[0].link_type[0] = '\0';
+	cr_assert_not(cni_rdma_match_needs_scan(&nothing_there, &here, &nd));
+	cr_assert_eq(cni_rdma_match_netdev(&nothing_there, &here, &nd, &f), -ENODEV);
+	cr_assert_eq(f.n, 0);
+}
+
+/* Another interface on the node carries the MAC (the victim's, whose
+ * device it is): refused, naming the MAC and the device. */
+Test(rdma_lookup, host_branch_refuses_a_shared_mac, .init = host_list)
+{
+	struct cni_netns_mac_scan twice = {.carriers = 2, .spaces = 40};
+	struct cni_rdma_netdev nd = nd_on();
+	struct cni_rdma_found f;
+
+	nd.scan = &twice;
+	cr_assert_eq(cni_rdma_match_netdev(&nothing_there, &here, &nd, &f), -EADDRINUSE);
+	cr_assert_eq(f.n, 0, "nothing taken");
+	cr_assert_str_eq(f.tried,
+			 "rxe0 has the node GUID of aa:00:73:3b:29:3e, but 2 interface(s) on the "
+			 "node carry that MAC (40 namespaces looked into): another interface has "
+			 "it, so the device may be another pod's");
+	/* A scan that could not finish proves nothing either. */
+	twice = (struct cni_netns_mac_scan){.failed = "/run/netns"};
+	nd.scan_ret = -E2BIG;
+	cr_assert_eq(cni_rdma_match_netdev(&nothing_there, &here, &nd, &f), -EADDRINUSE);
+	cr_assert(strstr(f.tried, "cannot be told (/run/netns: Argument list too long)"), "%s",
+		  f.tried);
+}
+
+/* The pod interface must be deviceID's netdev (a veth or another VF with
+ * the victim's MAC is not). */
+Test(rdma_lookup, host_branch_needs_the_devices_own_netdev, .init = host_list)
+{
+	struct cni_rdma_netdev nd = nd_on();
+	struct cni_rdma_found f;
+
+	nd.of_device = false;
+	nd.parent = "";
+	cr_assert_eq(cni_rdma_match_netdev(&nothing_there, &here, &nd, &f), -ENODEV);
+	cr_assert_eq(f.n, 0);
+	cr_assert_str_eq(f.tried, "the host's rxe0 has the node GUID of its MAC, but the netdev "
+				  "is not deviceID's own (its device: none)");
+}
+
+/* Another pod's soft device with the GUID of a copied MAC: ambiguous,
+ * never a guess (and no scan is needed to say so). */
+Test(rdma_lookup, host_branch_two_candidates, .init = host_list)
+{
+	struct cni_rdma_netdev nd = nd_on();
+	struct cni_rdma_found f;
+
 	host_devs[2].node_guid = GUID_A;
-	cr_assert_eq(cni_rdma_match_netdev(&there, &here, 12, GUID_A, &f), -ENOTUNIQ);
+	cr_assert_not(cni_rdma_match_needs_scan(&nothing_there, &here, &nd));
+	cr_assert_eq(cni_rdma_match_netdev(&nothing_there, &here, &nd, &f), -ENOTUNIQ);
 	cr_assert_str_eq(f.tried, "each has the node GUID of its MAC and no netdev on the host: "
 				  "rxe0 (index 3) and rxe1 (index 6)");
 }
@@ -249,10 +373,11 @@ Test(rdma_lookup, found_in_the_pod_already)
 {
 	struct cni_rdma_port pod_ports[] = {
 	    {.dev_index = 3, .dev_name = "net1", .port = 1, .ndev_index = 12}};
-	struct cni_rdma_view there = {.ports = pod_ports, .n_ports = 1}, here = {0};
+	struct cni_rdma_view there = {.ports = pod_ports, .n_ports = 1}, empty = {0};
+	struct cni_rdma_netdev nd = nd_of(12);
 	struct cni_rdma_found f;
 
-	cr_assert_eq(cni_rdma_match_netdev(&there, &here, 12, GUID_A, &f), 0);
+	cr_assert_eq(cni_rdma_match_netdev(&there, &empty, &nd, &f), 0);
 	cr_assert(f.in_netns, "the pod's socket lists it: it is in the pod");
 }
 
