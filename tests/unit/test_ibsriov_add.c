@@ -112,6 +112,7 @@ static void kernel(bool ib)
 		for (int i = 0; i < 8; i++)
 			pf->mac[12 + i] = (unsigned char)(PF_GUID >> (56 - 8 * i));
 	}
+	fk.n_vfs = 2;
 	fk.vfs[1].vf = 1;
 	fk.vfs[1].vlan_proto = 0x8100;
 	fk.vfs[1].spoofchk = 1;
