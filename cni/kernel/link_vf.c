@@ -142,7 +142,22 @@ int cni_link_vfs_parse(struct nl_msg *msg, struct cni_vf *vfs, size_t max)
 	return (int)n;
 }
 
-/* A PF's link with its VF list: the list sized by the link's IFLA_NUM_VF. */
+/* One IFLA_VF_INFO at most, as Linux 6.x fills it for an InfiniBand PF
+ * (rtnl_fill_vfinfo: MAC, broadcast, VLAN, its list, rates, spoofchk, link
+ * state, RSS query, trust, both GUIDs: 236 bytes with its header) and the counters (a nest
+ * of eight padded u64s) a kernel that ignores RTEXT_FILTER_SKIP_STATS adds. */
+#define CNI_LINK_VF_INFO_MAX (236 + NLA_HDRLEN + 8 * (2 * NLA_HDRLEN + 8))
+/* The most VFs a PF has (mlx5's limit; the PCI function space of a bus). */
+#define CNI_LINK_VFS_MAX 127
+/* The link's other attributes (name, stats, qdisc, properties) and headers. */
+#define CNI_LINK_REPLY_BASE (4 * 1024)
+_Static_assert(CNI_LINK_REPLY_BASE + CNI_LINK_VFS_MAX * CNI_LINK_VF_INFO_MAX <= CNI_NL_MSG_MAX,
+	       "the receive buffer must hold a 127-VF PF's reply whole");
+
+/* A PF's link with its VF list: the list sized by the link's IFLA_NUM_VF,
+ * and as long: a list cut short (a nest past its 16-bit length) is an
+ * error, never a short table. No list at all is a PF that reports no VF
+ * settings (a driver without ndo_get_vf_config). */
 struct vfs_reply {
 	struct cni_link_reply base;
 	struct cni_vf *vfs;
@@ -162,6 +177,8 @@ static int vfs_reply_parse(struct nl_msg *msg, struct cni_link_reply *base)
 	ret = cni_link_vfs_parse(msg, r->vfs, (size_t)r->base.link->num_vf);
 	if (ret < 0)
 		return ret;
+	if (ret && ret != r->base.link->num_vf)
+		return -EMSGSIZE;
 	r->n_vfs = (size_t)ret;
 	return 0;
 }
@@ -169,8 +186,11 @@ static int vfs_reply_parse(struct nl_msg *msg, struct cni_link_reply *base)
 int cni_link_vfs_get(struct cni_sys *sys, int pf_ifindex, struct cni_vf **vfs, size_t *n)
 {
 	struct cni_link link;
-	struct vfs_reply r = {
-	    .base = {.link = &link, .ext_mask = RTEXT_FILTER_VF, .more = vfs_reply_parse}};
+	/* Without the VFs' counters: the driver reads each from the device (a
+	 * firmware command per VF on mlx5), and nothing here uses them. */
+	struct vfs_reply r = {.base = {.link = &link,
+				       .ext_mask = RTEXT_FILTER_VF | RTEXT_FILTER_SKIP_STATS,
+				       .more = vfs_reply_parse}};
 	int ret;
 
 	r.base.more_arg = &r;
