@@ -19,6 +19,8 @@ int cni_nl_errno(int nlerr)
 	    {NLE_INVAL, EINVAL},
 	    {NLE_RANGE, ERANGE},
 	    {NLE_MSGSIZE, EMSGSIZE},
+	    /* A reply larger than the receive buffer (CNI_NL_MSG_MAX). */
+	    {NLE_MSG_TRUNC, EMSGSIZE},
 	    {NLE_OPNOTSUPP, EOPNOTSUPP},
 	    {NLE_AF_NOSUPPORT, EAFNOSUPPORT},
 	    {NLE_OBJ_NOTFOUND, ENOENT},
