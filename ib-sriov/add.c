@@ -293,8 +293,7 @@ static int validate(struct add *a)
 	return resolve_device(a);
 }
 
-/* Under the VF lock, before any change: the VF as it is now (vfs: the
- * PF's VF table, when guidFallback reads it). */
+/* Under the VF lock, before any change: the VF as it is now. */
 static int prepare(struct add *a, struct ibsriov_vf_table *vfs)
 {
 	bool undone = false;
@@ -356,8 +355,7 @@ static int attach(struct add *a, struct ibsriov_vf_table *vfs)
  * the check and this record. A device another attachment holds (two pods
  * on one vfio-bound VF, or a VF whose pod is alive but not yet DELed) is
  * refused in the same pass; one whose pod is gone is released first
- * (heal.c), outside the node lock, and the VF is read again (its PF's VF
- * table too, when it is needed: the heal may have restored settings). */
+ * (heal.c), outside the node lock, and the VF (and VF table) read again. */
 static int claim(struct add *a, struct ibsriov_vf_table *vfs)
 {
 	int held, ret;
