@@ -20,7 +20,8 @@
 #
 # ITER (cycle samples, default 81), WAVES (32-VF waves, default 7),
 # IPAM_ITER (IPAM samples, default 101), LEASES (default "0 10000 60000"),
-# RAIL_ITER (8-rail pods, default 21), BENCH_ONLY=rails (that table alone),
+# RAIL_ITER (8-rail pods, default 21), BENCH_ONLY=rails or BENCH_ONLY=bigpf
+# (that table alone; bench/bigpf.sh: ADD+DEL on a 127-VF PF against an 8-VF one),
 # BENCH_AGAINST (another build's bin/, measured in one rotation with this one).
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -104,8 +105,13 @@ med() { set -- $1; echo "$1"; }
 echo "# ibcni bench: $(uname -r), $(nproc) CPUs, load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# medians (interquartile range) of interleaved runs; CPU is user+sys of every process"
 echo
-. "$root/bench/rails.sh"
-if [ "${BENCH_ONLY:-}" = rails ]; then
+if [ "${BENCH_ONLY:-}" != bigpf ]; then
+	. "$root/bench/rails.sh"
+fi
+if [ "${BENCH_ONLY:-}" != rails ]; then
+	. "$root/bench/bigpf.sh"
+fi
+if [ -n "${BENCH_ONLY:-}" ]; then
 	echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 	exit 0
 fi

@@ -294,7 +294,7 @@ static int validate(struct add *a)
 }
 
 /* Under the VF lock, before any change: the VF as it is now. */
-static int prepare(struct add *a)
+static int prepare(struct add *a, struct ibsriov_vf_table *vfs)
 {
 	bool undone = false;
 	int ret = earlier_attempt(a, &undone);
@@ -302,7 +302,7 @@ static int prepare(struct add *a)
 	if (!ret)
 		ret = resolve_links(a, undone);
 	if (!ret)
-		ret = ibsriov_guid_fallback(a);
+		ret = ibsriov_guid_fallback(a, vfs);
 	if (!ret)
 		ret = check_fits(a);
 	if (!ret)
@@ -311,9 +311,9 @@ static int prepare(struct add *a)
 }
 
 /* Everything up to the pod's interface, under the VF lock. */
-static int attach(struct add *a)
+static int attach(struct add *a, struct ibsriov_vf_table *vfs)
 {
-	int ret = ibsriov_vf_apply(a);
+	int ret = ibsriov_vf_apply(a, vfs);
 
 	if (!ret)
 		ret = ibsriov_vf_rebind(a);
@@ -355,8 +355,8 @@ static int attach(struct add *a)
  * the check and this record. A device another attachment holds (two pods
  * on one vfio-bound VF, or a VF whose pod is alive but not yet DELed) is
  * refused in the same pass; one whose pod is gone is released first
- * (heal.c), outside the node lock, and the VF is read again. */
-static int claim(struct add *a)
+ * (heal.c), outside the node lock, and the VF (and VF table) read again. */
+static int claim(struct add *a, struct ibsriov_vf_table *vfs)
 {
 	int held, ret;
 
@@ -371,6 +371,7 @@ static int claim(struct add *a)
 		if (ret != -ESTALE || !a->has_stale)
 			return ret;
 		ret = ibsriov_heal(a);
+		ibsriov_vf_table_forget(vfs);
 		if (!ret)
 			ret = resolve_links(a, false);
 		if (!ret)
@@ -438,6 +439,7 @@ int ibsriov_add(struct cni_ctx *ctx)
 {
 	_cleanup_sys_ struct cni_sys sys = CNI_SYS_INIT;
 	struct add a = {.ctx = ctx, .sys = &sys, .netns_fd = -1};
+	struct ibsriov_vf_table vfs = {0};
 	struct cni_error undo = {0};
 	bool ipam_done = false;
 	int lock = -1, ret;
@@ -455,13 +457,13 @@ int ibsriov_add(struct cni_ctx *ctx)
 		ret = lock;
 		goto out;
 	}
-	ret = prepare(&a);
+	ret = prepare(&a, &vfs);
 	if (ret)
 		goto out;
-	ret = claim(&a);
+	ret = claim(&a, &vfs);
 	if (ret)
 		goto out;
-	ret = attach(&a);
+	ret = attach(&a, &vfs);
 	if (ret)
 		goto undo;
 	cni_lock_release(lock);
@@ -491,6 +493,7 @@ out:
 	if (a.netns_fd >= 0)
 		close(a.netns_fd);
 	cni_result_free(a.ipam);
+	ibsriov_vf_table_forget(&vfs);
 	ibsriov_record_clear(&a.rec);
 	ibsriov_record_clear(&a.stale);
 	return ret;

@@ -39,15 +39,32 @@ static inline int fail(struct add *a, int ret, int code, const char *msg, const 
  * when the PF has no netdev. */
 int ibsriov_pf_link(struct add *a);
 
+/* The PF's VF table, read at most once per ADD: guidFallback and the VF
+ * settings share it. On a PF of 127 VFs it is tens of KiB. */
+struct ibsriov_vf_table {
+	struct cni_vf *vfs;
+	size_t n;
+	bool read;
+};
+
+/* vf_settings.c: t read from a->pf (looked up first) unless it was already;
+ * code 11 when it cannot be read. */
+int ibsriov_vf_table(struct add *a, struct ibsriov_vf_table *t);
+
+/* Free t's entries and mark it unread: the VFs may have changed since (a
+ * heal restored another attachment's settings). */
+void ibsriov_vf_table_forget(struct ibsriov_vf_table *t);
+
 /* guid_fallback.c: with guidFallback, an InfiniBand VF whose GUID is unset
  * and that was given none gets the GUID derived from its PF's port GUID
- * and VF index (into a->conf, named "guidFallback"); code 7 when the PF's
- * GUID is no vendor GUID or another VF of the PF has the derived one. */
-int ibsriov_guid_fallback(struct add *a);
+ * and VF index (into a->conf, named "guidFallback"), read from t; code 7
+ * when the PF's GUID is no vendor GUID or another VF of the PF has the
+ * derived one. */
+int ibsriov_guid_fallback(struct add *a, struct ibsriov_vf_table *t);
 
 /* vf_settings.c: the PF-side settings the config asks for (and the GUID),
- * their originals recorded first, then one request per setting. */
-int ibsriov_vf_apply(struct add *a);
+ * their originals (from t) recorded first, then one request per setting. */
+int ibsriov_vf_apply(struct add *a, struct ibsriov_vf_table *t);
 
 /* A new GUID applied by rebinding the VF's driver (under the PF lock); the
  * netdev is found again by PCI address. */

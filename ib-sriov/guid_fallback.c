@@ -51,13 +51,11 @@ static int taken(struct add *a, const struct cni_vf *vfs, size_t n, uint64_t g)
 	return 0;
 }
 
-int ibsriov_guid_fallback(struct add *a)
+int ibsriov_guid_fallback(struct add *a, struct ibsriov_vf_table *t)
 {
 	struct ibsriov_conf *c = &a->conf;
-	_cleanup_free_ struct cni_vf *vfs = NULL;
 	uint64_t cur = 0, pf, g;
 	char s[2][32];
-	size_t n = 0;
 	int ret;
 
 	if (!c->guid_fallback || c->has_guid || a->pf_passthrough)
@@ -66,14 +64,10 @@ int ibsriov_guid_fallback(struct add *a)
 		log_info("%s is Ethernet (RoCE): guidFallback ignored", c->device);
 		return 0;
 	}
-	ret = ibsriov_pf_link(a);
+	ret = ibsriov_vf_table(a, t);
 	if (ret)
 		return ret;
-	ret = cni_link_vfs_get(a->sys, a->pf.ifindex, &vfs, &n);
-	if (ret)
-		return fail(a, ret, CNI_ERR_DEVICE, "cannot read the VF table of the PF",
-			    a->pf.name);
-	if (!current_guid(a, vfs, n, &cur) || !ibsriov_guid_unset(cur))
+	if (!current_guid(a, t->vfs, t->n, &cur) || !ibsriov_guid_unset(cur))
 		return 0;
 	pf = ibsriov_guid_from_hwaddr(a->pf.mac, a->pf.mac_len);
 	g = ibsriov_guid_derive(pf, (unsigned int)a->pci.vf_index);
@@ -85,7 +79,7 @@ int ibsriov_guid_fallback(struct add *a)
 		    "not one a vendor assigned (universal, individual); give the VF a GUID "
 		    "(runtimeConfig.infinibandGUID, args.cni.guid) or remove guidFallback",
 		    a->pci.vf_index, a->pf.name, ibsriov_guid_str(pf, s[0], sizeof(s[0])));
-	ret = taken(a, vfs, n, g);
+	ret = taken(a, t->vfs, t->n, g);
 	if (ret)
 		return ret;
 	c->has_guid = true;

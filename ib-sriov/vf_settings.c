@@ -30,31 +30,50 @@ static bool admin_mac_unset(const struct add *a, const struct cni_vf *cur)
 	return a->vf.mac_len == 6 && !memcmp(cur->mac, a->vf.mac, 6);
 }
 
-/* The VF's current PF-side settings; ADD changes nothing it cannot read
- * back, so nothing it cannot restore. */
-static int read_vf(struct add *a, const struct cni_vf *want, struct cni_vf *cur)
+int ibsriov_vf_table(struct add *a, struct ibsriov_vf_table *t)
 {
-	struct cni_vf *vfs = NULL;
-	size_t n = 0;
-	int ret = cni_link_vfs_get(a->sys, a->pf.ifindex, &vfs, &n);
+	int ret;
 
+	if (t->read)
+		return 0;
+	ret = ibsriov_pf_link(a);
+	if (ret)
+		return ret;
+	ret = cni_link_vfs_get(a->sys, a->pf.ifindex, &t->vfs, &t->n);
 	if (ret)
 		return fail(a, ret, CNI_ERR_DEVICE, "cannot read the VF table of the PF",
 			    a->pf.name);
-	ret = -ENOENT;
-	for (size_t i = 0; i < n; i++)
-		if (vfs[i].vf == want->vf) {
-			*cur = vfs[i];
-			ret = 0;
+	t->read = true;
+	return 0;
+}
+
+void ibsriov_vf_table_forget(struct ibsriov_vf_table *t)
+{
+	free(t->vfs);
+	*t = (struct ibsriov_vf_table){0};
+}
+
+/* The VF's current PF-side settings; ADD changes nothing it cannot read
+ * back, so nothing it cannot restore. -ENOENT when the PF reports none. */
+static int read_vf(struct add *a, struct ibsriov_vf_table *t, const struct cni_vf *want,
+		   struct cni_vf *cur)
+{
+	int ret = ibsriov_vf_table(a, t);
+
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->vfs[i].vf == want->vf) {
+			*cur = t->vfs[i];
+			return 0;
 		}
-	free(vfs);
-	return ret;
+	return -ENOENT;
 }
 
 /* PF-side settings: the originals into the record first, then one
  * request per setting, so a refusal names its setting and changes nothing
  * the rollback would then have to put back. */
-int ibsriov_vf_apply(struct add *a)
+int ibsriov_vf_apply(struct add *a, struct ibsriov_vf_table *t)
 {
 	static const uint32_t order[] = {CNI_VF_NODE_GUID | CNI_VF_PORT_GUID,
 					 CNI_VF_MAC,
@@ -75,11 +94,8 @@ int ibsriov_vf_apply(struct add *a)
 	}
 	if (!want.mask)
 		return 0;
-	ret = ibsriov_pf_link(a);
-	if (ret)
-		return ret;
 	want.vf = (uint32_t)a->pci.vf_index;
-	ret = read_vf(a, &want, &cur);
+	ret = read_vf(a, t, &want, &cur);
 	if (ret && ret != -ENOENT)
 		return ret;
 	/* A PF that reports no VF settings cannot take an admin MAC; the MAC

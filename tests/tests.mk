@@ -21,8 +21,10 @@ $(OUT)/build/unit/%: tests/unit/%.c $(UNIT_EXTRA) $(LIB)
 	$(call quiet,CC,$@)$(CC) $(CFLAGS) -Iipam -Iib-sriov -Wno-missing-prototypes $(LDFLAGS) -o $@ $< $(UNIT_EXTRA) $(LIB) $(LDLIBS) $(CRITERION_LIBS)
 
 # ib-sriov ADD against the fake kernel: its sources rebuilt with every path
-# under a temporary directory, linked without the real kernel modules.
-FAKE_CNI := $(filter-out $(addprefix $(OBJ)/cni/kernel/,link.o link_vf.o link_addr.o link_route.o link_restore.o netns.o rdma.o rdma_return.o announce.o nl.o), \
+# under a temporary directory, linked without the real kernel modules but
+# the VF table's reader (link_vf.c and nl_attr.c's parsers), which reads
+# the fake PF's reply as a real netlink message (fake_kernel.c).
+FAKE_CNI := $(filter-out $(addprefix $(OBJ)/cni/kernel/,link.o link_vf_set.o link_addr.o link_route.o link_restore.o netns.o rdma.o rdma_return.o announce.o nl.o), \
 	$(patsubst %.c,$(OBJ)/%.o,$(LIB_SRC))) $(PODRES_GEN)/podres.pb-c.o
 FAKE_SRC := tests/unit/fake_kernel.c tests/unit/fake_verbs.c $(addprefix ib-sriov/,add.c held.c heal.c pod.c vf.c vf_settings.c guid_fallback.c pkey.c netdev.c rail.c rail_conf.c record.c record_io.c gocache.c conf.c guid.c del.c check.c devinfo.c portwait.c)
 UNIT_BIN := $(filter-out %/test_ibsriov_add,$(UNIT_BIN)) $(OUT)/build/unit/test_ibsriov_add

@@ -240,7 +240,8 @@ int cni_link_ipv6_enable(const char *name);
  * -ETIMEDOUT when addresses are still tentative at the bound. */
 int cni_link_wait_dad(struct cni_sys *sys, int ifindex, unsigned int timeout_ms);
 
-/* Read every VF of the PF ifindex (RTEXT_FILTER_VF). *vfs is malloc'd
+/* Read every VF of the PF ifindex in one request (RTEXT_FILTER_VF, without
+ * the VFs' counters: RTEXT_FILTER_SKIP_STATS). *vfs is malloc'd
  * (caller frees); *n is 0 for a link without VFs. */
 int cni_link_vfs_get(struct cni_sys *sys, int pf_ifindex, struct cni_vf **vfs, size_t *n);
 

@@ -18,59 +18,7 @@
 #define SOL_NETLINK 270
 #endif
 
-int cni_nl_errno(int nlerr)
-{
-	static const struct {
-		int nle, err;
-	} map[] = {
-	    {NLE_NOMEM, ENOMEM},
-	    {NLE_AGAIN, EAGAIN},
-	    {NLE_BAD_SOCK, EBADF},
-	    {NLE_INTR, EINTR},
-	    {NLE_INVAL, EINVAL},
-	    {NLE_RANGE, ERANGE},
-	    {NLE_MSGSIZE, EMSGSIZE},
-	    {NLE_OPNOTSUPP, EOPNOTSUPP},
-	    {NLE_AF_NOSUPPORT, EAFNOSUPPORT},
-	    {NLE_OBJ_NOTFOUND, ENOENT},
-	    {NLE_NOATTR, ENOENT},
-	    {NLE_EXIST, EEXIST},
-	    {NLE_PERM, EPERM},
-	    {NLE_NOACCESS, EACCES},
-	    {NLE_NODEV, ENODEV},
-	    {NLE_BUSY, EBUSY},
-	    {NLE_DUMP_INTR, EINTR},
-	    {NLE_IMMUTABLE, EROFS},
-	    {NLE_PROTO_MISMATCH, EPROTONOSUPPORT},
-	};
-	int e = nlerr < 0 ? -nlerr : nlerr;
-
-	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
-		if (map[i].nle == e)
-			return -map[i].err;
-	return -EPROTO;
-}
-
-int cni_nl_parse(struct nl_msg *msg, size_t hdrlen, struct nlattr **tb, int maxtype,
-		 const struct nla_policy *policy)
-{
-	/* nlmsg_parse checks that the fixed header fits before reading past it. */
-	int ret = nlmsg_parse(nlmsg_hdr(msg), (int)hdrlen, tb, maxtype, policy);
-
-	return ret < 0 ? -EPROTO : 0;
-}
-
-int cni_nl_parse_nested(struct nlattr *nest, struct nlattr **tb, int maxtype,
-			const struct nla_policy *policy)
-{
-	int ret = nla_parse_nested(tb, maxtype, nest, policy);
-
-	return ret < 0 ? -EPROTO : 0;
-}
-
 /* --- one socket per protocol and network namespace --- */
-
-#define CNI_NL_MSG_MAX (68 * 1024)
 
 static struct nl_sock *sock_open(int protocol)
 {
@@ -84,8 +32,7 @@ static struct nl_sock *sock_open(int protocol)
 	}
 	nl_socket_disable_auto_ack(sk);
 	/* A buffer that holds any reply whole lets libnl read each message
-	 * once instead of peeking at its size first. The largest is a PF's
-	 * link with its VF list, a nest whose length field caps it at 64 KiB. */
+	 * once instead of peeking at its size first (CNI_NL_MSG_MAX). */
 	nl_socket_set_msg_buf_size(sk, CNI_NL_MSG_MAX);
 	ret = nl_connect(sk, protocol);
 	if (ret < 0) {

@@ -16,6 +16,13 @@
 
 #include "kernel/sys.h"
 
+/* The receive buffer: every reply is read whole, in one recvmsg(). The
+ * largest is a PF's link with its VF table (IFLA_VFINFO_LIST), a nest whose
+ * 16-bit length caps it at 64 KiB: 127 VFs take about 30 KiB without their
+ * counters, 47 KiB with them (link_vf.c's CNI_LINK_VF_INFO_MAX). A reply
+ * that does not fit fails the exchange (-EMSGSIZE), never reads short. */
+#define CNI_NL_MSG_MAX (68 * 1024)
+
 /* How long one exchange may wait for the kernel's answer. */
 #define CNI_NL_TIMEOUT_MS 30000
 

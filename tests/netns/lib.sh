@@ -135,12 +135,14 @@ cni_exec() {
 
 # --- a simulated SR-IOV node (design section 6) ---
 # sim_node PFS VFS [ib|eth]: tmpfs trees over /sys/bus/pci/{devices,drivers}.
-# PF p is 0000:0(3+p):00.0 with netdev pf<p>; VF v of PF p is
-# 0000:0(3+p):01.<v> (v < 8) with netdev vf<p>_<v>, bound to mlx5_core, and
-# for ib an RDMA device mlx5_<p>_<v> whose port 1 pkey table holds 0xffff.
-# Netdevs are veths; each peer (…p) stays in the host, down.
+# PF p is 0000:0(3+p):00.0 with netdev pf<p>; VF v of PF p is at routing ID
+# 8 + v on the PF's bus (0000:0(3+p):01.<v> for v < 8) with netdev vf<p>_<v>,
+# bound to mlx5_core, and for ib an RDMA device mlx5_<p>_<v> whose port 1
+# pkey table holds 0xffff. Netdevs are veths; each peer (…p) stays in the
+# host, down. The veths have no PCI parent: the kernel reports no VF table
+# for the PFs (the unit tier's fake kernel serves one).
 sim_node() {
-	local pfs=$1 vfs=$2 kind=${3:-ib} p v pf vf dev
+	local pfs=$1 vfs=$2 kind=${3:-ib} p
 	local D=/sys/bus/pci/devices R=/sys/bus/pci/drivers
 	mount -t tmpfs sim-devices $D || return 1
 	mount -t tmpfs sim-drivers $R || return 1
@@ -148,32 +150,40 @@ sim_node() {
 	: >$R/mlx5_core/bind; : >$R/mlx5_core/unbind
 	: >$R/vfio-pci/bind; : >$R/vfio-pci/unbind
 	for ((p = 0; p < pfs; p++)); do
-		pf=$(printf '0000:%02x:00.0' $((3 + p)))
-		mkdir -p $D/$pf/net/pf$p
-		ip link add pf$p type veth peer name pf${p}p || return 1
-		ln -s ../../drivers/mlx5_core $D/$pf/driver
-		# VF v's routing ID is the PF's + First VF Offset + v * VF Stride.
-		echo 8 >$D/$pf/sriov_offset
-		echo 1 >$D/$pf/sriov_stride
-		for ((v = 0; v < vfs; v++)); do
-			vf=$(printf '0000:%02x:01.%d' $((3 + p)) $v)
-			dev=vf${p}_$v
-			mkdir -p $D/$vf/net/$dev
-			ip link add $dev type veth peer name ${dev}p || return 1
-			ln -s ../$pf $D/$vf/physfn
-			ln -s ../$vf $D/$pf/virtfn$v
-			ln -s ../../drivers/mlx5_core $D/$vf/driver
-			if [ "$kind" = ib ]; then
-				mkdir -p $D/$vf/infiniband/mlx5_${p}_$v/ports/1/pkeys
-				echo 0xffff >$D/$vf/infiniband/mlx5_${p}_$v/ports/1/pkeys/0
-				echo 0x0000 >$D/$vf/infiniband/mlx5_${p}_$v/ports/1/pkeys/1
-			fi
-		done
+		sim_pf $p "$vfs" "$kind" || return 1
 	done
 }
 
-sim_vf_addr() { # PF VF -> PCI address
-	printf '0000:%02x:01.%d' $((3 + $1)) "$2"
+# sim_pf P VFS [ib|eth]: PF p of the simulated node with VFS VFs (up to
+# 127, as a GPU node's; sim_node makes the trees first).
+sim_pf() {
+	local p=$1 vfs=$2 kind=${3:-ib} v pf vf dev
+	local D=/sys/bus/pci/devices
+	pf=$(printf '0000:%02x:00.0' $((3 + p)))
+	mkdir -p $D/$pf/net/pf$p
+	ip link add pf$p type veth peer name pf${p}p || return 1
+	ln -s ../../drivers/mlx5_core $D/$pf/driver
+	# VF v's routing ID is the PF's + First VF Offset + v * VF Stride.
+	echo 8 >$D/$pf/sriov_offset
+	echo 1 >$D/$pf/sriov_stride
+	for ((v = 0; v < vfs; v++)); do
+		vf=$(sim_vf_addr $p $v)
+		dev=vf${p}_$v
+		mkdir -p $D/$vf/net/$dev
+		ip link add $dev type veth peer name ${dev}p || return 1
+		ln -s ../$pf $D/$vf/physfn
+		ln -s ../$vf $D/$pf/virtfn$v
+		ln -s ../../drivers/mlx5_core $D/$vf/driver
+		if [ "$kind" = ib ]; then
+			mkdir -p $D/$vf/infiniband/mlx5_${p}_$v/ports/1/pkeys
+			echo 0xffff >$D/$vf/infiniband/mlx5_${p}_$v/ports/1/pkeys/0
+			echo 0x0000 >$D/$vf/infiniband/mlx5_${p}_$v/ports/1/pkeys/1
+		fi
+	done
+}
+
+sim_vf_addr() { # PF VF -> PCI address (routing ID 8 + VF on the PF's bus)
+	printf '0000:%02x:%02x.%d' $((3 + $1)) $(((8 + $2) >> 3)) $(((8 + $2) & 7))
 }
 
 pod_ns() { # NAME: a pod network namespace with lo up

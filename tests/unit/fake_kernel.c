@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 /* A fake kernel for the unit tier: the link, netns, RDMA and announce
  * modules replaced by an in-memory model whose Nth change fails, so ADD's
- * rollback can be checked after a failure at every step. */
+ * rollback can be checked after a failure at every step. The PF's VF table
+ * is read by the real link_vf.c from a real netlink reply (vf_reply). */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
 #include <fcntl.h>
 #include <net/if_arp.h>
 #include <stddef.h>
@@ -13,6 +17,7 @@
 #include "kernel/announce.h"
 #include "fake_kernel.h"
 #include "kernel/link.h"
+#include "kernel/link_nl.h"
 #include "kernel/link_route.h"
 #include "kernel/netns.h"
 #include "kernel/rdma.h"
@@ -305,16 +310,98 @@ int cni_link_wait_dad(struct cni_sys *sys, int ifindex, unsigned int timeout_ms)
 	return 0;
 }
 
-int cni_link_vfs_get(struct cni_sys *sys, int pf_ifindex, struct cni_vf **vfs, size_t *n)
+/* --- the PF's VF table, as the kernel sends it ---
+ * link_vf.c is the real one here: it asks through cni_link_query and
+ * parses the reply this builds, every attribute Linux 6.x fills for a VF
+ * (and its counters, unless the request skips them). */
+
+static int put_vf(struct nl_msg *msg, uint32_t i, uint32_t ext_mask)
 {
-	*vfs = calloc(FAKE_VFS, sizeof(**vfs));
-	if (!*vfs)
+	const struct cni_vf *v = &fk.vfs[i];
+	struct ifla_vf_mac mac = {.vf = i};
+	struct ifla_vf_broadcast bc = {{0}};
+	struct ifla_vf_vlan vlan = {.vf = i, .vlan = v->vlan, .qos = v->qos};
+	struct ifla_vf_vlan_info vi = {
+	    .vf = i, .vlan = v->vlan, .qos = v->qos, .vlan_proto = htons(v->vlan_proto)};
+	struct ifla_vf_rate rate = {
+	    .vf = i, .min_tx_rate = v->min_tx_rate, .max_tx_rate = v->max_tx_rate};
+	struct ifla_vf_tx_rate tx = {.vf = i, .rate = v->max_tx_rate};
+	struct ifla_vf_spoofchk sc = {.vf = i, .setting = v->spoofchk};
+	struct ifla_vf_link_state ls = {.vf = i, .link_state = v->link_state};
+	struct ifla_vf_rss_query_en rss = {.vf = i};
+	struct ifla_vf_trust tr = {.vf = i, .setting = v->trust};
+	struct ifla_vf_guid node = {.vf = i, .guid = v->node_guid};
+	struct ifla_vf_guid port = {.vf = i, .guid = v->port_guid};
+	struct nlattr *info = nla_nest_start(msg, IFLA_VF_INFO), *list, *stats;
+	int ret;
+
+	memcpy(mac.mac, v->mac, 6);
+	ret = !info || nla_put(msg, IFLA_VF_MAC, sizeof(mac), &mac) ||
+	      nla_put(msg, IFLA_VF_BROADCAST, sizeof(bc), &bc) ||
+	      nla_put(msg, IFLA_VF_VLAN, sizeof(vlan), &vlan) ||
+	      nla_put(msg, IFLA_VF_RATE, sizeof(rate), &rate) ||
+	      nla_put(msg, IFLA_VF_TX_RATE, sizeof(tx), &tx) ||
+	      nla_put(msg, IFLA_VF_SPOOFCHK, sizeof(sc), &sc) ||
+	      nla_put(msg, IFLA_VF_LINK_STATE, sizeof(ls), &ls) ||
+	      nla_put(msg, IFLA_VF_RSS_QUERY_EN, sizeof(rss), &rss) ||
+	      nla_put(msg, IFLA_VF_TRUST, sizeof(tr), &tr) ||
+	      nla_put(msg, IFLA_VF_IB_NODE_GUID, sizeof(node), &node) ||
+	      nla_put(msg, IFLA_VF_IB_PORT_GUID, sizeof(port), &port);
+	list = ret ? NULL : nla_nest_start(msg, IFLA_VF_VLAN_LIST);
+	if (!list || nla_put(msg, IFLA_VF_VLAN_INFO, sizeof(vi), &vi))
 		return -ENOMEM;
-	memcpy(*vfs, fk.vfs, sizeof(fk.vfs));
-	for (size_t i = 0; i < FAKE_VFS; i++)
-		(*vfs)[i].mask = 0xff; /* the PF reports everything */
-	*n = FAKE_VFS;
+	nla_nest_end(msg, list);
+	if (!(ext_mask & RTEXT_FILTER_SKIP_STATS)) {
+		stats = nla_nest_start(msg, IFLA_VF_STATS);
+		for (int s = IFLA_VF_STATS_RX_PACKETS; stats && s <= IFLA_VF_STATS_TX_DROPPED; s++)
+			if (s != IFLA_VF_STATS_PAD && nla_put_u64(msg, s, 1000 + (uint64_t)i))
+				return -ENOMEM;
+		if (!stats)
+			return -ENOMEM;
+		nla_nest_end(msg, stats);
+	}
+	nla_nest_end(msg, info);
 	return 0;
+}
+
+/* The PF's RTM_NEWLINK with IFLA_NUM_VF and its VF list, as a reply to a
+ * request with ext_mask. */
+static struct nl_msg *vf_reply(int ifindex, uint32_t ext_mask)
+{
+	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC, .ifi_index = ifindex};
+	struct nl_msg *msg = nlmsg_alloc_size(128 * 1024);
+	struct nlattr *list;
+
+	if (!msg || nlmsg_append(msg, &ifi, sizeof(ifi), NLMSG_ALIGNTO) ||
+	    nla_put_u32(msg, IFLA_NUM_VF, fk.n_vfs) ||
+	    !(list = nla_nest_start(msg, IFLA_VFINFO_LIST)))
+		goto fail;
+	for (uint32_t i = 0; i < fk.n_vfs; i++)
+		if (put_vf(msg, i, ext_mask))
+			goto fail;
+	nla_nest_end(msg, list);
+	nlmsg_hdr(msg)->nlmsg_type = RTM_NEWLINK;
+	return msg;
+fail:
+	nlmsg_free(msg);
+	return NULL;
+}
+
+int cni_link_query(struct cni_sys *sys, const char *name, int ifindex, struct cni_link_reply *r)
+{
+	_cleanup_nl_msg_ struct nl_msg *msg = NULL;
+	int ret = cni_link_get(sys, name, ifindex, r->link);
+
+	if (ret || !(r->ext_mask & RTEXT_FILTER_VF))
+		return ret;
+	fk.vf_reads++;
+	fk.vf_stats_reads += !(r->ext_mask & RTEXT_FILTER_SKIP_STATS);
+	r->link->num_vf = (int)fk.n_vfs;
+	msg = vf_reply(r->link->ifindex, r->ext_mask);
+	if (!msg)
+		return -ENOMEM;
+	fk.vf_reply_bytes = nlmsg_hdr(msg)->nlmsg_len;
+	return r->more ? r->more(msg, r) : 0;
 }
 
 int cni_link_vf_set(struct cni_sys *sys, int pf_ifindex, const struct cni_vf *vf)

@@ -10,7 +10,8 @@
 #include "kernel/link.h"
 
 #define FAKE_MAX_LINKS 8
-#define FAKE_VFS       2
+/* The PF's VFs: as many as a big GPU node's PF has (mlx5's most). */
+#define FAKE_VFS_MAX 127
 
 struct fake_link {
 	bool exists, up, child;
@@ -27,7 +28,14 @@ struct fake_link {
 struct fake_kernel {
 	struct fake_link links[FAKE_MAX_LINKS];
 	int n;
-	struct cni_vf vfs[FAKE_VFS];
+	struct cni_vf vfs[FAKE_VFS_MAX]; /* VF i's settings at i */
+	unsigned int n_vfs;		 /* the PF's VFs (sriov_numvfs) */
+	/* The PF's VF-table reads (RTM_GETLINK with RTEXT_FILTER_VF): all of
+	 * them, those that asked for every VF's counters (no
+	 * RTEXT_FILTER_SKIP_STATS: a firmware command per VF on mlx5), and the
+	 * last reply's size in bytes. */
+	unsigned int vf_reads, vf_stats_reads;
+	size_t vf_reply_bytes;
 	int ns, pod_fd;
 	bool rdma_in_pod, rdma_renamed;
 	bool rdma_soft;	      /* the VF's RDMA device is rxe0 (index 5) over vf0, not a PCI

@@ -19,6 +19,7 @@
 #include "fake_verbs.h"
 #include "helpers.h"
 #include "ibsriov.h"
+#include "kernel/nl.h"
 #include "portwait.h"
 #include "protocol/podres.h"
 #include "base/util.h"
@@ -112,6 +113,7 @@ static void kernel(bool ib)
 		for (int i = 0; i < 8; i++)
 			pf->mac[12 + i] = (unsigned char)(PF_GUID >> (56 - 8 * i));
 	}
+	fk.n_vfs = 2;
 	fk.vfs[1].vf = 1;
 	fk.vfs[1].vlan_proto = 0x8100;
 	fk.vfs[1].spoofchk = 1;
@@ -767,6 +769,90 @@ Test(ibsriov_add, guid_fallback_vfio_vf, .init = sysfs, .fini = teardown)
 	cr_assert_eq(ibsriov_del(ctx), 0, "DEL: %s", ctx->err.details);
 	cr_assert_eq(vf_guid(), 0, "DEL restores the zero GUID");
 	cr_assert_not(records_left());
+}
+
+/* --- big PFs ---
+ * GPU nodes run PFs of 16 to 127 VFs. Reading the PF's VF table with the
+ * VFs' counters costs a firmware command per VF on mlx5 (a 64-VF PF's read
+ * near 0.9 s, vishvananda/netlink#1097): every read skips them, one read
+ * serves ADD's guidFallback and VF settings, and the table comes whole. */
+static const unsigned int big_pfs[] = {8, 64, 127};
+
+static void big_pf(bool ib, unsigned int n)
+{
+	kernel(ib);
+	fk.n_vfs = n;
+	for (unsigned int i = 0; i < n; i++)
+		fk.vfs[i].vf = i;
+}
+
+/* guidFallback (it reads the table) then the GUID set (the settings read
+ * it too): one read in ADD, one in DEL, never the counters. */
+Test(ibsriov_add, big_pf_one_vf_table_read_without_counters, .init = sysfs, .fini = teardown)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(big_pfs); i++) {
+		unsigned int n = big_pfs[i];
+		struct cni_ctx *ctx;
+
+		big_pf(true, n);
+		ctx = ctx_for("\"guidFallback\":true");
+		cr_assert_eq(ibsriov_add(ctx), 0, "%u VFs: %s %s", n, ctx->err.msg,
+			     ctx->err.details);
+		cr_assert_eq(fk.vf_stats_reads, 0,
+			     "%u VFs: a VF-table read without RTEXT_FILTER_SKIP_STATS", n);
+		cr_assert_eq(fk.vf_reads, 1, "%u VFs: %u VF-table reads in one ADD", n,
+			     fk.vf_reads);
+		cr_assert_eq(vf_guid(), 0x0202c80300a1b2c3ULL, "%u VFs: the derived GUID", n);
+		cr_assert_leq(fk.vf_reply_bytes, CNI_NL_MSG_MAX, "%u VFs: %zu bytes", n,
+			      fk.vf_reply_bytes);
+		fk.vf_reads = 0;
+		ctx->env.command = CNI_CMD_DEL;
+		cr_assert_eq(ibsriov_del(ctx), 0, "DEL: %s", ctx->err.details);
+		cr_assert_eq(fk.vf_reads, 1, "%u VFs: %u VF-table reads in one DEL", n,
+			     fk.vf_reads);
+		cr_assert_eq(fk.vf_stats_reads, 0, "%u VFs: DEL asked for the counters", n);
+		cr_assert_eq(vf_guid(), 0, "%u VFs: DEL restores the zero GUID", n);
+	}
+}
+
+/* An Ethernet VF's settings: the one read of the ADD, without counters. */
+Test(ibsriov_add, big_pf_settings_read_once, .init = sysfs, .fini = teardown)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(big_pfs); i++) {
+		unsigned int n = big_pfs[i];
+		struct cni_ctx *ctx;
+
+		big_pf(false, n);
+		ctx = ctx_for("\"mac\":\"02:00:00:00:00:07\",\"vlan\":7,\"trust\":\"on\"");
+		cr_assert_eq(ibsriov_add(ctx), 0, "%u VFs: %s %s", n, ctx->err.msg,
+			     ctx->err.details);
+		cr_assert_eq(fk.vf_reads, 1, "%u VFs: %u VF-table reads in one ADD", n,
+			     fk.vf_reads);
+		cr_assert_eq(fk.vf_stats_reads, 0, "%u VFs: the counters asked for", n);
+		cr_assert(fk.vfs[1].vlan == 7 && fk.vfs[1].trust == 1, "%u VFs: not configured", n);
+		ctx->env.command = CNI_CMD_DEL;
+		cr_assert_eq(ibsriov_del(ctx), 0, "DEL: %s", ctx->err.details);
+		cr_assert(fk.vfs[1].vlan == 0 && fk.vfs[1].trust == 0, "%u VFs: not restored", n);
+	}
+}
+
+/* The table is read whole: the derived GUID on the PF's last VF is seen,
+ * and ADD refuses naming that VF. */
+Test(ibsriov_add, big_pf_table_read_to_the_last_vf, .init = sysfs, .fini = teardown)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(big_pfs); i++) {
+		unsigned int n = big_pfs[i];
+		struct cni_ctx *ctx;
+		char want[32];
+
+		big_pf(true, n);
+		fk.vfs[n - 1].port_guid = 0x0202c80300a1b2c3ULL;
+		ctx = ctx_for("\"guidFallback\":true");
+		cr_assert_neq(ibsriov_add(ctx), 0, "%u VFs: the last VF's GUID not seen", n);
+		snprintf(want, sizeof(want), "VF %u of", n - 1);
+		cr_assert(strstr(ctx->err.details, want), "%u VFs: %s", n, ctx->err.details);
+		cr_assert_eq(fk.changes, 0);
+	}
 }
 
 /* The Device Information file (device-info-spec 1.1.0) of an InfiniBand VF

@@ -381,12 +381,25 @@ static ssize_t rewrite_done(void *buf, ssize_t n, size_t cap)
 	return (char *)h - (char *)buf + (ssize_t)h->nlmsg_len;
 }
 
+/* The big-PF tests' reply swap (below). */
+static struct {
+	bool on;
+	int fd;
+	uint32_t n_vfs, listed; /* IFLA_NUM_VF; the entries in the list */
+	size_t pad;		/* bytes of IFLA_IFALIAS-like filler, to grow it */
+	uint32_t ext_mask;	/* the last RTM_GETLINK's IFLA_EXT_MASK */
+	size_t sent;		/* the reply's length */
+} big = {.fd = -1};
+static ssize_t swap_reply(struct msghdr *m, ssize_t n);
+
 ssize_t recvmsg(int fd, struct msghdr *m, int flags)
 {
 	ssize_t (*real)(int, struct msghdr *, int) =
 	    (ssize_t(*)(int, struct msghdr *, int))dlsym(RTLD_NEXT, "recvmsg");
 	ssize_t n = real(fd, m, flags);
 
+	if (n > 0 && big.on && fd == big.fd && m->msg_iovlen == 1)
+		return swap_reply(m, n);
 	if (n <= 0 || fd != refuse.fd || (flags & MSG_PEEK) || m->msg_iovlen != 1)
 		return n;
 	return rewrite_done(m->msg_iov[0].iov_base, n, m->msg_iov[0].iov_len);
@@ -496,4 +509,177 @@ Test(nl, done_errno_and_text_of_crafted_messages)
 	nlmsg_hdr(msg)->nlmsg_len = NLMSG_HDRLEN + 3;
 	cr_assert_eq(cni_nl_done_errno(nlmsg_hdr(msg)), 0, "three bytes are no int");
 	nlmsg_free(msg);
+}
+
+/* --- a big PF's VF table through the real receive path ---
+ * GPU nodes run PFs of up to 127 VFs. No VM here has one, so the kernel's
+ * answer to a VF-table read of lo is replaced, as it arrives, by the reply
+ * a 127-VF PF's kernel sends (every VF attribute Linux 6.x fills, and the
+ * counters too: what a kernel that ignores RTEXT_FILTER_SKIP_STATS sends),
+ * with the kernel's sequence number and port; the request is read back as
+ * it was sent. */
+
+static void put_vf_info(struct nl_msg *msg, uint32_t i)
+{
+	struct ifla_vf_mac mac = {.vf = i, .mac = {0x02, 0, 0, 0, (uint8_t)(i >> 8), (uint8_t)i}};
+	struct ifla_vf_broadcast bc = {{0}};
+	struct ifla_vf_vlan vlan = {.vf = i, .vlan = i};
+	struct ifla_vf_vlan_info vi = {.vf = i, .vlan = i, .vlan_proto = htons(0x8100)};
+	struct ifla_vf_rate rate = {.vf = i};
+	struct ifla_vf_tx_rate tx = {.vf = i};
+	struct ifla_vf_spoofchk sc = {.vf = i, .setting = 1};
+	struct ifla_vf_link_state ls = {.vf = i};
+	struct ifla_vf_rss_query_en rss = {.vf = i};
+	struct ifla_vf_trust tr = {.vf = i};
+	struct ifla_vf_guid g = {.vf = i, .guid = 0x0200000000000000ULL + i};
+	struct nlattr *info = nla_nest_start(msg, IFLA_VF_INFO), *list, *stats;
+
+	cr_assert(info && !nla_put(msg, IFLA_VF_MAC, sizeof(mac), &mac) &&
+		  !nla_put(msg, IFLA_VF_BROADCAST, sizeof(bc), &bc) &&
+		  !nla_put(msg, IFLA_VF_VLAN, sizeof(vlan), &vlan) &&
+		  !nla_put(msg, IFLA_VF_RATE, sizeof(rate), &rate) &&
+		  !nla_put(msg, IFLA_VF_TX_RATE, sizeof(tx), &tx) &&
+		  !nla_put(msg, IFLA_VF_SPOOFCHK, sizeof(sc), &sc) &&
+		  !nla_put(msg, IFLA_VF_LINK_STATE, sizeof(ls), &ls) &&
+		  !nla_put(msg, IFLA_VF_RSS_QUERY_EN, sizeof(rss), &rss) &&
+		  !nla_put(msg, IFLA_VF_TRUST, sizeof(tr), &tr) &&
+		  !nla_put(msg, IFLA_VF_IB_NODE_GUID, sizeof(g), &g) &&
+		  !nla_put(msg, IFLA_VF_IB_PORT_GUID, sizeof(g), &g));
+	list = nla_nest_start(msg, IFLA_VF_VLAN_LIST);
+	cr_assert(list && !nla_put(msg, IFLA_VF_VLAN_INFO, sizeof(vi), &vi));
+	nla_nest_end(msg, list);
+	stats = nla_nest_start(msg, IFLA_VF_STATS);
+	cr_assert_not_null(stats);
+	for (int s = IFLA_VF_STATS_RX_PACKETS; s <= IFLA_VF_STATS_TX_DROPPED; s++)
+		if (s != IFLA_VF_STATS_PAD) {
+			/* As nla_put_u64_64bit: a pad attribute before each. */
+			cr_assert(!nla_put(msg, IFLA_VF_STATS_PAD, 0, NULL) &&
+				  !nla_put_u64(msg, s, 1000 + i));
+		}
+	nla_nest_end(msg, stats);
+	nla_nest_end(msg, info);
+}
+
+/* The reply: lo's index, IFLA_NUM_VF big.n_vfs, big.listed entries. */
+static struct nl_msg *big_reply(const struct nlmsghdr *kernel)
+{
+	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC, .ifi_index = 1};
+	struct nl_msg *msg = nlmsg_alloc_size(256 * 1024);
+	struct nlattr *list;
+	static char filler[64 * 1024];
+
+	cr_assert(msg && !nlmsg_append(msg, &ifi, sizeof(ifi), NLMSG_ALIGNTO) &&
+		  !nla_put_string(msg, IFLA_IFNAME, "pf0") &&
+		  !nla_put_u32(msg, IFLA_NUM_VF, big.n_vfs));
+	/* An attribute nobody reads, to make the reply as large as a test wants. */
+	for (size_t left = big.pad; left; left -= left > 60000 ? 60000 : left)
+		cr_assert(!nla_put(msg, IFLA_PHYS_PORT_ID + 100, left > 60000 ? 60000 : (int)left,
+				   filler));
+	list = nla_nest_start(msg, IFLA_VFINFO_LIST);
+	cr_assert_not_null(list);
+	for (uint32_t i = 0; i < big.listed; i++)
+		put_vf_info(msg, i);
+	nla_nest_end(msg, list);
+	nlmsg_hdr(msg)->nlmsg_type = RTM_NEWLINK;
+	nlmsg_hdr(msg)->nlmsg_seq = kernel->nlmsg_seq;
+	nlmsg_hdr(msg)->nlmsg_pid = kernel->nlmsg_pid;
+	return msg;
+}
+
+ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
+{
+	ssize_t (*real)(int, const struct msghdr *, int) =
+	    (ssize_t(*)(int, const struct msghdr *, int))dlsym(RTLD_NEXT, "sendmsg");
+	struct nlmsghdr *h = m->msg_iov[0].iov_base;
+	struct nlattr *tb[IFLA_MAX + 1];
+
+	if (big.on && fd == big.fd && h->nlmsg_type == RTM_GETLINK &&
+	    nlmsg_parse(h, sizeof(struct ifinfomsg), tb, IFLA_MAX, NULL) == 0)
+		big.ext_mask = tb[IFLA_EXT_MASK] ? nla_get_u32(tb[IFLA_EXT_MASK]) : 0;
+	return real(fd, m, flags);
+}
+
+/* Called by recvmsg() above: the kernel's RTM_NEWLINK replaced, truncated
+ * to the caller's buffer as the kernel does (MSG_TRUNC in msg_flags). */
+static ssize_t swap_reply(struct msghdr *m, ssize_t n)
+{
+	struct nlmsghdr *h = m->msg_iov[0].iov_base;
+	struct nl_msg *msg;
+	size_t len, cap = m->msg_iov[0].iov_len;
+
+	if (n < (ssize_t)sizeof(*h) || h->nlmsg_type != RTM_NEWLINK)
+		return n;
+	msg = big_reply(h);
+	len = nlmsg_hdr(msg)->nlmsg_len;
+	big.sent = len;
+	memcpy(h, nlmsg_hdr(msg), len < cap ? len : cap);
+	nlmsg_free(msg);
+	if (len > cap) {
+		m->msg_flags |= MSG_TRUNC;
+		return (ssize_t)cap;
+	}
+	return (ssize_t)len;
+}
+
+/* cni_link_vfs_get of lo with the reply swapped; its result. */
+static int big_read(uint32_t n_vfs, uint32_t listed, size_t pad, struct cni_vf **vfs, size_t *n)
+{
+	struct nl_sock *sk;
+	struct cni_link lo;
+	int ret;
+
+	cr_assert_eq(cni_link_get(sys, "lo", 0, &lo), 0);
+	sk = cni_nl_sock(sys, NETLINK_ROUTE);
+	cr_assert_not_null(sk);
+	big = (typeof(big)){
+	    .on = true, .fd = nl_socket_get_fd(sk), .n_vfs = n_vfs, .listed = listed, .pad = pad};
+	ret = cni_link_vfs_get(sys, 1, vfs, n);
+	big.on = false;
+	return ret;
+}
+
+Test(nl, vf_table_of_127_vfs_read_whole_without_counters)
+{
+	static const uint32_t sizes[] = {8, 64, 127};
+
+	private_netns();
+	for (size_t s = 0; s < ARRAY_SIZE(sizes); s++) {
+		_cleanup_free_ struct cni_vf *vfs = NULL;
+		size_t n = 0;
+
+		cr_assert_eq(big_read(sizes[s], sizes[s], 0, &vfs, &n), 0, "%u VFs", sizes[s]);
+		cr_assert_eq(big.ext_mask, RTEXT_FILTER_VF | RTEXT_FILTER_SKIP_STATS,
+			     "%u VFs: the request's IFLA_EXT_MASK is %#x", sizes[s], big.ext_mask);
+		cr_assert_eq(n, sizes[s], "%u VFs: %zu read", sizes[s], n);
+		for (size_t i = 0; i < n; i++)
+			cr_assert(vfs[i].vf == i && vfs[i].vlan == i &&
+				      vfs[i].mac[5] == (uint8_t)i &&
+				      vfs[i].port_guid == 0x0200000000000000ULL + i &&
+				      vfs[i].mask == 0xff,
+				  "%u VFs: entry %zu", sizes[s], i);
+		cr_assert_leq(big.sent, CNI_NL_MSG_MAX, "%u VFs: %zu bytes", sizes[s], big.sent);
+	}
+	cr_assert_gt(big.sent, 32 * 1024, "127 VFs with counters: %zu bytes", big.sent);
+}
+
+/* A reply larger than the buffer, or a list shorter than IFLA_NUM_VF (a
+ * nest past its 16-bit length reads short), is an error, never a table
+ * of fewer VFs; the socket serves on. */
+Test(nl, vf_table_cut_short_is_an_error)
+{
+	_cleanup_free_ struct cni_vf *vfs = NULL;
+	struct cni_link lo;
+	size_t n = 7;
+
+	private_netns();
+	cr_assert_eq(big_read(127, 127, CNI_NL_MSG_MAX, &vfs, &n), -EMSGSIZE, "a %zu-byte reply",
+		     big.sent);
+	cr_assert_null(vfs);
+	cr_assert_eq(n, 0);
+	cr_assert_eq(big_read(127, 126, 0, &vfs, &n), -EMSGSIZE);
+	cr_assert_null(vfs);
+	cr_assert_eq(big_read(127, 0, 0, &vfs, &n), 0, "no list: a PF that reports none");
+	cr_assert_eq(n, 0);
+	cr_assert_eq(cni_link_get(sys, "lo", 0, &lo), 0);
+	cr_assert_eq(lo.ifindex, 1);
 }
