@@ -17,10 +17,14 @@
 # in sequence then every DEL in reverse, as Multus runs them (run.c's chain
 # mode): ib-sriov with railTable + railSysctls, against ib-sriov + Go sbr +
 # tuning chained, and Debian's Go host-device + host-local + sbr + tuning.
+# Then NRI's budget: the same pod's 8 ADDs as dra-driver-sriov makes them
+# inside its NRI RunPodSandbox hook, p50/p99/max over NRI_PODS pods, as a
+# share of the 2 s containerd gives an NRI plugin by default.
 #
 # ITER (cycle samples, default 81), WAVES (32-VF waves, default 7),
 # IPAM_ITER (IPAM samples, default 101), LEASES (default "0 10000 60000"),
-# RAIL_ITER (8-rail pods, default 21), BENCH_ONLY=rails or BENCH_ONLY=bigpf
+# RAIL_ITER (8-rail pods, default 21), NRI_PODS (default 201),
+# BENCH_ONLY=rails (the rails and NRI tables alone) or BENCH_ONLY=bigpf
 # (that table alone; bench/bigpf.sh: ADD+DEL on a 127-VF PF against an 8-VF one),
 # BENCH_AGAINST (another build's bin/, measured in one rotation with this one).
 set -eu

@@ -41,12 +41,27 @@ static int match_requested(struct cni_ctx *ctx, const struct ipam_conf *c,
 			  "each requested address must fall inside a different range set");
 }
 
-/* host-local refuses a second lease for one attachment in the same set; an
- * ipIndex ADD repeated finds its own indexed address and keeps it (held). */
-static int check_duplicate(struct cni_ctx *ctx, struct ipam_store *st, const struct ipam_conf *c,
-			   const struct cni_addr *at, bool *held)
+static int duplicate(struct cni_ctx *ctx, size_t set, const struct cni_addr *ip)
 {
-	char ip[INET6_ADDRSTRLEN], msg[sizeof(ctx->err.msg)];
+	char buf[INET6_ADDRSTRLEN], msg[sizeof(ctx->err.msg)];
+
+	snprintf(msg, sizeof(msg),
+		 "failed to allocate for range %zu: %s has been allocated to %s, "
+		 "duplicate allocation is not allowed",
+		 set, cni_addr_str(ip, buf, sizeof(buf)), ctx->env.containerid);
+	return cni_errorf(&ctx->err, -EEXIST, CNI_ERR_ADDRESS_TAKEN, msg,
+			  "DEL the attachment before adding it again");
+}
+
+/* A repeated ADD of one attachment (a runtime's retry, dranet's webhook
+ * retried by kubelet) answers the lease it already holds in a set (held,
+ * at[s] is that lease) where host-local fails: the retry must not lease
+ * more nor fail. It still fails when the attachment holds another address
+ * than the one asked for (requested, ipIndex), two in one set, or only a
+ * legacy bare-ID lease (whose interface is unknown). */
+static int find_held(struct cni_ctx *ctx, struct ipam_store *st, const struct ipam_conf *c,
+		     const struct cni_addr **want, struct cni_addr *at, bool *held)
+{
 	struct cni_addr *owned;
 	size_t n;
 	bool legacy;
@@ -58,17 +73,13 @@ static int check_duplicate(struct cni_ctx *ctx, struct ipam_store *st, const str
 		for (size_t s = 0; s < c->n_sets; s++) {
 			if (ipam_rangeset_find(&c->sets[s], &owned[i]) < 0)
 				continue;
-			if (c->has_index && !legacy && !ipam_addr_cmp(&owned[i], &at[s]) &&
-			    !held[s]) {
-				held[s] = true;
+			if (legacy || held[s] || (want[s] && ipam_addr_cmp(&owned[i], want[s]))) {
+				ret = duplicate(ctx, s, &owned[i]);
 				break;
 			}
-			snprintf(msg, sizeof(msg),
-				 "failed to allocate for range %zu: %s has been allocated to %s, "
-				 "duplicate allocation is not allowed",
-				 s, cni_addr_str(&owned[i], ip, sizeof(ip)), ctx->env.containerid);
-			ret = cni_errorf(&ctx->err, -EEXIST, CNI_ERR_ADDRESS_TAKEN, msg,
-					 "DEL the attachment before adding it again");
+			held[s] = true;
+			at[s] = owned[i];
+			want[s] = &at[s];
 			break;
 		}
 	}
@@ -81,8 +92,8 @@ struct add {
 	struct ipam_conf c;
 	struct ipam_store st;
 	const struct cni_addr **want;
-	struct cni_addr *at; /* ipIndex's addresses */
-	bool *held;	     /* already this attachment's (ipIndex asked again) */
+	struct cni_addr *at; /* ipIndex's addresses, or the one held */
+	bool *held;	     /* already this attachment's (ADD repeated) */
 	struct cni_ip *got;
 };
 
@@ -112,7 +123,7 @@ static int prepare(struct cni_ctx *ctx, struct add *a)
 	if (!ret)
 		ret = ipam_store_open(&a->st, c->data_root, c->data_dir, c->name, true, &ctx->err);
 	if (!ret)
-		ret = check_duplicate(ctx, &a->st, c, a->at, a->held);
+		ret = find_held(ctx, &a->st, c, a->want, a->at, a->held);
 	if (!ret && c->has_index)
 		ret = ipam_index_free(ctx, &a->st, c, a->at, a->held);
 	return ret;

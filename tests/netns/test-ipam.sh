@@ -52,7 +52,7 @@ WORKED='"resolvConf":"@RESOLV@","ranges":[[{"subnet":"10.22.0.0/29","gateway":"1
 
 test_differential_worked_example() {
 	printf 'nameserver 192.0.2.53\nsearch example.com corp.example\noptions ndots:2\n' >/run/resolv.conf
-	local conf step
+	local conf step held
 	conf=$(ipam_conf demo-net @DATA@ "${WORKED//@RESOLV@//run/resolv.conf}")
 	for step in "ADD ctr-a eth0" "ADD ctr-b eth0" "ADD ctr-a eth1" "CHECK ctr-a eth0" \
 		"ADD ctr-c eth0" "DEL ctr-a eth0" "DEL ctr-a eth0" "ADD ctr-c eth0" "ADD ctr-d eth0" \
@@ -60,13 +60,18 @@ test_differential_worked_example() {
 		run_both $step "$conf"
 		same_result "$step"
 		same_store demo-net "after $step"
+		[ "$step" = "ADD ctr-e eth0" ] && held=$OUT
 	done
-	# Duplicate ADD: the same message; the code is ours (111, not 999).
-	run_both ADD ctr-c eth0 "$conf"
-	assert_eq 1 "$RC" "duplicate ADD fails"
-	assert_eq "$(jq -r .msg <<<"$GO_OUT")" "$(jq -r .msg <<<"$OUT")" "duplicate message"
-	assert_json .code 111
-	same_store demo-net "after duplicate ADD"
+	# Repeated ADD: host-local fails ("duplicate allocation is not
+	# allowed"); ours answers the lease the attachment holds, byte for byte,
+	# and the stores stay equal (nothing leased, no pointer moved).
+	run_both ADD ctr-e eth0 "$conf"
+	assert_eq 1 "$GO_RC" "host-local refuses a repeated ADD"
+	assert_match "duplicate allocation is not allowed" "$GO_OUT" "host-local's message"
+	assert_eq 0 "$RC" "ours answers a repeated ADD ($OUT)"
+	assert_json '[.ips[].address]' '["10.22.0.2/29","fd00:22::11/120"]'
+	assert_eq "$held" "$OUT" "the same result as the first ADD"
+	same_store demo-net "after the repeated ADD"
 }
 
 test_differential_every_version() {
@@ -664,5 +669,66 @@ test_ip_index() {
 	cni_exec ib-host-local DEL r5 /proc/self/ns/net net1 "$conf" "IB_IP_INDEX=5"
 	assert_eq 0 "$RC" "DEL ($OUT)"
 	[ -e "$T/ix/ix/10.60.1.5" ] && fail "DEL left the lease"
+	true
+}
+
+# dranet's webhook provider (dra.md §5, cmd/webhook-whereabouts): the IPAM
+# plugin exec'ed directly at NodePrepareResources, before any pod exists:
+# the webhook's own environment first, CNI_NETNS=/dev/null, the claim UID as
+# container ID, the device name as ifname, and the profile file verbatim on
+# stdin (no top-level "type", cniVersion 0.3.0). kubelet retries
+# NodePrepareResources, and the provider must answer a retry with the same
+# result without leasing more.
+DRANET_UID=5d3c8f0e-7a41-4b8e-9c2d-1f6a0b9e4c37
+DRANET_PROFILE='{
+  "cniVersion": "0.3.0",
+  "name": "dranet-rdma",
+  "ipam": {
+    "type": "ib-host-local",
+    "ranges": [[{"subnet": "10.90.0.0/24"}], [{"subnet": "fd00:90::/64"}]],
+    "routes": [{"dst": "10.91.0.0/16"}]
+  }
+}'
+
+dranet_exec() { # CMD CLAIM-UID IFNAME
+	OUT=$(env -i PATH="$PATH" HOME=/root HOSTNAME=dranet-webhook-7c9f \
+		KUBERNETES_SERVICE_HOST=10.96.0.1 KUBERNETES_SERVICE_PORT=443 \
+		CNI_COMMAND="$1" CNI_CONTAINERID="$2" CNI_NETNS=/dev/null CNI_IFNAME="$3" \
+		CNI_PATH="$BIN" \
+		CNI_ARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=default;K8S_POD_NAME=pod-whereabouts;K8S_POD_INFRA_CONTAINER_ID=$2" \
+		"$BIN/ib-host-local" <<<"$DRANET_PROFILE" 2>"$T/stderr")
+	RC=$?
+	ERR=$(cat "$T/stderr")
+}
+
+test_dranet_webhook_retried_add() {
+	local dir=/var/lib/cni/networks/dranet-rdma first before want
+	want='{"cniVersion":"0.3.0","ips":[{"version":"4","address":"10.90.0.2/24","gateway":"10.90.0.1"},{"version":"6","address":"fd00:90::2/64","gateway":"fd00:90::1"}],"routes":[{"dst":"10.91.0.0/16"}],"dns":{}}'
+	dranet_exec ADD "$DRANET_UID" 0000-8a-00-0
+	assert_eq 0 "$RC" "ADD with CNI_NETNS=/dev/null ($OUT $ERR)"
+	assert_eq "$want" "$(jq -c . <<<"$OUT")" "ADD result"
+	assert_file "$dir/10.90.0.2" "$DRANET_UID"$'\r\n0000-8a-00-0'
+	assert_file "$dir/fd00:90::2" "$DRANET_UID"$'\r\n0000-8a-00-0'
+	assert_file "$dir/last_reserved_ip.0" 10.90.0.2
+	assert_file "$dir/last_reserved_ip.1" fd00:90::2
+	first=$OUT before=$(store_dump "$dir")
+	# kubelet retries NodePrepareResources: the same answer, byte for byte,
+	# and nothing more leased (host-local fails here: "duplicate allocation").
+	dranet_exec ADD "$DRANET_UID" 0000-8a-00-0
+	assert_eq 0 "$RC" "retried ADD ($OUT)"
+	assert_eq "$first" "$OUT" "retried ADD answers the same lease"
+	assert_eq "$before" "$(store_dump "$dir")" "the retry leased nothing"
+	# The same claim's second device is another attachment.
+	dranet_exec ADD "$DRANET_UID" dra1a2b3c4d
+	assert_json '[.ips[].address]' '["10.90.0.3/24","fd00:90::3/64"]'
+	# Unprepare: DEL with CNI_NETNS=/dev/null releases it; a second DEL is fine.
+	dranet_exec DEL "$DRANET_UID" 0000-8a-00-0
+	assert_eq 0 "$RC" "DEL ($OUT)"
+	assert_eq "" "$OUT" "DEL prints nothing"
+	[ -e "$dir/10.90.0.2" ] && fail "DEL left 10.90.0.2"
+	[ -e "$dir/fd00:90::2" ] && fail "DEL left fd00:90::2"
+	assert_file "$dir/10.90.0.3" "$DRANET_UID"$'\r\ndra1a2b3c4d'
+	dranet_exec DEL "$DRANET_UID" 0000-8a-00-0
+	assert_eq 0 "$RC" "second DEL ($OUT)"
 	true
 }

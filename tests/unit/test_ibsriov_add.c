@@ -270,6 +270,79 @@ Test(ibsriov_add, rollback_at_every_step_rdma_name, .init = sysfs, .fini = teard
 			5);
 }
 
+/* dra-driver-sriov's standalone call (dra.md 1.1-1.2), whose RDMA move the
+ * netns tier cannot make (tests/netns/test-dra-sriov.sh runs the rest on
+ * the simulated node): the NAD re-encoded with sorted keys and deviceID,
+ * name and cniVersion injected, no runtimeConfig; the sandbox ID, vfnet0,
+ * the driver's CNI_ARGS (IgnoreUnknown=true); DEL with prevResult, then a
+ * second DEL without it once the netns is gone. kubelet's socket is not
+ * bound here, so the device check does not run (the pod name in CNI_ARGS
+ * would make it run on a node with one). */
+#define DRA_SANDBOX "8c1f4e0a9b2d47c6a3e5f7081b2c3d4e5f60718293a4b5c6d7e8f9012a3b4c5d"
+#define DRA_CONF                                                                                   \
+	"{\"cniVersion\":\"1.0.0\",\"deviceID\":\"0000:03:00.2\",\"guidFallback\":true,"           \
+	"\"logLevel\":\"info\",\"mtu\":2044,\"name\":\"ib-rail0\"%s,\"rdmaIsolation\":true,"       \
+	"\"type\":\"ib-sriov\"}"
+
+static struct cni_ctx *dra_ctx(enum cni_command cmd, const char *netns, const char *prev)
+{
+	static struct cni_ctx ctx;
+	char *raw; /* cni_conf_parse takes it */
+
+	cni_conf_free(ctx.own_conf);
+	cni_result_free(ctx.result);
+	cni_args_free(&ctx.args);
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.env = (struct cni_env){
+	    .command = cmd,
+	    .command_str = cni_command_str(cmd),
+	    .containerid = DRA_SANDBOX,
+	    .netns = netns,
+	    .ifname = "vfnet0",
+	    .args = "IgnoreUnknown=true;K8S_POD_NAMESPACE=train;K8S_POD_NAME=rank-0;"
+		    "K8S_POD_INFRA_CONTAINER_ID=" DRA_SANDBOX ";"
+		    "K8S_POD_UID=7e4a2c19-5b3d-4f8e-a6c1-2d9b0e7f3a58",
+	    .path = "/opt/cni/bin"};
+	cr_assert_eq(cni_args_parse(ctx.env.args, &ctx.args, &ctx.err), 0, "%s", ctx.err.msg);
+	cr_assert(asprintf(&raw, DRA_CONF, prev) > 0);
+	cr_assert_eq(cni_conf_parse(raw, strlen(raw), cmd, &ctx.own_conf, &ctx.err), 0, "%s %s",
+		     ctx.err.msg, ctx.err.details);
+	ctx.conf = ctx.own_conf;
+	ctx.node = cni_nodeconf_defaults();
+	return &ctx;
+}
+
+Test(ibsriov_add, dra_standalone_call_moves_the_rdma_device, .init = sysfs, .fini = teardown)
+{
+	struct fake_kernel before;
+	struct cni_ctx *ctx;
+	char prev[512];
+
+	kernel(true);
+	before = fk;
+	ctx = dra_ctx(CNI_CMD_ADD, "/pod", "");
+	cr_assert_eq(ibsriov_add(ctx), 0, "%s %s", ctx->err.msg, ctx->err.details);
+	cr_assert(fk.rdma_in_pod, "the RDMA device did not move with the VF");
+	cr_assert(fk.links[1].ns == 1 && !strcmp(fk.links[1].name, "vfnet0"),
+		  "the VF is %s in ns %d", fk.links[1].name, fk.links[1].ns);
+	cr_assert_eq(ctx->result->n_ifaces, 1);
+	cr_assert_str_eq(ctx->result->ifaces[0].name, "vfnet0");
+	cr_assert_str_eq(ctx->result->ifaces[0].sandbox, "/pod");
+	/* StopPodSandbox: libcni's cached result as prevResult (types/100's
+	 * field order; no IPAM in this config, so no ips). */
+	snprintf(prev, sizeof(prev),
+		 ",\"prevResult\":{\"cniVersion\":\"1.0.0\",\"interfaces\":[{\"name\":\"vfnet0\","
+		 "\"mac\":\"%s\",\"mtu\":2044,\"sandbox\":\"/pod\",\"pciID\":\"0000:03:00.2\"}]}",
+		 ctx->result->ifaces[0].mac);
+	ctx = dra_ctx(CNI_CMD_DEL, "/pod", prev);
+	cr_assert_eq(ibsriov_del(ctx), 0, "DEL: %s %s", ctx->err.msg, ctx->err.details);
+	assert_as_found(&before, "after DEL");
+	/* RemovePodSandbox stops it again: no prevResult, the netns gone. */
+	ctx = dra_ctx(CNI_CMD_DEL, "/var/run/netns/cni-3b6e1f2a-9c4d-4e7b-8a1f-5d2c6b9e0f13", "");
+	cr_assert_eq(ibsriov_del(ctx), 0, "second DEL: %s %s", ctx->err.msg, ctx->err.details);
+	assert_as_found(&before, "after the second DEL");
+}
+
 /* A PF that refuses one setting for good (igb: link state, or max_tx_rate
  * without carrier): ADD fails naming it, leaves no record, and restores
  * nothing it did not change, so nothing is left for a DEL to trip on. */
