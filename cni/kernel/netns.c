@@ -25,6 +25,9 @@
 #ifndef NS_GET_NSTYPE
 #define NS_GET_NSTYPE _IO(NSIO, 0x3)
 #endif
+#ifndef NS_GET_ID
+#define NS_GET_ID _IOR(NSIO, 0xd, uint64_t)
+#endif
 
 /* The caller's namespace is tracked in sys (kernel/sys.h) across every
  * switch of ours (cni_netns_enter/restore), so that finding a netlink socket
@@ -384,4 +387,26 @@ int cni_netns_is_current(struct cni_sys *sys, int fd)
 	if (fstat(fd, &a) < 0 || stat("/proc/thread-self/ns/net", &b) < 0)
 		return -errno;
 	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+int cni_netns_id(int fd, struct cni_netns_id *id)
+{
+	struct stat st;
+	uint64_t nsid = 0;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	/* Before Linux 6.18 (ENOTTY) or under qemu-user (ENOSYS): no ID, the
+	 * inode alone says. */
+	if (ioctl(fd, NS_GET_ID, &nsid) < 0)
+		nsid = 0;
+	*id = (struct cni_netns_id){.dev = st.st_dev, .ino = st.st_ino, .nsid = nsid};
+	return 0;
+}
+
+bool cni_netns_id_same(const struct cni_netns_id *a, const struct cni_netns_id *b)
+{
+	if (a->dev != b->dev || a->ino != b->ino)
+		return false;
+	return !a->nsid || !b->nsid || a->nsid == b->nsid;
 }

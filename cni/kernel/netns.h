@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "base/error.h"
@@ -79,6 +80,22 @@ int cni_netns_current(struct cni_sys *sys, dev_t *dev, ino_t *ino);
  * a dup of the one sys keeps for outermost entries when the thread is there,
  * else /proc/thread-self/ns/net. -errno on failure. */
 int cni_netns_open_current(struct cni_sys *sys);
+
+/* A network namespace's identity: its nsfs file's device and inode, and
+ * the kernel's 64-bit namespace ID (NS_GET_ID, Linux 6.18), 0 where the
+ * kernel has none. The inode is reused once the namespace is freed (the
+ * lowest free number goes to the next namespace); the ID never is. */
+struct cni_netns_id {
+	uint64_t dev, ino, nsid;
+};
+
+/* The identity of the namespace file fd (an fd cni_netns_open returned,
+ * so the namespace actually used). 0 or -errno (fstat). */
+int cni_netns_id(int fd, struct cni_netns_id *id);
+
+/* True when a and b name one namespace: same device and inode, and the
+ * same ID when both have one. */
+bool cni_netns_id_same(const struct cni_netns_id *a, const struct cni_netns_id *b);
 
 /* True when fd and the caller are in the same network namespace. */
 int cni_netns_is_current(struct cni_sys *sys, int fd);

@@ -4,6 +4,8 @@
  * record names; which load errors are for good. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,6 +129,61 @@ Test(record, rdma_indices)
 	cr_assert_eq(rec_from("{\"rdma_index\":[-1]}", &rec), -EBADMSG);
 	cr_assert_eq(rec_from("{\"rdma_index\":[4294967296]}", &rec), -EBADMSG);
 	cr_assert_eq(rec_from("{\"rdma_index\":[\"1\"]}", &rec), -EBADMSG);
+}
+
+/* The identity of the namespace ADD used (netnsId) goes both ways, last;
+ * a record of an older build has none and still loads. */
+Test(record, netns_identity)
+{
+	_cleanup_free_ char *s = NULL;
+	struct rdmans_record rec;
+	struct rdmans_netns_id id;
+
+	cr_assert_eq(rec_from(REC_JSON, &rec), 0);
+	cr_assert_eq(rdmans_record_netns_id(&rec, &id), -ENOENT);
+	rdmans_record_set_netns_id(
+	    &rec, &(struct rdmans_netns_id){.dev = 4, .ino = 4026532173, .nsid = UINT64_MAX});
+	s = rdmans_record_text(&rec);
+	cr_assert_str_eq(s, "{\"network\":\"rdma-net\",\"containerID\":\"ctr1\",\"ifname\":"
+			    "\"net1\",\"netns\":\"/run/netns/pod1\",\"deviceID\":\"0000:03:01.1\","
+			    "\"rdma\":[\"mlx5_0\",\"mlx5_1\"],"
+			    "\"netnsId\":\"4:4026532173:18446744073709551615\"}");
+	cr_assert_eq(rec_from(s, &rec), 0);
+	cr_assert(rec.has & RDMANS_REC_HAS_NETNS_ID);
+	cr_assert_eq(rdmans_record_netns_id(&rec, &id), 0);
+	cr_assert(id.dev == 4 && id.ino == 4026532173 && id.nsid == UINT64_MAX);
+	/* A kernel without namespace IDs: device and inode. */
+	rdmans_record_set_netns_id(&rec, &(struct rdmans_netns_id){.dev = 4, .ino = 7});
+	cr_assert_str_eq(rec.netns_id, "4:7");
+	cr_assert_eq(rec_from("{\"network\":\"n\",\"netnsId\":\"0:0\"}", &rec), 0);
+	cr_assert_eq(rdmans_record_netns_id(&rec, &id), 0);
+	cr_assert(id.dev == 0 && id.ino == 0 && id.nsid == 0);
+}
+
+Test(record, netns_identity_malformed_refused)
+{
+	static const char *const bad[] = {"",
+					  "4",
+					  "4:",
+					  "4:x",
+					  ":4",
+					  "4:5:6:7",
+					  "-4:5",
+					  "4:-5",
+					  "4: 5",
+					  "4:5:",
+					  "4::5",
+					  "0x4:5",
+					  "4:18446744073709551616",
+					  "4:5:6 "};
+	struct rdmans_record rec;
+	char json[128];
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		snprintf(json, sizeof(json), "{\"network\":\"n\",\"netnsId\":\"%s\"}", bad[i]);
+		cr_expect_eq(rec_from(json, &rec), -EBADMSG, "%s", bad[i]);
+	}
+	cr_assert_eq(rec_from("{\"netnsId\":45}", &rec), -EBADMSG);
 }
 
 Test(record, unknown_keys_ignored_null_is_absent)
