@@ -159,6 +159,41 @@ test_add_in_a_blind_view_keeps_the_live_pod() {
 	umount "$T/pod3"
 }
 
+# A record whose netns path now names another namespace than the one ADD
+# recorded (netnsId; a recycled /proc/<pid>/ns/net): the pod's is gone, so
+# the pass releases it without entering what is there; the path's own
+# namespace, recorded, and a record of an older build (no netnsId) stay.
+test_reconcile_rdmans_replaced_netns() {
+	local dir=/var/lib/cni/rdma-ns pid other now
+	sim_node 1 2 eth
+	pod_ns other
+	pod_ns pod2
+	ip netns exec pod2 sleep 100 &
+	pid=$!
+	other=$(stat -L -c '%d:%i' /run/netns/other)
+	now=$(stat -L -c '%d:%i' /proc/$pid/ns/net)
+	mkdir -p $dir && chmod 700 $dir
+	rec() { # CID [NETNSID]
+		printf '{"network":"rdma-net","containerID":"%s","ifname":"net1","netns":"/proc/%s/ns/net","deviceID":"0000:03:01.0","rdma":["mlx5_0_0"]%s}' \
+			"$1" "$pid" "${2:+,\"netnsId\":\"$2\"}" >"$dir/rdma-net:$1:net1"
+	}
+	rec r1 "$other"
+	rec r2 "$now"
+	rec r3
+	age $dir/*
+	reconcile --dry-run
+	assert_eq "reconcile: 3 records, would release 1, kept 2, skipped 0 (young/locked), leases freed 0 (dry run: nothing changed)" \
+		"$(summary)" "dry-run summary"
+	assert_match "would release rdma-net:r1:net1: its netns /proc/$pid/ns/net is gone \(another namespace is there now\)" "$ERR" "dry run's line"
+	reconcile
+	assert_eq "reconcile: 3 records, released 1, kept 2, skipped 0 (young/locked), leases freed 0" \
+		"$(summary)" "summary"
+	assert_match "/proc/$pid/ns/net is now another network namespace \(recorded $other, found $now(:[0-9]+)?\)" "$ERR" "the log line"
+	assert_eq "rdma-net:r2:net1 rdma-net:r3:net1" "$(ls $dir | tr '\n' ' ' | sed 's/ $//')" "rdma-ns records"
+	kill "$pid"
+	wait "$pid" 2>/dev/null
+}
+
 # --- the node agent: ib-sriov reconcile ---
 
 reconcile() { # ARGS...: the agent, as the DaemonSet runs it (no CNI_* variables)

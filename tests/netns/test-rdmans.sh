@@ -323,3 +323,52 @@ test_rdmans_lookup_names_each_way() {
 	cni_exec rdma-ns ADD ctr1 pod1 net1 '{"cniVersion":"1.1.0","name":"rdma-net","type":"rdma-ns","deviceID":"'"$vf"'","rdmaName":"a/b",'"$prev"'}'
 	assert_json '[.code,.msg]' '[7,"invalid configuration"]'
 }
+
+# A late DEL whose recorded netns path now names another namespace (security
+# review 5, U6): cri-dockerd's /proc/<pid>/ns/net, the pid recycled by a
+# process of another pod. The record keeps the identity of the namespace ADD
+# used (netnsId, "dev:ino[:nsid]"); DEL and CHECK compare it with what is
+# there now. (This kernel has no RDMA subsystem, so no DEL here would move a
+# device: that DEL moves nothing in the other namespace is the unit tier's,
+# test_rdmans_release.c.)
+test_rdmans_late_del_recycled_netns() {
+	local dir=/var/lib/cni/rdma-ns pid pod1 pod2
+	sim_node 1 2 ib
+	pod_ns pod1
+	pod_ns pod2
+	ip netns exec pod2 sleep 100 &
+	pid=$!
+	pod1=$(stat -L -c '%d:%i' /run/netns/pod1)
+	pod2=$(stat -L -c '%d:%i' /proc/$pid/ns/net)
+	[ "$pod1" != "$pod2" ] || fail "two namespaces with one identity"
+	mkdir -p $dir
+	rec() { # NETNS NETNSID: the record ADD wrote for ctr1
+		printf '{"network":"rdma-net","containerID":"ctr1","ifname":"net1","netns":"%s","deviceID":"0000:03:01.1","rdma":["mlx5_0_1"],"rdma_index":[3],"netnsId":"%s"}' \
+			"$1" "$2" >"$dir/rdma-net:ctr1:net1"
+	}
+	# pod1's namespace recorded; the path now is pod2's (the pid recycled).
+	rec /proc/$pid/ns/net "$pod1"
+	cni_exec rdma-ns CHECK ctr1 /proc/$pid/ns/net net1 "$(rdmans_conf 1.1.0 "$PREV")"
+	assert_json '.code' 101
+	assert_match "^\"CNI_NETNS /proc/$pid/ns/net is network namespace $pod2(:[0-9]+)?, not $pod1 that ADD moved the RDMA devices into \(recorded in /var/lib/cni/rdma-ns/rdma-net:ctr1:net1\)\"$" \
+		"$(jq '.details' <<<"$OUT")" "CHECK's details"
+	cni_exec rdma-ns DEL ctr1 "" net1 "$(rdmans_conf)"
+	assert_eq 0 "$RC" "late DEL ($OUT)"
+	[ -e $dir/rdma-net:ctr1:net1 ] && fail "record kept"
+	assert_match "/proc/$pid/ns/net is now another network namespace \(recorded $pod1, found $pod2(:[0-9]+)?\): the pod's is gone and the kernel returned its RDMA devices; nothing is undone there" \
+		"$ERR" "the log line"
+	# The recorded namespace itself, and a record of an older build (no
+	# netnsId): taken as before.
+	rec /proc/$pid/ns/net "$pod2"
+	cni_exec rdma-ns DEL ctr1 "" net1 "$(rdmans_conf)"
+	assert_eq 0 "$RC" "DEL ($OUT)"
+	[[ $ERR == *"another network namespace"* ]] && fail "the recorded namespace taken for another: $ERR"
+	printf '{"network":"rdma-net","containerID":"ctr1","ifname":"net1","netns":"/proc/%s/ns/net","deviceID":"0000:03:01.1","rdma":["mlx5_0_1"]}' \
+		"$pid" >"$dir/rdma-net:ctr1:net1"
+	cni_exec rdma-ns DEL ctr1 "" net1 "$(rdmans_conf)"
+	assert_eq 0 "$RC" "DEL of an older record ($OUT)"
+	[[ $ERR == *"another network namespace"* ]] && fail "an older record taken for another namespace: $ERR"
+	assert_eq "" "$(ls $dir)" "records removed"
+	kill "$pid"
+	wait "$pid" 2>/dev/null
+}
