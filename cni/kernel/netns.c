@@ -403,10 +403,3 @@ int cni_netns_id(int fd, struct cni_netns_id *id)
 	*id = (struct cni_netns_id){.dev = st.st_dev, .ino = st.st_ino, .nsid = nsid};
 	return 0;
 }
-
-bool cni_netns_id_same(const struct cni_netns_id *a, const struct cni_netns_id *b)
-{
-	if (a->dev != b->dev || a->ino != b->ino)
-		return false;
-	return !a->nsid || !b->nsid || a->nsid == b->nsid;
-}

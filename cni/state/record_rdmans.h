@@ -13,7 +13,9 @@
 
 /* Ours. rdma-cni reads only its own directory, so a downgrade never takes
  * our records for its cache. */
+#ifndef RDMANS_STATE_DIR /* the unit tier's fake_paths.h moves it */
 #define RDMANS_STATE_DIR "/var/lib/cni/rdma-ns"
+#endif
 /* rdma-cni's cache (<network>-<containerID>-<ifname>), read on upgrade. */
 #define RDMACNI_STATE_DIR "/var/lib/cni/rdma"
 #define RDMANS_MAX_DEVS	  8

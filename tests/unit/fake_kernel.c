@@ -358,6 +358,14 @@ int cni_netns_open(struct cni_sys *sys, const char *path, struct cni_error *err)
 	return fk.pod_fd;
 }
 
+/* The pod's fd is whatever namespace the test put at "/pod"; any other fd
+ * the host's. */
+int cni_netns_id(int fd, struct cni_netns_id *id)
+{
+	*id = fd == fk.pod_fd ? fk.pod_id : (struct cni_netns_id){.dev = 4, .ino = 1};
+	return 0;
+}
+
 /* "/pod" is the one live namespace; any other path is gone. */
 int cni_netns_gone(const char *path)
 {
@@ -465,6 +473,7 @@ int cni_rdma_return(struct cni_sys *sys, int pod_fd, const struct cni_rdma_ref *
 	int ret;
 
 	*failed = NULL;
+	fk.rdma_returns++;
 	for (size_t i = 0; i < n; i++) {
 		fk.ns = 1;
 		ret = cni_rdma_dev_get(sys, refs[i].has_index ? NULL : refs[i].name, refs[i].index,

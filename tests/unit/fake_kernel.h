@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "kernel/link.h"
+#include "kernel/netns.h"
 
 #define FAKE_MAX_LINKS 8
 #define FAKE_VFS       2
@@ -30,11 +31,13 @@ struct fake_kernel {
 	struct cni_vf vfs[FAKE_VFS];
 	int ns, pod_fd;
 	bool rdma_in_pod, rdma_renamed;
-	int changes, fail_at; /* the change numbered fail_at fails with EIO */
-	uint32_t refuse;      /* CNI_VF_* bits the PF always refuses (EOPNOTSUPP), as igb
-			       * refuses link state: a request holding one changes nothing */
-	bool spoil;	      /* a hostile pod: what enters it gets every attribute changed
-			       * and altnames, at once */
+	int changes, fail_at;	    /* the change numbered fail_at fails with EIO */
+	uint32_t refuse;	    /* CNI_VF_* bits the PF always refuses (EOPNOTSUPP), as igb
+				     * refuses link state: a request holding one changes nothing */
+	bool spoil;		    /* a hostile pod: what enters it gets every attribute changed
+				     * and altnames, at once */
+	struct cni_netns_id pod_id; /* the identity of the namespace at "/pod" */
+	int rdma_returns;	    /* cni_rdma_return calls */
 };
 
 extern struct fake_kernel fk;
