@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Namespace files (planted, foreign, our own) and the fatal failed return. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
 #include <sched.h>
@@ -91,6 +92,35 @@ Test(netns, another_namespace_is_accepted)
 	cr_assert_eq(cni_netns_is_current(sys, fd), 0);
 	cr_assert(fcntl(fd, F_GETFD) & FD_CLOEXEC);
 	close(fd);
+}
+
+/* A namespace's identity is its nsfs file's (fstat), and two namespaces
+ * differ in it; the ID rule: same when either side has none. */
+Test(netns, identity_of_an_open_namespace)
+{
+	_cleanup_close_ int a = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC), b = -1;
+	struct cni_netns_id ia, ib, again;
+	struct stat st;
+
+	cr_assert_geq(a, 0);
+	cr_assert_eq(fstat(a, &st), 0);
+	cr_assert_eq(cni_netns_id(a, &ia), 0);
+	cr_assert(ia.dev == (uint64_t)st.st_dev && ia.ino == (uint64_t)st.st_ino);
+	cr_assert_eq(cni_netns_id(a, &again), 0);
+	cr_assert(cni_netns_id_same(&ia, &again) && ia.nsid == again.nsid);
+	cr_assert_eq(cni_netns_id(-1, &again), -EBADF);
+	ib = ia;
+	ib.nsid = ia.nsid + 1;
+	cr_assert_not(cni_netns_id_same(&ia, &ib) && ia.nsid, "another ID, same inode");
+	ib.nsid = 0;
+	cr_assert(cni_netns_id_same(&ia, &ib), "no ID on one side: the inode decides");
+	ib.ino++;
+	cr_assert_not(cni_netns_id_same(&ia, &ib));
+	if (!leave_netns())
+		cr_skip_test("no new network namespace here: covered by the netns tier");
+	b = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	cr_assert_eq(cni_netns_id(b, &ib), 0);
+	cr_assert_not(cni_netns_id_same(&ia, &ib));
 }
 
 /* The namespace the test started in, opened as a pod's once the test has

@@ -55,19 +55,19 @@ static void record(struct rdmans_record *rec, const struct rdmans_netns_id *id)
 {
 	_cleanup_free_ char *text = NULL;
 
-	*rec = (struct rdmans_record){
-	    .has = RDMANS_REC_HAS_NETWORK | RDMANS_REC_HAS_CONTAINERID | RDMANS_REC_HAS_IFNAME |
-		   RDMANS_REC_HAS_NETNS | RDMANS_REC_HAS_DEVICEID | RDMANS_REC_HAS_RDMA |
-		   RDMANS_REC_HAS_RDMA_INDEX,
-	    .network = "rdma-net",
-	    .containerid = "ctr1",
-	    .ifname = "net1",
-	    .netns = "/pod",
-	    .deviceid = "0000:03:01.1",
-	    .rdma = {"mlx5_1"},
-	    .n_rdma = 1,
-	    .rdma_index = {5},
-	    .n_rdma_index = 1};
+	*rec = (struct rdmans_record){.has = RDMANS_REC_HAS_NETWORK | RDMANS_REC_HAS_CONTAINERID |
+					     RDMANS_REC_HAS_IFNAME | RDMANS_REC_HAS_NETNS |
+					     RDMANS_REC_HAS_DEVICEID | RDMANS_REC_HAS_RDMA |
+					     RDMANS_REC_HAS_RDMA_INDEX,
+				      .network = "rdma-net",
+				      .containerid = "ctr1",
+				      .ifname = "net1",
+				      .netns = "/pod",
+				      .deviceid = "0000:03:01.1",
+				      .rdma = {"mlx5_1"},
+				      .n_rdma = 1,
+				      .rdma_index = {5},
+				      .n_rdma_index = 1};
 	if (id)
 		rdmans_record_set_netns_id(rec, id);
 	text = rdmans_record_text(rec);
