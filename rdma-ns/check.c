@@ -43,12 +43,12 @@ static int check_devices(struct cni_sys *sys, struct cni_ctx *ctx, int pod,
 
 /* CNI_NETNS is the namespace ADD moved the devices into (a record of an
  * older build has no identity to compare). */
-static int same_netns(struct cni_ctx *ctx, int pod, const struct rdmans_record *rec,
-		      const char *name)
+static int same_netns(struct cni_sys *sys, struct cni_ctx *ctx, int pod,
+		      const struct rdmans_record *rec, const char *name)
 {
 	char now[RDMANS_NETNS_ID_MAX];
 	struct cni_netns_id found;
-	int ret = rdmans_netns_is_recorded(rec, pod, &found);
+	int ret = rdmans_netns_is_recorded(sys, rec, pod, &found);
 
 	if (ret < 0)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_INTERNAL,
@@ -84,7 +84,7 @@ int rdmans_check(struct cni_ctx *ctx)
 		return pod;
 	ret = rdmans_find_record(ctx, &rec, name);
 	if (!ret)
-		ret = same_netns(ctx, pod, &rec, name);
+		ret = same_netns(&sys, ctx, pod, &rec, name);
 	if (!ret)
 		return check_devices(&sys, ctx, pod, &rec, want);
 	if (ret == -ENOENT)

@@ -134,7 +134,7 @@ static bool recorded_id(const struct rdmans_record *rec, struct cni_netns_id *id
 
 	if (rdmans_record_netns_id(rec, &r))
 		return false;
-	*id = (struct cni_netns_id){.dev = r.dev, .ino = r.ino, .nsid = r.nsid};
+	*id = (struct cni_netns_id){.dev = r.dev, .ino = r.ino, .nsid = r.nsid, .cookie = r.cookie};
 	return true;
 }
 
@@ -143,18 +143,29 @@ int rdmans_netns_id_text(const struct cni_netns_id *id, char buf[RDMANS_NETNS_ID
 	struct rdmans_record tmp = {0};
 
 	rdmans_record_set_netns_id(
-	    &tmp, &(struct rdmans_netns_id){.dev = id->dev, .ino = id->ino, .nsid = id->nsid});
+	    &tmp, &(struct rdmans_netns_id){
+		      .dev = id->dev, .ino = id->ino, .nsid = id->nsid, .cookie = id->cookie});
 	return copy_str(buf, RDMANS_NETNS_ID_MAX, tmp.netns_id);
 }
 
-int rdmans_netns_is_recorded(const struct rdmans_record *rec, int fd, struct cni_netns_id *found)
+int rdmans_netns_is_recorded(struct cni_sys *sys, const struct rdmans_record *rec, int fd,
+			     struct cni_netns_id *found)
 {
 	struct cni_netns_id want;
 	int ret = cni_netns_id(fd, found);
 
 	if (ret)
 		return ret;
-	return !recorded_id(rec, &want) || cni_netns_id_same(&want, found);
+	if (!recorded_id(rec, &want))
+		return 1;
+	/* Device and inode (and the ID, where both have one) agree: the
+	 * inode may be a freed one reused, which only the cookie tells. */
+	if (!want.cookie || !cni_netns_id_same(&want, found))
+		return cni_netns_id_same(&want, found);
+	ret = cni_netns_cookie(sys, fd, &found->cookie);
+	if (ret)
+		return ret;
+	return cni_netns_id_same(&want, found);
 }
 
 int rdmans_open_recorded(struct cni_sys *sys, const struct rdmans_record *rec, int *fd,
@@ -164,7 +175,7 @@ int rdmans_open_recorded(struct cni_sys *sys, const struct rdmans_record *rec, i
 
 	if (ret)
 		return ret;
-	ret = rdmans_netns_is_recorded(rec, *fd, found);
+	ret = rdmans_netns_is_recorded(sys, rec, *fd, found);
 	if (ret == 1)
 		return 0;
 	close(*fd);

@@ -73,10 +73,12 @@ int rdmans_open_recorded(struct cni_sys *sys, const struct rdmans_record *rec, i
 			 struct cni_netns_id *found);
 
 /* Whether the namespace fd is the one rec recorded (1: yes, or rec has no
- * identity; 0: another, found is its), -errno. */
-int rdmans_netns_is_recorded(const struct rdmans_record *rec, int fd, struct cni_netns_id *found);
+ * identity; 0: another, found is its), -errno. Enters fd (to read its
+ * cookie) only when device and inode match a record that has a cookie. */
+int rdmans_netns_is_recorded(struct cni_sys *sys, const struct rdmans_record *rec, int fd,
+			     struct cni_netns_id *found);
 
-/* id as a record writes it ("dev:ino[:nsid]"): 0 or -ENAMETOOLONG. */
+/* id as a record writes it ("dev:ino[:nsid[:cookie]]"): 0 or -ENAMETOOLONG. */
 int rdmans_netns_id_text(const struct cni_netns_id *id, char buf[RDMANS_NETNS_ID_MAX]);
 
 /* Undo rec (moved back from its netns, entered only while the path is still

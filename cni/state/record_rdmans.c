@@ -98,10 +98,13 @@ int rdmacni_cache_from_json(struct json_object *obj, struct rdmacni_cache *c)
 
 void rdmans_record_set_netns_id(struct rdmans_record *rec, const struct rdmans_netns_id *id)
 {
-	unsigned long long dev = id->dev, ino = id->ino, nsid = id->nsid;
+	unsigned long long dev = id->dev, ino = id->ino, nsid = id->nsid, cookie = id->cookie;
 
-	/* Three 20-digit numbers fit: never cut. */
-	if (nsid)
+	/* Four 20-digit numbers fit: never cut. */
+	if (cookie)
+		snprintf(rec->netns_id, sizeof(rec->netns_id), "%llu:%llu:%llu:%llu", dev, ino,
+			 nsid, cookie);
+	else if (nsid)
 		snprintf(rec->netns_id, sizeof(rec->netns_id), "%llu:%llu:%llu", dev, ino, nsid);
 	else
 		snprintf(rec->netns_id, sizeof(rec->netns_id), "%llu:%llu", dev, ino);
@@ -110,7 +113,7 @@ void rdmans_record_set_netns_id(struct rdmans_record *rec, const struct rdmans_n
 
 int rdmans_record_netns_id(const struct rdmans_record *rec, struct rdmans_netns_id *id)
 {
-	uint64_t v[3] = {0, 0, 0};
+	uint64_t v[4] = {0, 0, 0, 0};
 	const char *s = rec->netns_id;
 	unsigned int n = 0;
 
@@ -121,7 +124,7 @@ int rdmans_record_netns_id(const struct rdmans_record *rec, struct rdmans_netns_
 		size_t len = colon ? (size_t)(colon - s) : strlen(s);
 		char num[24];
 
-		if (n == 3 || len >= sizeof(num))
+		if (n == ARRAY_SIZE(v) || len >= sizeof(num))
 			return -EBADMSG;
 		memcpy(num, s, len);
 		num[len] = '\0';
@@ -133,7 +136,7 @@ int rdmans_record_netns_id(const struct rdmans_record *rec, struct rdmans_netns_
 	}
 	if (n < 2)
 		return -EBADMSG;
-	*id = (struct rdmans_netns_id){.dev = v[0], .ino = v[1], .nsid = v[2]};
+	*id = (struct rdmans_netns_id){.dev = v[0], .ino = v[1], .nsid = v[2], .cookie = v[3]};
 	return 0;
 }
 

@@ -25,8 +25,8 @@
 #define RDMANS_DEV_MAX	(NAME_MAX + 1) /* a PCI address or an auxiliary device name */
 /* An RDMA device name (kernel/rdma.h's CNI_RDMA_NAME_MAX; rdmans.h checks). */
 #define RDMANS_RDMA_NAME_MAX 64
-/* "netnsId": up to three decimal 64-bit numbers and two ':'. */
-#define RDMANS_NETNS_ID_MAX 64
+/* "netnsId": up to four decimal 64-bit numbers and three ':'. */
+#define RDMANS_NETNS_ID_MAX 96
 
 /* Which fields of a record are present. */
 enum {
@@ -41,12 +41,13 @@ enum {
 };
 
 /* The identity of the namespace ADD moved the devices into (the kernel's
- * cni_netns_id): nsfs device and inode, and the kernel's namespace ID (0
- * when it has none). A netns path can come to name another namespace (a
- * recycled /proc/<pid>/ns/net), so DEL enters the path only while it is
+ * cni_netns_id): nsfs device and inode, the kernel's namespace ID and the
+ * namespace's cookie (each 0 when the kernel has none). A netns path can
+ * come to name another namespace (a recycled /proc/<pid>/ns/net, even one
+ * with the same reused inode), so DEL enters the path only while it is
  * still this one. */
 struct rdmans_netns_id {
-	uint64_t dev, ino, nsid;
+	uint64_t dev, ino, nsid, cookie;
 };
 
 /* One attachment: what DEL needs to undo it. */
@@ -63,8 +64,10 @@ struct rdmans_record {
 	 * so DEL finds a device the pod renamed (absent in older records). */
 	uint32_t rdma_index[RDMANS_MAX_DEVS];
 	unsigned int n_rdma_index;
-	/* "netnsId", "<dev>:<ino>" or "<dev>:<ino>:<nsid>" in decimal (absent
-	 * in older records): read and set through the two functions below. */
+	/* "netnsId", "<dev>:<ino>", "<dev>:<ino>:<nsid>" or
+	 * "<dev>:<ino>:<nsid>:<cookie>" (nsid 0 when the kernel has none) in
+	 * decimal (absent in older records): read and set through the two
+	 * functions below. */
 	char netns_id[RDMANS_NETNS_ID_MAX];
 };
 
@@ -88,7 +91,7 @@ struct rdmacni_cache {
 
 /* JSON <-> struct from one key table each. Unknown keys are
  * ignored; a known key of another type, an over-long string or one with an
- * embedded NUL, a netnsId that is not "dev:ino[:nsid]", is -EBADMSG.
+ * embedded NUL, a netnsId that is not "dev:ino[:nsid[:cookie]]", is -EBADMSG.
  * to_json returns -ENOMEM when allocation fails. */
 int rdmans_record_to_json(const struct rdmans_record *rec, struct json_object **out);
 /* The record as compact JSON text (what save writes); caller frees; NULL

@@ -359,10 +359,18 @@ int cni_netns_open(struct cni_sys *sys, const char *path, struct cni_error *err)
 }
 
 /* The pod's fd is whatever namespace the test put at "/pod"; any other fd
- * the host's. */
+ * the host's. As the kernel's, without the cookie: that takes an entry. */
 int cni_netns_id(int fd, struct cni_netns_id *id)
 {
 	*id = fd == fk.pod_fd ? fk.pod_id : (struct cni_netns_id){.dev = 4, .ino = 1};
+	id->cookie = 0;
+	return 0;
+}
+
+int cni_netns_cookie(struct cni_sys *sys, int fd, uint64_t *cookie)
+{
+	fk.cookie_reads++;
+	*cookie = fd == fk.pod_fd ? fk.pod_id.cookie : 1;
 	return 0;
 }
 

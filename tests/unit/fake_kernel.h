@@ -38,6 +38,7 @@ struct fake_kernel {
 				     * and altnames, at once */
 	struct cni_netns_id pod_id; /* the identity of the namespace at "/pod" */
 	int rdma_returns;	    /* cni_rdma_return calls */
+	int cookie_reads;	    /* cni_netns_cookie calls (each an entry) */
 };
 
 extern struct fake_kernel fk;

@@ -41,7 +41,8 @@ static void setup(void)
 	fk.pod_fd = -1;
 	fk.fail_at = -1;
 	fk.rdma_in_pod = true;
-	fk.pod_id = (struct cni_netns_id){.dev = 4, .ino = 4026532173, .nsid = 4109};
+	fk.pod_id =
+	    (struct cni_netns_id){.dev = 4, .ino = 4026532173, .nsid = 4109, .cookie = 4109};
 }
 
 static void teardown(void)
@@ -151,4 +152,37 @@ Test(release, recorded_without_id_entered, .init = setup, .fini = teardown)
 Test(release, older_record_entered, .init = setup, .fini = teardown)
 {
 	same_namespace(NULL);
+	cr_assert_eq(fk.cookie_reads, 0, "no cookie to compare, yet the path was entered");
+}
+
+/* A kernel before 6.18 (no namespace ID on either side): the reused inode
+ * matches, the cookie ADD recorded tells the namespaces apart. */
+Test(release, reused_inode_other_cookie_is_not_entered, .init = setup, .fini = teardown)
+{
+	fk.pod_id.nsid = 0;
+	another_namespace(&(struct rdmans_netns_id){.dev = 4, .ino = 4026532173, .cookie = 77});
+	cr_assert_eq(fk.cookie_reads, 1);
+}
+
+Test(release, recorded_cookie_entered, .init = setup, .fini = teardown)
+{
+	fk.pod_id.nsid = 0;
+	same_namespace(&(struct rdmans_netns_id){.dev = 4, .ino = 4026532173, .cookie = 4109});
+	cr_assert_eq(fk.cookie_reads, 1);
+}
+
+/* The cookie is read (the path entered) only when device and inode match:
+ * another inode is told without it. And a record without a cookie (an
+ * earlier build of this release, a kernel before 5.14) is told as before. */
+Test(release, cookie_read_only_when_the_inode_matches, .init = setup, .fini = teardown)
+{
+	another_namespace(&(struct rdmans_netns_id){.dev = 4, .ino = 4026532245, .cookie = 4109});
+	cr_assert_eq(fk.cookie_reads, 0);
+}
+
+Test(release, recorded_without_cookie_entered, .init = setup, .fini = teardown)
+{
+	fk.pod_id.nsid = 0;
+	same_namespace(&(struct rdmans_netns_id){.dev = 4, .ino = 4026532173});
+	cr_assert_eq(fk.cookie_reads, 0);
 }
