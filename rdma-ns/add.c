@@ -80,6 +80,28 @@ static int move_all(struct cni_sys *sys, struct cni_ctx *ctx, int pod,
 	return 0;
 }
 
+/* The identity of the namespace opened (the one the devices go into), so
+ * that DEL enters the path only while it still names it: its cookie too,
+ * as on kernels before 6.18 (no namespace ID) the inode is all the rest
+ * tells, and a freed one goes to the next namespace. */
+static int record_netns_id(struct cni_sys *sys, struct cni_ctx *ctx, int pod,
+			   struct rdmans_record *rec)
+{
+	struct cni_netns_id id;
+	int ret = cni_netns_id(pod, &id);
+
+	if (!ret)
+		ret = cni_netns_cookie(sys, pod, &id.cookie);
+	if (ret)
+		return cni_errorf(&ctx->err, ret, CNI_ERR_INTERNAL,
+				  "cannot read the pod's network namespace", "%s: %s",
+				  ctx->env.netns, strerror(-ret));
+	rdmans_record_set_netns_id(
+	    rec, &(struct rdmans_netns_id){
+		     .dev = id.dev, .ino = id.ino, .nsid = id.nsid, .cookie = id.cookie});
+	return 0;
+}
+
 /* Everything a request carries, checked before the first kernel request. */
 static int validate(struct cni_sys *sys, struct cni_ctx *ctx, int *pod,
 		    char name[RDMANS_NAME_MAX + 1], struct rdmans_record *rec,
@@ -105,7 +127,9 @@ static int validate(struct cni_sys *sys, struct cni_ctx *ctx, int *pod,
 	*pod = cni_netns_open(sys, ctx->env.netns, &ctx->err);
 	if (*pod < 0)
 		return *pod;
-	ret = rdmans_device(sys, ctx, *pod, rec->deviceid);
+	ret = record_netns_id(sys, ctx, *pod, rec);
+	if (!ret)
+		ret = rdmans_device(sys, ctx, *pod, rec->deviceid);
 	if (ret)
 		return ret;
 	ret = rdmans_devices_of(sys, ctx, *pod, rec);

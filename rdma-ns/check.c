@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "base/cleanup.h"
+#include "base/util.h"
 #include "kernel/netns.h"
 #include "rdmans.h"
 #include "kernel/verbs.h"
@@ -40,6 +41,29 @@ static int check_devices(struct cni_sys *sys, struct cni_ctx *ctx, int pod,
 	return ret;
 }
 
+/* CNI_NETNS is the namespace ADD moved the devices into (a record of an
+ * older build has no identity to compare). */
+static int same_netns(struct cni_sys *sys, struct cni_ctx *ctx, int pod,
+		      const struct rdmans_record *rec, const char *name)
+{
+	char now[RDMANS_NETNS_ID_MAX];
+	struct cni_netns_id found;
+	int ret = rdmans_netns_is_recorded(sys, rec, pod, &found);
+
+	if (ret < 0)
+		return cni_errorf(&ctx->err, ret, CNI_ERR_INTERNAL,
+				  "cannot read the pod's network namespace", "%s: %s",
+				  ctx->env.netns, strerror(-ret));
+	if (ret == 1)
+		return 0;
+	if (rdmans_netns_id_text(&found, now))
+		copy_str(now, sizeof(now), "?");
+	return cni_errorf(&ctx->err, -ESTALE, CNI_ERR_DEVICE, "CHECK failed",
+			  "CNI_NETNS %s is network namespace %s, not %s that ADD moved the RDMA "
+			  "devices into (recorded in %s/%s)",
+			  ctx->env.netns, now, rec->netns_id, RDMANS_STATE_DIR, name);
+}
+
 int rdmans_check(struct cni_ctx *ctx)
 {
 	_cleanup_sys_ struct cni_sys sys = CNI_SYS_INIT;
@@ -59,6 +83,8 @@ int rdmans_check(struct cni_ctx *ctx)
 	if (pod < 0)
 		return pod;
 	ret = rdmans_find_record(ctx, &rec, name);
+	if (!ret)
+		ret = same_netns(&sys, ctx, pod, &rec, name);
 	if (!ret)
 		return check_devices(&sys, ctx, pod, &rec, want);
 	if (ret == -ENOENT)

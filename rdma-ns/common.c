@@ -126,14 +126,85 @@ static int return_devs(struct cni_sys *sys, int pod, const struct rdmans_record 
 	return cni_rdma_return(sys, pod, refs, n, failed);
 }
 
+/* The recorded identity as the kernel layer's; false for a record of an
+ * older build (or a malformed one, which the loader refuses). */
+static bool recorded_id(const struct rdmans_record *rec, struct cni_netns_id *id)
+{
+	struct rdmans_netns_id r;
+
+	if (rdmans_record_netns_id(rec, &r))
+		return false;
+	*id = (struct cni_netns_id){.dev = r.dev, .ino = r.ino, .nsid = r.nsid, .cookie = r.cookie};
+	return true;
+}
+
+int rdmans_netns_id_text(const struct cni_netns_id *id, char buf[RDMANS_NETNS_ID_MAX])
+{
+	struct rdmans_record tmp = {0};
+
+	rdmans_record_set_netns_id(
+	    &tmp, &(struct rdmans_netns_id){
+		      .dev = id->dev, .ino = id->ino, .nsid = id->nsid, .cookie = id->cookie});
+	return copy_str(buf, RDMANS_NETNS_ID_MAX, tmp.netns_id);
+}
+
+int rdmans_netns_is_recorded(struct cni_sys *sys, const struct rdmans_record *rec, int fd,
+			     struct cni_netns_id *found)
+{
+	struct cni_netns_id want;
+	int ret = cni_netns_id(fd, found);
+
+	if (ret)
+		return ret;
+	if (!recorded_id(rec, &want))
+		return 1;
+	/* Device and inode (and the ID, where both have one) agree: the
+	 * inode may be a freed one reused, which only the cookie tells. */
+	if (!want.cookie || !cni_netns_id_same(&want, found))
+		return cni_netns_id_same(&want, found);
+	ret = cni_netns_cookie(sys, fd, &found->cookie);
+	if (ret)
+		return ret;
+	return cni_netns_id_same(&want, found);
+}
+
+int rdmans_open_recorded(struct cni_sys *sys, const struct rdmans_record *rec, int *fd,
+			 struct cni_netns_id *found)
+{
+	int ret = rdmans_open_pod(sys, rec->netns, fd);
+
+	if (ret)
+		return ret;
+	ret = rdmans_netns_is_recorded(sys, rec, *fd, found);
+	if (ret == 1)
+		return 0;
+	close(*fd);
+	*fd = -1;
+	return ret < 0 ? ret : RDMANS_NETNS_REPLACED;
+}
+
+/* The path names another namespace: the pod's is gone (its devices went
+ * home with it), and whatever is there now is not ours to touch. */
+static void log_replaced(const struct rdmans_record *rec, const struct cni_netns_id *found)
+{
+	char now[RDMANS_NETNS_ID_MAX];
+
+	if (rdmans_netns_id_text(found, now))
+		copy_str(now, sizeof(now), "?");
+	log_info("%s is now another network namespace (recorded %s, found %s): the pod's is "
+		 "gone and the kernel returned its RDMA devices; nothing is undone there",
+		 rec->netns, rec->netns_id, now);
+}
+
 int rdmans_release(struct cni_sys *sys, const char *name, const struct rdmans_record *rec,
 		   struct cni_error *err)
 {
 	_cleanup_close_ int pod = -1;
+	struct cni_netns_id found;
 	const char *failed = NULL;
 	int ret;
 
-	ret = rdmans_open_pod(sys, rec->netns, &pod);
+	ret = rdmans_open_recorded(sys, rec, &pod, &found);
 	if (ret < 0)
 		return cni_errorf(err, ret, CNI_ERR_TRY_AGAIN,
 				  "cannot open the pod's network namespace",
@@ -141,6 +212,8 @@ int rdmans_release(struct cni_sys *sys, const char *name, const struct rdmans_re
 				  strerror(-ret), RDMANS_STATE_DIR, name);
 	if (ret == 1)
 		log_info("%s is gone: the kernel returned its RDMA devices", rec->netns);
+	else if (ret == RDMANS_NETNS_REPLACED)
+		log_replaced(rec, &found);
 	else
 		ret = return_devs(sys, pod, rec, &failed);
 	if (ret < 0)

@@ -9,6 +9,7 @@
 #include <net/if.h>
 
 #include "protocol/cni.h"
+#include "kernel/netns.h"
 #include "kernel/pci.h"
 #include "kernel/rdma.h"
 #include "kernel/rdma_lookup.h"
@@ -60,9 +61,30 @@ int rdmans_ctx_record_name(struct cni_ctx *ctx, char buf[RDMANS_NAME_MAX + 1]);
  * definitely gone (absent, or no longer a network namespace), or -errno. */
 int rdmans_open_pod(struct cni_sys *sys, const char *path, int *fd);
 
-/* Undo rec (moved back from its netns) and remove the record name. Only a
- * definite answer skips a step; anything else keeps the record, fills err
- * and fails, so the runtime's retry can finish. */
+/* rdmans_open_recorded's answer when rec's path now names another
+ * namespace than the one ADD used. */
+#define RDMANS_NETNS_REPLACED 2
+
+/* Open rec's netns as rdmans_open_pod does, and only when it is still the
+ * recorded namespace (a record without the identity, an older build's, is
+ * taken as it is): 0 with *fd, 1 gone, RDMANS_NETNS_REPLACED (no fd, found
+ * is what is there now), or -errno. */
+int rdmans_open_recorded(struct cni_sys *sys, const struct rdmans_record *rec, int *fd,
+			 struct cni_netns_id *found);
+
+/* Whether the namespace fd is the one rec recorded (1: yes, or rec has no
+ * identity; 0: another, found is its), -errno. Enters fd (to read its
+ * cookie) only when device and inode match a record that has a cookie. */
+int rdmans_netns_is_recorded(struct cni_sys *sys, const struct rdmans_record *rec, int fd,
+			     struct cni_netns_id *found);
+
+/* id as a record writes it ("dev:ino[:nsid[:cookie]]"): 0 or -ENAMETOOLONG. */
+int rdmans_netns_id_text(const struct cni_netns_id *id, char buf[RDMANS_NETNS_ID_MAX]);
+
+/* Undo rec (moved back from its netns, entered only while the path is still
+ * the recorded namespace: another one there is "gone", logged) and remove
+ * the record name. Only a definite answer skips a step; anything else keeps
+ * the record, fills err and fails, so the runtime's retry can finish. */
 int rdmans_release(struct cni_sys *sys, const char *name, const struct rdmans_record *rec,
 		   struct cni_error *err);
 

@@ -3,7 +3,8 @@
  * agent over rdma-ns's records (ib-sriov reconcile runs it from its own
  * directory). A record whose pod is gone (its netns path no longer exists,
  * in a directory that shows this mount view the runtime's namespace
- * mounts: cni_netns_gone) and that is older than the grace is
+ * mounts: cni_netns_gone, or it now names another namespace than the one
+ * ADD recorded) and that is older than the grace is
  * released as DEL releases it: the kernel gave the devices back with the
  * namespace, the record goes. Actions are log lines on stderr; the pass's
  * counts one line on stdout, which ib-sriov reconcile adds to its own. */
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/cleanup.h"
 #include "base/util.h"
@@ -46,13 +48,14 @@ static bool young(const struct pass *p, int dirfd, const char *name, long *age)
 	return *age < (long)p->grace;
 }
 
-static void release(struct pass *p, const char *name, const struct rdmans_record *rec)
+static void release(struct pass *p, const char *name, const struct rdmans_record *rec, bool other)
 {
 	struct cni_error err = {0};
 
 	if (p->dry_run) {
 		p->released++;
-		log_info("would release %s: its netns %s is gone", name, rec->netns);
+		log_info("would release %s: its netns %s is gone%s", name, rec->netns,
+			 other ? " (another namespace is there now)" : "");
 	} else if (rdmans_release(p->sys, name, rec, &err)) {
 		p->kept++;
 		log_warn("cannot release %s: %s: %s; the next pass retries", name, err.msg,
@@ -64,18 +67,35 @@ static void release(struct pass *p, const char *name, const struct rdmans_record
 	}
 }
 
+/* The path is a namespace, but not the one ADD recorded (a recycled
+ * /proc/<pid>/ns/net): the pod's is gone as surely as an absent path. */
+static bool replaced(struct pass *p, const struct rdmans_record *rec)
+{
+	struct cni_netns_id found;
+	int fd = -1, ret = rdmans_open_recorded(p->sys, rec, &fd, &found);
+
+	if (fd >= 0)
+		close(fd);
+	return ret == RDMANS_NETNS_REPLACED;
+}
+
 static int one(int dirfd, const char *name, void *arg)
 {
 	struct pass *p = arg;
 	struct rdmans_record rec;
 	long age;
 	int got = rdmans_record_load(name, &rec), gone;
+	bool other = false;
 
 	if (got == -ENOENT)
 		return 0;
 	p->records++;
 	/* Unreadable, or no path recorded: nothing tells, so it is kept. */
 	gone = got || !(rec.has & RDMANS_REC_HAS_NETNS) ? 0 : cni_netns_gone(rec.netns);
+	if (gone == 0 && !got && replaced(p, &rec)) {
+		other = true;
+		gone = 1;
+	}
 	if (gone < 0 && !cni_netns_blind_note(&p->blind, rec.netns, gone))
 		log_warn("cannot tell whether netns %s of %s is gone (%s): kept", rec.netns, name,
 			 strerror(-gone));
@@ -86,7 +106,7 @@ static int one(int dirfd, const char *name, void *arg)
 		log_info("skipped %s: its netns %s is gone, but the record is %lds old (grace %us)",
 			 name, rec.netns, age, p->grace);
 	} else {
-		release(p, name, &rec);
+		release(p, name, &rec, other);
 	}
 	return 0;
 }

@@ -41,6 +41,15 @@ $(OUT)/build/unit/test_rdma_return: tests/unit/test_rdma_return.c $(RDMA_RETURN_
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) $(CFLAGS) -Wno-missing-prototypes $(LDFLAGS) -o $@ $< $(RDMA_RETURN_OBJ) $(LDLIBS) $(CRITERION_LIBS)
 
+# rdma-ns's release against the same fake kernel, its records under the
+# temporary directory too.
+RDMANS_FAKE_SRC := tests/unit/fake_kernel.c tests/unit/fake_verbs.c rdma-ns/common.c
+UNIT_BIN := $(filter-out %/test_rdmans_release,$(UNIT_BIN)) $(OUT)/build/unit/test_rdmans_release
+$(OUT)/build/unit/test_rdmans_release: tests/unit/test_rdmans_release.c $(RDMANS_FAKE_SRC) $(FAKE_CNI) tests/unit/fake_kernel.h tests/unit/fake_paths.h rdma-ns/rdmans.h
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(CFLAGS) -Irdma-ns -Itests/unit -include tests/unit/fake_paths.h \
+		-Wno-missing-prototypes $(LDFLAGS) -o $@ $< $(RDMANS_FAKE_SRC) $(FAKE_CNI) $(LDLIBS) $(CRITERION_LIBS)
+
 check-unit: $(UNIT_BIN) all
 	@tests/unit/run.sh $(OUT) $(UNIT_BIN)
 

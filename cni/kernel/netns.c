@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -24,6 +25,15 @@
 #endif
 #ifndef NS_GET_NSTYPE
 #define NS_GET_NSTYPE _IO(NSIO, 0x3)
+#endif
+#ifndef NS_GET_ID
+#define NS_GET_ID _IOR(NSIO, 0xd, uint64_t)
+#endif
+/* Linux 5.14; Debian 12's headers have it (asm-generic/socket.h). For older
+ * ones, the generic value (the architectures with their own socket.h,
+ * alpha, mips, parisc and sparc, give it another). */
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
 #endif
 
 /* The caller's namespace is tracked in sys (kernel/sys.h) across every
@@ -384,4 +394,49 @@ int cni_netns_is_current(struct cni_sys *sys, int fd)
 	if (fstat(fd, &a) < 0 || stat("/proc/thread-self/ns/net", &b) < 0)
 		return -errno;
 	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+int cni_netns_id(int fd, struct cni_netns_id *id)
+{
+	struct stat st;
+	uint64_t nsid = 0;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	/* Before Linux 6.18 (ENOTTY) or under qemu-user (ENOSYS): no ID, the
+	 * inode alone says. */
+	if (ioctl(fd, NS_GET_ID, &nsid) < 0)
+		nsid = 0;
+	*id = (struct cni_netns_id){.dev = st.st_dev, .ino = st.st_ino, .nsid = nsid};
+	return 0;
+}
+
+/* The cookie of the namespace the caller is in, from a fresh socket: any
+ * socket answers for the namespace it was created in. */
+static int cookie_here(uint64_t *cookie)
+{
+	_cleanup_close_ int s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	socklen_t len = sizeof(*cookie);
+
+	if (s < 0)
+		return -errno;
+	if (getsockopt(s, SOL_SOCKET, SO_NETNS_COOKIE, cookie, &len) == 0)
+		return len == sizeof(*cookie) ? 0 : -EPROTO;
+	/* Before Linux 5.14 (ENOPROTOOPT) or under qemu-user (EOPNOTSUPP for
+	 * an option missing from its table): no cookie, the rest says. */
+	*cookie = 0;
+	return errno == ENOPROTOOPT || errno == EOPNOTSUPP ? 0 : -errno;
+}
+
+int cni_netns_cookie(struct cni_sys *sys, int fd, uint64_t *cookie)
+{
+	int saved = -1, ret;
+
+	*cookie = 0;
+	ret = cni_netns_enter(sys, fd, &saved);
+	if (ret)
+		return ret;
+	ret = cookie_here(cookie);
+	cni_netns_restore(sys, &saved);
+	return ret;
 }

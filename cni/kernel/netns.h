@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "base/error.h"
@@ -79,6 +80,37 @@ int cni_netns_current(struct cni_sys *sys, dev_t *dev, ino_t *ino);
  * a dup of the one sys keeps for outermost entries when the thread is there,
  * else /proc/thread-self/ns/net. -errno on failure. */
 int cni_netns_open_current(struct cni_sys *sys);
+
+/* A network namespace's identity: its nsfs file's device and inode, the
+ * kernel's 64-bit namespace ID (NS_GET_ID, Linux 6.18) and its cookie
+ * (SO_NETNS_COOKIE, Linux 5.14), each 0 where the kernel has none. The
+ * inode is reused once the namespace is freed (the lowest free number goes
+ * to the next namespace); the ID and the cookie never are (in one boot). */
+struct cni_netns_id {
+	uint64_t dev, ino, nsid, cookie;
+};
+
+/* The identity of the namespace file fd (an fd cni_netns_open returned,
+ * so the namespace actually used), without the cookie (0: it takes an
+ * entry, cni_netns_cookie). 0 or -errno (fstat). */
+int cni_netns_id(int fd, struct cni_netns_id *id);
+
+/* The cookie of the namespace fd, read from a socket created in it (entered
+ * and left again; nothing there is changed): 0 with *cookie, *cookie 0 when
+ * the kernel has none (before Linux 5.14), or -errno. */
+int cni_netns_cookie(struct cni_sys *sys, int fd, uint64_t *cookie);
+
+/* True when a and b name one namespace: same device and inode, and the
+ * same ID, and the same cookie, when both have one. (Inline: the unit
+ * tier's fake kernel keeps the real rule.) */
+static inline bool cni_netns_id_same(const struct cni_netns_id *a, const struct cni_netns_id *b)
+{
+	if (a->dev != b->dev || a->ino != b->ino)
+		return false;
+	if (a->nsid && b->nsid && a->nsid != b->nsid)
+		return false;
+	return !a->cookie || !b->cookie || a->cookie == b->cookie;
+}
 
 /* True when fd and the caller are in the same network namespace. */
 int cni_netns_is_current(struct cni_sys *sys, int fd);

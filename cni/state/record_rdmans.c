@@ -5,6 +5,8 @@
  * once. Keys match exactly (these are our files, not user config). */
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/cleanup.h"
@@ -28,6 +30,8 @@ static const struct cni_rec_key record_keys[] = {
     /* Newer than the previous build, which ignores keys it does not know. */
     {"rdma_index", CNI_REC_U32S, REC(rdma_index), .flag = RDMANS_REC_HAS_RDMA_INDEX,
      .count_off = offsetof(struct rdmans_record, n_rdma_index), .max = RDMANS_MAX_DEVS},
+    /* Newer still: the namespace's identity (rdmans_record_netns_id). */
+    {"netnsId", CNI_REC_STR, REC(netns_id), .flag = RDMANS_REC_HAS_NETNS_ID},
     {NULL},
 };
 
@@ -68,8 +72,14 @@ int rdmans_record_to_json(const struct rdmans_record *rec, struct json_object **
 
 int rdmans_record_from_json(struct json_object *obj, struct rdmans_record *rec)
 {
+	struct rdmans_netns_id id;
+	int ret;
+
 	memset(rec, 0, sizeof(*rec));
-	return cni_record_decode(&record_table, obj, rec, &rec->has);
+	ret = cni_record_decode(&record_table, obj, rec, &rec->has);
+	if (!ret && rdmans_record_netns_id(rec, &id) == -EBADMSG)
+		ret = -EBADMSG;
+	return ret;
 }
 
 int rdmacni_cache_from_json(struct json_object *obj, struct rdmacni_cache *c)
@@ -84,6 +94,50 @@ int rdmacni_cache_from_json(struct json_object *obj, struct rdmacni_cache *c)
 	if (!*c->container_dev)
 		memcpy(c->container_dev, c->sandbox_dev, sizeof(c->container_dev));
 	return *c->container_dev ? 0 : -EBADMSG;
+}
+
+void rdmans_record_set_netns_id(struct rdmans_record *rec, const struct rdmans_netns_id *id)
+{
+	unsigned long long dev = id->dev, ino = id->ino, nsid = id->nsid, cookie = id->cookie;
+
+	/* Four 20-digit numbers fit: never cut. */
+	if (cookie)
+		snprintf(rec->netns_id, sizeof(rec->netns_id), "%llu:%llu:%llu:%llu", dev, ino,
+			 nsid, cookie);
+	else if (nsid)
+		snprintf(rec->netns_id, sizeof(rec->netns_id), "%llu:%llu:%llu", dev, ino, nsid);
+	else
+		snprintf(rec->netns_id, sizeof(rec->netns_id), "%llu:%llu", dev, ino);
+	rec->has |= RDMANS_REC_HAS_NETNS_ID;
+}
+
+int rdmans_record_netns_id(const struct rdmans_record *rec, struct rdmans_netns_id *id)
+{
+	uint64_t v[4] = {0, 0, 0, 0};
+	const char *s = rec->netns_id;
+	unsigned int n = 0;
+
+	if (!(rec->has & RDMANS_REC_HAS_NETNS_ID))
+		return -ENOENT;
+	for (;;) {
+		const char *colon = strchr(s, ':');
+		size_t len = colon ? (size_t)(colon - s) : strlen(s);
+		char num[24];
+
+		if (n == ARRAY_SIZE(v) || len >= sizeof(num))
+			return -EBADMSG;
+		memcpy(num, s, len);
+		num[len] = '\0';
+		if (parse_u64(num, 10, UINT64_MAX, &v[n++]))
+			return -EBADMSG;
+		if (!colon)
+			break;
+		s = colon + 1;
+	}
+	if (n < 2)
+		return -EBADMSG;
+	*id = (struct rdmans_netns_id){.dev = v[0], .ino = v[1], .nsid = v[2], .cookie = v[3]};
+	return 0;
 }
 
 int rdmans_record_name(const char *network, const char *containerid, const char *ifname,

@@ -13,7 +13,9 @@
 
 /* Ours. rdma-cni reads only its own directory, so a downgrade never takes
  * our records for its cache. */
+#ifndef RDMANS_STATE_DIR /* the unit tier's fake_paths.h moves it */
 #define RDMANS_STATE_DIR "/var/lib/cni/rdma-ns"
+#endif
 /* rdma-cni's cache (<network>-<containerID>-<ifname>), read on upgrade. */
 #define RDMACNI_STATE_DIR "/var/lib/cni/rdma"
 #define RDMANS_MAX_DEVS	  8
@@ -23,6 +25,8 @@
 #define RDMANS_DEV_MAX	(NAME_MAX + 1) /* a PCI address or an auxiliary device name */
 /* An RDMA device name (kernel/rdma.h's CNI_RDMA_NAME_MAX; rdmans.h checks). */
 #define RDMANS_RDMA_NAME_MAX 64
+/* "netnsId": up to four decimal 64-bit numbers and three ':'. */
+#define RDMANS_NETNS_ID_MAX 96
 
 /* Which fields of a record are present. */
 enum {
@@ -33,6 +37,17 @@ enum {
 	RDMANS_REC_HAS_DEVICEID = 1U << 4,
 	RDMANS_REC_HAS_RDMA = 1U << 5,
 	RDMANS_REC_HAS_RDMA_INDEX = 1U << 6, /* rdma_index[] parallel to rdma[] */
+	RDMANS_REC_HAS_NETNS_ID = 1U << 7,
+};
+
+/* The identity of the namespace ADD moved the devices into (the kernel's
+ * cni_netns_id): nsfs device and inode, the kernel's namespace ID and the
+ * namespace's cookie (each 0 when the kernel has none). A netns path can
+ * come to name another namespace (a recycled /proc/<pid>/ns/net, even one
+ * with the same reused inode), so DEL enters the path only while it is
+ * still this one. */
+struct rdmans_netns_id {
+	uint64_t dev, ino, nsid, cookie;
 };
 
 /* One attachment: what DEL needs to undo it. */
@@ -49,6 +64,11 @@ struct rdmans_record {
 	 * so DEL finds a device the pod renamed (absent in older records). */
 	uint32_t rdma_index[RDMANS_MAX_DEVS];
 	unsigned int n_rdma_index;
+	/* "netnsId", "<dev>:<ino>", "<dev>:<ino>:<nsid>" or
+	 * "<dev>:<ino>:<nsid>:<cookie>" (nsid 0 when the kernel has none) in
+	 * decimal (absent in older records): read and set through the two
+	 * functions below. */
+	char netns_id[RDMANS_NETNS_ID_MAX];
 };
 
 /* Which fields of an rdma-cni cache entry are present. */
@@ -71,7 +91,8 @@ struct rdmacni_cache {
 
 /* JSON <-> struct from one key table each. Unknown keys are
  * ignored; a known key of another type, an over-long string or one with an
- * embedded NUL is -EBADMSG. to_json returns -ENOMEM when allocation fails. */
+ * embedded NUL, a netnsId that is not "dev:ino[:nsid[:cookie]]", is -EBADMSG.
+ * to_json returns -ENOMEM when allocation fails. */
 int rdmans_record_to_json(const struct rdmans_record *rec, struct json_object **out);
 /* The record as compact JSON text (what save writes); caller frees; NULL
  * with errno ENOMEM. */
@@ -80,6 +101,13 @@ int rdmans_record_from_json(struct json_object *obj, struct rdmans_record *rec);
 int rdmacni_cache_from_json(struct json_object *obj, struct rdmacni_cache *c);
 /* (An entry without a device name is -EBADMSG; a missing container name is
  * the sandbox name: rdma-cni never renames.) */
+
+/* Set rec's netnsId to id. */
+void rdmans_record_set_netns_id(struct rdmans_record *rec, const struct rdmans_netns_id *id);
+
+/* rec's netnsId into id: 0, -ENOENT when the record has none (an older
+ * build's), -EBADMSG when it is not one. */
+int rdmans_record_netns_id(const struct rdmans_record *rec, struct rdmans_netns_id *id);
 
 /* The record's file name, "<network>:<containerID>:<ifname>": ':' occurs
  * in none of the three (network and container ID charset, CNI_IFNAME

@@ -173,6 +173,17 @@ test_compat_rdmans_records() {
 		"$side" rdma-ns DEL ctr1 pod1 net1 "$conf"
 		assert_eq 0 "$RC" "$side DEL ($OUT)"
 		assert_eq "" "$(ls $dir)" "$side DEL left the record"
+		# With the namespace's identity (netnsId, newer): the previous
+		# release ignores the key; this one finds pod1 there.
+		printf '{"network":"rdma-net","containerID":"ctr1","ifname":"net1","netns":"/run/netns/pod1","deviceID":"0000:03:01.1","rdma":["mlx5_0_1"],"rdma_index":[3],"netnsId":"%s"}' \
+			"$(stat -L -c '%d:%i' /run/netns/pod1)" >"$dir/rdma-net:ctr1:net1"
+		"$side" rdma-ns GC "" "" "" "$(with_valid "$conf" ctr1)"
+		assert_eq 0 "$RC" "$side GC keeping a record with netnsId ($OUT)"
+		[ -e "$dir/rdma-net:ctr1:net1" ] || fail "$side GC collected a valid record with netnsId"
+		"$side" rdma-ns DEL ctr1 pod1 net1 "$conf"
+		assert_eq 0 "$RC" "$side DEL of a record with netnsId ($OUT)"
+		[[ $ERR == *"another network namespace"* ]] && fail "$side took pod1 for another namespace"
+		assert_eq "" "$(ls $dir)" "$side DEL left the record with netnsId"
 	done
 }
 

@@ -159,6 +159,47 @@ test_add_in_a_blind_view_keeps_the_live_pod() {
 	umount "$T/pod3"
 }
 
+# A record whose netns path now names another namespace than the one ADD
+# recorded (netnsId; a recycled /proc/<pid>/ns/net): the pod's is gone, so
+# the pass releases it without entering what is there; the path's own
+# namespace, recorded, and a record of an older build (no netnsId) stay.
+# The same for the path's device and inode with another namespace's cookie
+# (an inode reused, on a kernel without namespace IDs: 0 in the record).
+test_reconcile_rdmans_replaced_netns() {
+	local dir=/var/lib/cni/rdma-ns pid other now cookie='import socket, struct
+print(struct.unpack("Q", socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).getsockopt(socket.SOL_SOCKET, 71, 8))[0])'
+	sim_node 1 2 eth
+	pod_ns other
+	pod_ns pod2
+	ip netns exec pod2 sleep 100 &
+	pid=$!
+	other=$(stat -L -c '%d:%i' /run/netns/other)
+	now=$(stat -L -c '%d:%i' /proc/$pid/ns/net)
+	mkdir -p $dir && chmod 700 $dir
+	rec() { # CID [NETNSID]
+		printf '{"network":"rdma-net","containerID":"%s","ifname":"net1","netns":"/proc/%s/ns/net","deviceID":"0000:03:01.0","rdma":["mlx5_0_0"]%s}' \
+			"$1" "$pid" "${2:+,\"netnsId\":\"$2\"}" >"$dir/rdma-net:$1:net1"
+	}
+	rec r1 "$other"
+	rec r2 "$now"
+	rec r3
+	rec r4 "$now:0:$(ip netns exec other /usr/bin/python3 -c "$cookie")"
+	rec r5 "$now:0:$(nsenter --net=/proc/$pid/ns/net /usr/bin/python3 -c "$cookie")"
+	age $dir/*
+	reconcile --dry-run
+	assert_eq "reconcile: 5 records, would release 2, kept 3, skipped 0 (young/locked), leases freed 0 (dry run: nothing changed)" \
+		"$(summary)" "dry-run summary"
+	assert_match "would release rdma-net:r1:net1: its netns /proc/$pid/ns/net is gone \(another namespace is there now\)" "$ERR" "dry run's line"
+	reconcile
+	assert_eq "reconcile: 5 records, released 2, kept 3, skipped 0 (young/locked), leases freed 0" \
+		"$(summary)" "summary"
+	assert_match "/proc/$pid/ns/net is now another network namespace \(recorded $other, found $now(:[0-9]+)?\)" "$ERR" "the log line"
+	assert_match "/proc/$pid/ns/net is now another network namespace \(recorded $now:0:[0-9]+, found $now:[0-9]+:[0-9]+\)" "$ERR" "the cookie's log line"
+	assert_eq "rdma-net:r2:net1 rdma-net:r3:net1 rdma-net:r5:net1" "$(ls $dir | tr '\n' ' ' | sed 's/ $//')" "rdma-ns records"
+	kill "$pid"
+	wait "$pid" 2>/dev/null
+}
+
 # --- the node agent: ib-sriov reconcile ---
 
 reconcile() { # ARGS...: the agent, as the DaemonSet runs it (no CNI_* variables)

@@ -348,3 +348,104 @@ test_rdmans_mac_count_sees_every_namespace() {
 	kill "$pid"
 	wait "$pid" 2>/dev/null
 }
+
+# A late DEL whose recorded netns path now names another namespace (security
+# review 5, U6): cri-dockerd's /proc/<pid>/ns/net, the pid recycled by a
+# process of another pod. The record keeps the identity of the namespace ADD
+# used (netnsId, "dev:ino[:nsid[:cookie]]"); DEL and CHECK compare it with what is
+# there now. (This kernel has no RDMA subsystem, so no DEL here would move a
+# device: that DEL moves nothing in the other namespace is the unit tier's,
+# test_rdmans_release.c.)
+test_rdmans_late_del_recycled_netns() {
+	local dir=/var/lib/cni/rdma-ns pid pod1 pod2
+	sim_node 1 2 ib
+	pod_ns pod1
+	pod_ns pod2
+	ip netns exec pod2 sleep 100 &
+	pid=$!
+	pod1=$(stat -L -c '%d:%i' /run/netns/pod1)
+	pod2=$(stat -L -c '%d:%i' /proc/$pid/ns/net)
+	[ "$pod1" != "$pod2" ] || fail "two namespaces with one identity"
+	mkdir -p $dir
+	rec() { # NETNS NETNSID: the record ADD wrote for ctr1
+		printf '{"network":"rdma-net","containerID":"ctr1","ifname":"net1","netns":"%s","deviceID":"0000:03:01.1","rdma":["mlx5_0_1"],"rdma_index":[3],"netnsId":"%s"}' \
+			"$1" "$2" >"$dir/rdma-net:ctr1:net1"
+	}
+	# pod1's namespace recorded; the path now is pod2's (the pid recycled).
+	rec /proc/$pid/ns/net "$pod1"
+	cni_exec rdma-ns CHECK ctr1 /proc/$pid/ns/net net1 "$(rdmans_conf 1.1.0 "$PREV")"
+	assert_json '.code' 101
+	assert_match "^\"CNI_NETNS /proc/$pid/ns/net is network namespace $pod2(:[0-9]+)?, not $pod1 that ADD moved the RDMA devices into \(recorded in /var/lib/cni/rdma-ns/rdma-net:ctr1:net1\)\"$" \
+		"$(jq '.details' <<<"$OUT")" "CHECK's details"
+	cni_exec rdma-ns DEL ctr1 "" net1 "$(rdmans_conf)"
+	assert_eq 0 "$RC" "late DEL ($OUT)"
+	[ -e $dir/rdma-net:ctr1:net1 ] && fail "record kept"
+	assert_match "/proc/$pid/ns/net is now another network namespace \(recorded $pod1, found $pod2(:[0-9]+)?\): the pod's is gone and the kernel returned its RDMA devices; nothing is undone there" \
+		"$ERR" "the log line"
+	# The recorded namespace itself, and a record of an older build (no
+	# netnsId): taken as before.
+	rec /proc/$pid/ns/net "$pod2"
+	cni_exec rdma-ns DEL ctr1 "" net1 "$(rdmans_conf)"
+	assert_eq 0 "$RC" "DEL ($OUT)"
+	[[ $ERR == *"another network namespace"* ]] && fail "the recorded namespace taken for another: $ERR"
+	printf '{"network":"rdma-net","containerID":"ctr1","ifname":"net1","netns":"/proc/%s/ns/net","deviceID":"0000:03:01.1","rdma":["mlx5_0_1"]}' \
+		"$pid" >"$dir/rdma-net:ctr1:net1"
+	cni_exec rdma-ns DEL ctr1 "" net1 "$(rdmans_conf)"
+	assert_eq 0 "$RC" "DEL of an older record ($OUT)"
+	[[ $ERR == *"another network namespace"* ]] && fail "an older record taken for another namespace: $ERR"
+	assert_eq "" "$(ls $dir)" "records removed"
+	kill "$pid"
+	wait "$pid" 2>/dev/null
+}
+
+# The network namespace cookie of PATH (SO_NETNS_COOKIE, Linux 5.14), read
+# from a socket made in it, as rdma-ns reads it.
+netns_cookie() { # PATH
+	nsenter --net="$1" /usr/bin/python3 -c 'import socket, struct
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+print(struct.unpack("Q", s.getsockopt(socket.SOL_SOCKET, 71, 8))[0])'
+}
+
+# The recycled path's namespace has the recorded device and inode (inode
+# numbers are reused: pod1's freed one went to the next namespace), and a
+# kernel before 6.18 has no namespace ID to tell them apart (nsid 0 in the
+# record): the cookie ADD recorded does. A cookie that differs is another
+# namespace, as another inode is; the recorded one releases as before.
+test_rdmans_late_del_reused_inode_other_cookie() {
+	local dir=/var/lib/cni/rdma-ns pid pod1 pod2 c1 c2
+	sim_node 1 2 ib
+	pod_ns pod1
+	pod_ns pod2
+	ip netns exec pod2 sleep 100 &
+	pid=$!
+	c1=$(netns_cookie /run/netns/pod1)
+	c2=$(netns_cookie /proc/$pid/ns/net)
+	[[ $c1 =~ ^[1-9][0-9]*$ && $c2 =~ ^[1-9][0-9]*$ && $c1 != "$c2" ]] ||
+		fail "namespace cookies: '$c1' '$c2'"
+	pod2=$(stat -L -c '%d:%i' /proc/$pid/ns/net)
+	# What ADD recorded in pod1's namespace, had its inode been pod2's.
+	pod1="$pod2:0:$c1"
+	mkdir -p $dir
+	rec() { # NETNSID: the record ADD wrote for ctr1
+		printf '{"network":"rdma-net","containerID":"ctr1","ifname":"net1","netns":"/proc/%s/ns/net","deviceID":"0000:03:01.1","rdma":["mlx5_0_1"],"rdma_index":[3],"netnsId":"%s"}' \
+			"$pid" "$1" >"$dir/rdma-net:ctr1:net1"
+	}
+	rec "$pod1"
+	cni_exec rdma-ns CHECK ctr1 /proc/$pid/ns/net net1 "$(rdmans_conf 1.1.0 "$PREV")"
+	assert_json '.code' 101
+	assert_match "^\"CNI_NETNS /proc/$pid/ns/net is network namespace $pod2:[0-9]+:$c2, not $pod1 that ADD moved" \
+		"$(jq '.details' <<<"$OUT")" "CHECK's details"
+	cni_exec rdma-ns DEL ctr1 "" net1 "$(rdmans_conf)"
+	assert_eq 0 "$RC" "late DEL ($OUT)"
+	[ -e $dir/rdma-net:ctr1:net1 ] && fail "record kept"
+	assert_match "/proc/$pid/ns/net is now another network namespace \(recorded $pod1, found $pod2:[0-9]+:$c2\): the pod's is gone and the kernel returned its RDMA devices; nothing is undone there" \
+		"$ERR" "the log line"
+	# The recorded cookie is the namespace's: released as before.
+	rec "$pod2:0:$c2"
+	cni_exec rdma-ns DEL ctr1 "" net1 "$(rdmans_conf)"
+	assert_eq 0 "$RC" "DEL ($OUT)"
+	[[ $ERR == *"another network namespace"* ]] && fail "the recorded namespace taken for another: $ERR"
+	assert_eq "" "$(ls $dir)" "records removed"
+	kill "$pid"
+	wait "$pid" 2>/dev/null
+}

@@ -446,6 +446,22 @@ int cni_netns_open(struct cni_sys *sys, const char *path, struct cni_error *err)
 	return fk.pod_fd;
 }
 
+/* The pod's fd is whatever namespace the test put at "/pod"; any other fd
+ * the host's. As the kernel's, without the cookie: that takes an entry. */
+int cni_netns_id(int fd, struct cni_netns_id *id)
+{
+	*id = fd == fk.pod_fd ? fk.pod_id : (struct cni_netns_id){.dev = 4, .ino = 1};
+	id->cookie = 0;
+	return 0;
+}
+
+int cni_netns_cookie(struct cni_sys *sys, int fd, uint64_t *cookie)
+{
+	fk.cookie_reads++;
+	*cookie = fd == fk.pod_fd ? fk.pod_id.cookie : 1;
+	return 0;
+}
+
 /* "/pod" is the one live namespace; any other path is gone. */
 int cni_netns_gone(const char *path)
 {
@@ -584,6 +600,7 @@ int cni_rdma_return(struct cni_sys *sys, int pod_fd, const struct cni_rdma_ref *
 	int ret;
 
 	*failed = NULL;
+	fk.rdma_returns++;
 	for (size_t i = 0; i < n; i++) {
 		fk.ns = 1;
 		ret = cni_rdma_dev_get(sys, refs[i].has_index ? NULL : refs[i].name, refs[i].index,

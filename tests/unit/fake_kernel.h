@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "kernel/link.h"
+#include "kernel/netns.h"
 
 #define FAKE_MAX_LINKS 8
 /* The PF's VFs: as many as a big GPU node's PF has (mlx5's most). */
@@ -38,13 +39,16 @@ struct fake_kernel {
 	size_t vf_reply_bytes;
 	int ns, pod_fd;
 	bool rdma_in_pod, rdma_renamed;
-	bool rdma_soft;	      /* the VF's RDMA device is rxe0 (index 5) over vf0, not a PCI
-			       * child: the lookup finds it by netdev, on the host */
-	int changes, fail_at; /* the change numbered fail_at fails with EIO */
-	uint32_t refuse;      /* CNI_VF_* bits the PF always refuses (EOPNOTSUPP), as igb
-			       * refuses link state: a request holding one changes nothing */
-	bool spoil;	      /* a hostile pod: what enters it gets every attribute changed
-			       * and altnames, at once */
+	bool rdma_soft;		    /* the VF's RDMA device is rxe0 (index 5) over vf0, not a PCI
+				     * child: the lookup finds it by netdev, on the host */
+	int changes, fail_at;	    /* the change numbered fail_at fails with EIO */
+	uint32_t refuse;	    /* CNI_VF_* bits the PF always refuses (EOPNOTSUPP), as igb
+				     * refuses link state: a request holding one changes nothing */
+	bool spoil;		    /* a hostile pod: what enters it gets every attribute changed
+				     * and altnames, at once */
+	struct cni_netns_id pod_id; /* the identity of the namespace at "/pod" */
+	int rdma_returns;	    /* cni_rdma_return calls */
+	int cookie_reads;	    /* cni_netns_cookie calls (each an entry) */
 };
 
 extern struct fake_kernel fk;

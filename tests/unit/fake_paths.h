@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Force-included into ib-sriov's sources for test_ibsriov_add: every path
- * they use lives under a per-process temporary directory. */
+ * they use lives under a per-process temporary directory (and into rdma-ns's
+ * for test_rdmans_release). */
 #ifndef TESTS_FAKE_PATHS_H
 #define TESTS_FAKE_PATHS_H
 
@@ -11,5 +12,6 @@ const char *fake_path(const char *what);
 #define IBSRIOV_GO_DIR	    fake_path("gostate")
 #define IBSRIOV_LOCK_DIR    fake_path("lock")
 #define IBSRIOV_DEVINFO_DIR fake_path("devinfo")
+#define RDMANS_STATE_DIR    fake_path("rdma-ns")
 
 #endif

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Namespace files (planted, foreign, our own) and the fatal failed return. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
 #include <sched.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -91,6 +93,92 @@ Test(netns, another_namespace_is_accepted)
 	cr_assert_eq(cni_netns_is_current(sys, fd), 0);
 	cr_assert(fcntl(fd, F_GETFD) & FD_CLOEXEC);
 	close(fd);
+}
+
+/* A namespace's identity is its nsfs file's (fstat), and two namespaces
+ * differ in it; the ID rule: same when either side has none. */
+Test(netns, identity_of_an_open_namespace)
+{
+	_cleanup_close_ int a = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC), b = -1;
+	struct cni_netns_id ia, ib, again;
+	struct stat st;
+
+	cr_assert_geq(a, 0);
+	cr_assert_eq(fstat(a, &st), 0);
+	cr_assert_eq(cni_netns_id(a, &ia), 0);
+	cr_assert(ia.dev == (uint64_t)st.st_dev && ia.ino == (uint64_t)st.st_ino);
+	cr_assert_eq(cni_netns_id(a, &again), 0);
+	cr_assert(cni_netns_id_same(&ia, &again) && ia.nsid == again.nsid);
+	cr_assert_eq(cni_netns_id(-1, &again), -EBADF);
+	ib = ia;
+	ib.nsid = ia.nsid + 1;
+	cr_assert_not(cni_netns_id_same(&ia, &ib) && ia.nsid, "another ID, same inode");
+	ib.nsid = 0;
+	cr_assert(cni_netns_id_same(&ia, &ib), "no ID on one side: the inode decides");
+	ib.ino++;
+	cr_assert_not(cni_netns_id_same(&ia, &ib));
+	if (!leave_netns())
+		cr_skip_test("no new network namespace here: covered by the netns tier");
+	b = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	cr_assert_eq(cni_netns_id(b, &ib), 0);
+	cr_assert_not(cni_netns_id_same(&ia, &ib));
+}
+
+/* The cookie rule: a cookie on both sides decides (an inode is reused, a
+ * cookie never), whatever the ID; on one side only, the rest decides. */
+Test(netns, identity_cookie_rule)
+{
+	struct cni_netns_id a = {.dev = 4, .ino = 4026532173, .cookie = 9}, b = a;
+
+	cr_assert(cni_netns_id_same(&a, &b));
+	b.cookie = 10;
+	cr_assert_not(cni_netns_id_same(&a, &b), "the reused inode, another cookie");
+	a.nsid = b.nsid = 9;
+	cr_assert_not(cni_netns_id_same(&a, &b), "one ID, another cookie");
+	a.nsid = b.nsid = 0;
+	b.cookie = 0;
+	cr_assert(cni_netns_id_same(&a, &b), "no cookie on one side: the inode decides");
+	b.ino++;
+	cr_assert_not(cni_netns_id_same(&a, &b), "another inode, no cookie");
+	b.cookie = a.cookie;
+	cr_assert_not(cni_netns_id_same(&a, &b), "another inode, the same cookie");
+}
+
+/* Our own namespace's cookie, as a socket of ours reads it. */
+static uint64_t cookie_here(void)
+{
+	_cleanup_close_ int s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	uint64_t c = 0;
+	socklen_t len = sizeof(c);
+
+	cr_assert_geq(s, 0);
+	if (getsockopt(s, SOL_SOCKET, SO_NETNS_COOKIE, &c, &len) < 0)
+		cr_skip_test("no SO_NETNS_COOKIE (Linux 5.14): %s", strerror(errno));
+	return c;
+}
+
+/* cni_netns_cookie enters the namespace fd to read its cookie and comes
+ * back: another namespace's cookie differs, and the thread stays where it
+ * was. */
+Test(netns, cookie_of_an_open_namespace)
+{
+	_cleanup_close_ int a = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC), b = -1;
+	_cleanup_sys_ struct cni_sys fresh = CNI_SYS_INIT;
+	uint64_t ca = 0, cb = 0, again = 0, here = cookie_here();
+
+	cr_assert_geq(a, 0);
+	cr_assert_eq(cni_netns_cookie(sys, a, &ca), 0);
+	cr_assert(ca && ca == here, "cookie %llu, a socket here says %llu", (unsigned long long)ca,
+		  (unsigned long long)here);
+	if (unshare(CLONE_NEWNET) != 0)
+		cr_skip_test("no new network namespace to enter from here (not root)");
+	b = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	cr_assert_eq(cni_netns_cookie(&fresh, b, &cb), 0);
+	cr_assert(cb && cb == cookie_here() && cb != ca);
+	cr_assert_eq(cni_netns_cookie(&fresh, a, &again), 0);
+	cr_assert_eq(again, ca, "the namespace left, read from its fd");
+	cr_assert_eq(cookie_here(), cb, "not back in our own namespace");
+	cr_assert_eq(cni_netns_cookie(&fresh, -1, &again), -EBADF);
 }
 
 /* The namespace the test started in, opened as a pod's once the test has

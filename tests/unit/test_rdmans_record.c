@@ -4,6 +4,8 @@
  * record names; which load errors are for good. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,6 +129,86 @@ Test(record, rdma_indices)
 	cr_assert_eq(rec_from("{\"rdma_index\":[-1]}", &rec), -EBADMSG);
 	cr_assert_eq(rec_from("{\"rdma_index\":[4294967296]}", &rec), -EBADMSG);
 	cr_assert_eq(rec_from("{\"rdma_index\":[\"1\"]}", &rec), -EBADMSG);
+}
+
+/* The identity of the namespace ADD used (netnsId) goes both ways, last;
+ * a record of an older build has none and still loads. */
+Test(record, netns_identity)
+{
+	_cleanup_free_ char *s = NULL;
+	struct rdmans_record rec;
+	struct rdmans_netns_id id;
+
+	cr_assert_eq(rec_from(REC_JSON, &rec), 0);
+	cr_assert_eq(rdmans_record_netns_id(&rec, &id), -ENOENT);
+	rdmans_record_set_netns_id(
+	    &rec, &(struct rdmans_netns_id){.dev = 4, .ino = 4026532173, .nsid = UINT64_MAX});
+	s = rdmans_record_text(&rec);
+	cr_assert_str_eq(s, "{\"network\":\"rdma-net\",\"containerID\":\"ctr1\",\"ifname\":"
+			    "\"net1\",\"netns\":\"/run/netns/pod1\",\"deviceID\":\"0000:03:01.1\","
+			    "\"rdma\":[\"mlx5_0\",\"mlx5_1\"],"
+			    "\"netnsId\":\"4:4026532173:18446744073709551615\"}");
+	cr_assert_eq(rec_from(s, &rec), 0);
+	cr_assert(rec.has & RDMANS_REC_HAS_NETNS_ID);
+	cr_assert_eq(rdmans_record_netns_id(&rec, &id), 0);
+	cr_assert(id.dev == 4 && id.ino == 4026532173 && id.nsid == UINT64_MAX);
+	/* A kernel without namespace IDs: device and inode. */
+	rdmans_record_set_netns_id(&rec, &(struct rdmans_netns_id){.dev = 4, .ino = 7});
+	cr_assert_str_eq(rec.netns_id, "4:7");
+	cr_assert_eq(rec_from("{\"network\":\"n\",\"netnsId\":\"0:0\"}", &rec), 0);
+	cr_assert_eq(rdmans_record_netns_id(&rec, &id), 0);
+	cr_assert(id.dev == 0 && id.ino == 0 && id.nsid == 0);
+}
+
+/* The namespace's cookie (a kernel before 6.18 has no ID: 0 in its place)
+ * goes both ways too; with it, the ID's place is kept. */
+Test(record, netns_identity_cookie)
+{
+	_cleanup_free_ char *s = NULL;
+	struct rdmans_record rec;
+	struct rdmans_netns_id id;
+
+	cr_assert_eq(rec_from(REC_JSON, &rec), 0);
+	rdmans_record_set_netns_id(
+	    &rec, &(struct rdmans_netns_id){.dev = 4, .ino = 4026532173, .cookie = UINT64_MAX});
+	s = rdmans_record_text(&rec);
+	cr_assert_str_eq(s, "{\"network\":\"rdma-net\",\"containerID\":\"ctr1\",\"ifname\":"
+			    "\"net1\",\"netns\":\"/run/netns/pod1\",\"deviceID\":\"0000:03:01.1\","
+			    "\"rdma\":[\"mlx5_0\",\"mlx5_1\"],"
+			    "\"netnsId\":\"4:4026532173:0:18446744073709551615\"}");
+	cr_assert_eq(rec_from(s, &rec), 0);
+	cr_assert_eq(rdmans_record_netns_id(&rec, &id), 0);
+	cr_assert(id.dev == 4 && id.ino == 4026532173 && id.nsid == 0 && id.cookie == UINT64_MAX);
+	/* Both, at their widest: nothing is cut. */
+	rdmans_record_set_netns_id(
+	    &rec, &(struct rdmans_netns_id){
+		      .dev = UINT64_MAX, .ino = UINT64_MAX, .nsid = UINT64_MAX, .cookie = 4109});
+	cr_assert_str_eq(rec.netns_id, "18446744073709551615:18446744073709551615:"
+				       "18446744073709551615:4109");
+	cr_assert_eq(rdmans_record_netns_id(&rec, &id), 0);
+	cr_assert(id.dev == UINT64_MAX && id.ino == UINT64_MAX && id.nsid == UINT64_MAX &&
+		  id.cookie == 4109);
+	/* Without one, as before: no fourth number. */
+	rdmans_record_set_netns_id(&rec, &(struct rdmans_netns_id){.dev = 4, .ino = 7, .nsid = 9});
+	cr_assert_str_eq(rec.netns_id, "4:7:9");
+	cr_assert_eq(rdmans_record_netns_id(&rec, &id), 0);
+	cr_assert_eq(id.cookie, 0);
+}
+
+Test(record, netns_identity_malformed_refused)
+{
+	static const char *const bad[] = {
+	    "",	     "4",    "4:",   "4:x",  ":4",   "4:5:6:7:8", "4:5:6:",
+	    "-4:5",  "4:-5", "4: 5", "4:5:", "4::5", "0x4:5",	  "4:18446744073709551616",
+	    "4:5:6 "};
+	struct rdmans_record rec;
+	char json[128];
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		snprintf(json, sizeof(json), "{\"network\":\"n\",\"netnsId\":\"%s\"}", bad[i]);
+		cr_expect_eq(rec_from(json, &rec), -EBADMSG, "%s", bad[i]);
+	}
+	cr_assert_eq(rec_from("{\"netnsId\":45}", &rec), -EBADMSG);
 }
 
 Test(record, unknown_keys_ignored_null_is_absent)
