@@ -47,7 +47,7 @@ expect "U1 opt-in off: the message" "no RDMA device for deviceID" "$(Jr .msg)"
 if soft_rdma on; then
 	ok "softRdmaByMac is a node key of this build"
 	podT_add "opt-in on, podV's MAC on two netdevs"
-	contains "U1 opt-in on: the details name the MAC" "$MAC_V" "$DETAILS"
+	contains "U1 opt-in on: the details name the MAC" "$MAC_V" "$(echo "$DETAILS" | tr A-F a-f)"
 else
 	ko "softRdmaByMac is a node key of this build" "STATUS refused it"
 fi
