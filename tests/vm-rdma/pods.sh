@@ -168,7 +168,7 @@ rdmans_records() { find /var/lib/cni/rdma-ns -type f ! -name '*lock*' 2>/dev/nul
 # case file starts from the node as booted; a passing case leaves none.
 leftovers() {
 	local f
-	for f in $(find /var/lib/cni/ibcni /var/lib/cni/rdma-ns -type f ! -name '*lock*' 2>/dev/null) \
+	for f in $(find /var/lib/cni/ibcni /var/lib/cni/ib-sriov /var/lib/cni/rdma-ns -type f ! -name '*lock*' 2>/dev/null) \
 		$(find "$LEASES" -type f 2>/dev/null | grep -E '/[0-9a-f.:]+$'); do
 		say "left behind, removed: $f"
 		rm -f "$f"

@@ -15,22 +15,22 @@ rdma link add rxeH type rxe netdev "$n" 2>/tmp/err
 rc=$?
 expect "the host creates rxeH over VF $VF2's netdev $n ($(cat /tmp/err))" 0 $rc
 contains "rxeH's port is bound to $n" "netdev $n" "$(rdma link show rxeH/1)"
-ip netns add podB
-cni ib-sriov ADD c-podB /run/netns/podB net1 "$(iso_conf "$VF2")" "$(multus_args podB)"
+ip netns add podI
+cni ib-sriov ADD c-podI /run/netns/podI net1 "$(iso_conf "$VF2")" "$(multus_args podI)"
 say "U3: ib-sriov ADD (rdmaIsolation): rc $RC $(J .code .msg .details | tr '\n' ' ')"
 expect "U3: ib-sriov ADD with rdmaIsolation is refused, code 101 (rc $RC)" 101 "$(J .code)"
 contains "U3: the error names rxeH" rxeH "$(J .msg .details)"
-expect "U3: rxeH is on the host, podB lists no device" "rxeH|" "$(devs)|$(devs podB)"
+expect "U3: rxeH is on the host, podI lists no device" "rxeH|" "$(devs)|$(devs podI)"
 contains "U3: rxeH's port is still bound to $n" "netdev $n" "$(rdma link show rxeH/1)"
 expect "U3: VF $VF2's netdev is on the host under its name" "$n" "$(vf_net "$VF2")"
-expect "U3: podB has no net1" "" "$(ip -n podB -o link show net1 2>/dev/null)"
-expect "U3: no record left" "" "$(find /var/lib/cni/ibcni -type f ! -name '*lock*' 2>/dev/null)"
+expect "U3: podI has no net1" "" "$(ip -n podI -o link show net1 2>/dev/null)"
+expect "U3: no record left" "" "$(find /var/lib/cni/ibcni /var/lib/cni/ib-sriov -type f ! -name '*lock*' 2>/dev/null)"
 if [ "$RC" = 0 ]; then # the ADD went through (before the fix): its DEL, as the runtime's
-	cni ib-sriov DEL c-podB /run/netns/podB net1 "$(iso_conf "$VF2")" "$(multus_args podB)"
+	cni ib-sriov DEL c-podI /run/netns/podI net1 "$(iso_conf "$VF2")" "$(multus_args podI)"
 	say "U3: ib-sriov DEL after it: rc $RC $(msg | tr '\n' ' ')"
 fi
 rdma link del rxeH 2>/dev/null
-ip netns del podB
+ip netns del podI
 wait_netdev "$VF2"
 netns_mode shared
 expect "after DEL: the node is as booted" "$BOOT_STATE" "$(host_state)"
