@@ -15,11 +15,11 @@ plain_nad() { # VF: the tenant's network, no MAC asked (its chain's tuning sets 
 	printf '{"cniVersion":"1.0.0","name":"%s","type":"ib-sriov","deviceID":"%s",' "$NET" "$1"
 	printf '"ipam":{"type":"ib-host-local","ranges":[[{"subnet":"%s"}]]}}' "$SUB"
 }
-podT_add() { # WHAT: podT's rdma-ns ADD for its own VF, refused; undone by DEL as the runtime does
+podT_add() { # WHAT: podT's rdma-ns ADD for its own VF, refused (MSG, DETAILS); DEL as the runtime's
 	cni rdma-ns ADD c-podT /run/netns/podT net1 "$(rdmans_conf "$VF1" "$RES_podT")" "$(multus_args podT)"
 	say "U1 $1: podT's rdma-ns ADD: rc $RC $(J .code .msg .details | tr '\n' ' ') $(tr '\n' ' ' </tmp/stderr)"
 	expect "U1 $1: podT's rdma-ns ADD is refused, code 101 (rc $RC)" 101 "$(J .code)"
-	DETAILS=$(Jr .details)
+	MSG=$(Jr .msg) DETAILS=$(Jr .details)
 	expect "U1 $1: rxeV on the host under its name, podT lists no device" "rxeV|" "$(devs)|$(devs podT)"
 	cni rdma-ns DEL c-podT /run/netns/podT net1 "$(rdmans_conf "$VF1" "$RES_podT")" "$(multus_args podT)"
 	expect "U1 $1: podT's rdma-ns DEL exits 0 $(msg)" 0 "$RC"
@@ -43,7 +43,7 @@ expect "podT sets its net1 to podV's MAC, as tuning would ($(cat /tmp/err))" "$M
 
 podT_add "opt-in off"
 contains "U1 opt-in off: the details name softRdmaByMac" softRdmaByMac "$DETAILS"
-expect "U1 opt-in off: the message" "no RDMA device for deviceID" "$(Jr .msg)"
+expect "U1 opt-in off: the message" "no RDMA device for deviceID" "$MSG"
 if soft_rdma on; then
 	ok "softRdmaByMac is a node key of this build"
 	podT_add "opt-in on, podV's MAC on two netdevs"
