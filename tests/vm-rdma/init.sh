@@ -75,17 +75,20 @@ cni() { # PLUGIN COMMAND ID NETNS IFNAME CONF [CNI_ARGS]: sets OUT and RC
 	RC=$?
 }
 # Every link on the host (name, MAC, MTU, flags), the PF's VF table, RDMA
-# devices, ib-sriov's records and the leases: what a case must leave as found.
+# devices, ib-sriov's records (and their Go-format twins), rdma-ns's records
+# and the leases: what a case must leave as found.
 host_state() {
 	ip -o link show | sed -E 's/^[0-9]+: ([^:@]+)[^<]*<([^>]*)> mtu ([0-9]+)[^\\]*\\ *link\/[a-z]+ ([0-9a-f:]+).*/\1 \4 \3 <\2>/' | sort
 	ip -d -j link show "$PF" | igbhelper json '[0].vfinfo_list'
 	rdma link show
-	find /var/lib/cni/ibcni -type f ! -name '*lock*' 2>/dev/null | sort
+	find /var/lib/cni/ibcni /var/lib/cni/ib-sriov /var/lib/cni/rdma-ns -type f ! -name '*lock*' 2>/dev/null | sort
 	find "$LEASES" -type f 2>/dev/null | grep -E '/[0-9a-f.:]+$' | sort # leases, by address
 }
-# Each case file starts from the node as booted: netns deleted, VFs back.
+# Each case file starts from the node as booted: netns deleted, VFs back,
+# the node configuration's defaults (softRdmaByMac off: pods.sh's soft_rdma).
 reset_node() {
 	local n v
+	echo '{}' >/etc/ibcni/ibcni.conf
 	for n in $(ip netns list | cut -d' ' -f1); do ip netns del "$n"; done
 	for v in $VFS; do wait_netdev "$v"; done
 }

@@ -117,3 +117,60 @@ udp_4791() { # [POD]: rxe's UDP socket (port 4791, 0x12B7) in POD or on the host
 	if [ -n "${1:-}" ]; then in_pod "$1" cat /proc/net/udp; else cat /proc/net/udp; fi |
 		awk '$2 ~ /:12B7$/ { n++ } END { print n + 0 }'
 }
+
+# Exclusive RDMA netns mode (rdma-ns chained after ib-sriov; the case sets NET).
+rdmans_conf() { # VF PREVRESULT [EXTRA]: rdma-ns's config as Multus passes it
+	printf '{"cniVersion":"1.0.0","name":"%s","type":"rdma","deviceID":"%s"%s,"prevResult":%s}' \
+		"$NET" "$1" "${3:+,$3}" "$2"
+}
+res() { eval "printf '%s' \"\$RES_$1\""; } # POD: ib-sriov's ADD result
+devs() { # [POD]: the RDMA device names a socket there lists
+	if [ -n "${1:-}" ]; then in_pod "$1" rdma dev show; else rdma dev show; fi |
+		sed -n 's/^[0-9]*: \([^:]*\):.*/\1/p' | sort | tr '\n' ' ' | sed 's/ $//'
+}
+dev_index() { # NAME [POD]: the index of the RDMA device NAME there
+	if [ -n "${2:-}" ]; then in_pod "$2" rdma dev show; else rdma dev show; fi |
+		sed -n "s/^\([0-9]*\): $1:.*/\1/p"
+}
+dev_name() { # INDEX [POD]: the name of the RDMA device of INDEX there
+	if [ -n "${2:-}" ]; then in_pod "$2" rdma dev show; else rdma dev show; fi |
+		sed -n "s/^$1: \([^:]*\):.*/\1/p"
+}
+netns_mode() { # exclusive|shared: switches the RDMA netns mode (no other netns may exist)
+	"$BIN/rdma-ns" netns-mode "$1" >/tmp/out 2>&1
+	expect "the RDMA netns mode switches to $1 ($(cat /tmp/out))" "$1" \
+		"$(rdma system show | sed -n 's/.*netns \([a-z]*\).*/\1/p')"
+}
+# The admin's opt-in to rdma-ns's host branch (docs/operators.md, "Node
+# configuration"): an rxe/siw a pod created over its interface, registered
+# on the host in exclusive mode, found by the node GUID of the interface's
+# MAC. Each case file starts with it off (init.sh). A build that refuses the
+# key (STATUS's code 7, invalid node configuration: one whose branch has no
+# switch) is said, and the file stays without it; SOFT_RDMA tells on, off
+# or refused.
+soft_rdma() { # on|off
+	echo '{}' >/etc/ibcni/ibcni.conf
+	SOFT_RDMA=off
+	[ "$1" = on ] || return 0
+	echo '{"softRdmaByMac": true}' >/etc/ibcni/ibcni.conf
+	cni rdma-ns STATUS "" "" "" '{"cniVersion":"1.1.0","name":"probe","type":"rdma"}'
+	if [ "$RC" = 0 ] || [ "$(J .code)" != 7 ]; then
+		SOFT_RDMA=on
+		return 0
+	fi
+	say "this build refuses softRdmaByMac ($(msg)): ibcni.conf stays {}"
+	echo '{}' >/etc/ibcni/ibcni.conf
+	SOFT_RDMA=refused
+	return 1
+}
+rdmans_records() { find /var/lib/cni/rdma-ns -type f ! -name '*lock*' 2>/dev/null | sort; }
+# Records and leases a failed case left, each said and removed, so the next
+# case file starts from the node as booted; a passing case leaves none.
+leftovers() {
+	local f
+	for f in $(find /var/lib/cni/ibcni /var/lib/cni/ib-sriov /var/lib/cni/rdma-ns -type f ! -name '*lock*' 2>/dev/null) \
+		$(find "$LEASES" -type f 2>/dev/null | grep -E '/[0-9a-f.:]+$'); do
+		say "left behind, removed: $f"
+		rm -f "$f"
+	done
+}

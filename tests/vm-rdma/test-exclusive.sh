@@ -9,15 +9,6 @@
 # registers it in the host's namespace, where rdma-ns finds it.
 . /bin/vm-rdma/pods.sh
 NET=roce-network SUB=10.56.0.0/24
-rdmans_conf() { # VF PREVRESULT [EXTRA]: rdma-ns's config as Multus passes it
-	printf '{"cniVersion":"1.0.0","name":"%s","type":"rdma","deviceID":"%s"%s,"prevResult":%s}' \
-		"$NET" "$1" "${3:+,$3}" "$2"
-}
-res() { eval "printf '%s' \"\$RES_$1\""; }
-devs() { # [POD]: the RDMA device names a socket there lists
-	if [ -n "${1:-}" ]; then in_pod "$1" rdma dev show; else rdma dev show; fi |
-		sed -n 's/^[0-9]*: \([^:]*\):.*/\1/p' | sort | tr '\n' ' ' | sed 's/ $//'
-}
 # The RoCE v2 GID of IPV4 on DEV port 1, read in POD's sysfs.
 gid_in() { # POD DEV IPV4
 	local want g i
@@ -34,9 +25,10 @@ gid_in() { # POD DEV IPV4
 }
 
 before=$(host_state)
-"$BIN/rdma-ns" netns-mode exclusive >/tmp/out 2>&1
-expect "the RDMA netns mode switches to exclusive ($(cat /tmp/out))" exclusive \
-	"$(rdma system show | sed -n 's/.*netns \([a-z]*\).*/\1/p')"
+netns_mode exclusive
+# The pods' rxe devices are found on the host by the node GUID of their
+# interface's MAC: the admin's opt-in (test-review5-u1.sh: off, refused).
+soft_rdma on
 attach podA $NET $SUB "$VF0" 02:00:00:00:0a:01
 attach podB $NET $SUB "$VF1" 02:00:00:00:0b:01
 in_pod podA rdma link add rxeA type rxe netdev net1 2>/tmp/err
@@ -169,7 +161,6 @@ for d in $(devs); do rdma link del "$d" 2>/dev/null; done
 expect "after DEL: no RDMA device left" "" "$(rdma link show)"
 ip netns del podA
 ip netns del podB
-"$BIN/rdma-ns" netns-mode shared >/tmp/out 2>&1
-expect "the RDMA netns mode switches back to shared ($(cat /tmp/out))" shared \
-	"$(rdma system show | sed -n 's/.*netns \([a-z]*\).*/\1/p')"
+soft_rdma off
+netns_mode shared
 expect "after DEL: the node is as booted" "$BOOT_STATE" "$(host_state)"
