@@ -44,6 +44,7 @@ int ibsriov_pf_link(struct add *a);
 struct ibsriov_vf_table {
 	struct cni_vf *vfs;
 	size_t n;
+	int num_vf; /* the PF's IFLA_NUM_VF: n is less when the kernel skipped a VF */
 	bool read;
 };
 

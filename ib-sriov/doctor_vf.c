@@ -156,7 +156,7 @@ static struct json_object *pf_report(struct doctor *d, const char *pf)
 	has_link = *netdev && !cni_link_get(d->sys, netdev, 0, &l);
 	ib = has_link && l.type == ARPHRD_INFINIBAND;
 	pf_rdma = cni_pci_rdma_devs(CNI_PCI_ROOT, pf, rdma, 1) > 0;
-	if (has_link && cni_link_vfs_get(d->sys, l.ifindex, &info, &n_info))
+	if (has_link && cni_link_vfs_get(d->sys, l.ifindex, &info, &n_info, NULL))
 		n_info = 0;
 	doctor_put(o, "pci", doctor_str(pf));
 	doctor_put(o, "driver", doctor_str(*drv ? drv : NULL));

@@ -69,6 +69,14 @@ int ibsriov_guid_fallback(struct add *a, struct ibsriov_vf_table *t)
 		return ret;
 	if (!current_guid(a, t->vfs, t->n, &cur) || !ibsriov_guid_unset(cur))
 		return 0;
+	/* The derived GUID must be checked against every VF's. */
+	if (t->num_vf > 0 && t->n < (size_t)t->num_vf)
+		return cni_errorf(&a->ctx->err, -EAGAIN, CNI_ERR_TRY_AGAIN,
+				  "guidFallback cannot read every VF's GUID",
+				  "PF %s reported %zu of its %d VFs (the driver skips a VF it "
+				  "cannot read, one resetting): the GUID derived for VF %d cannot "
+				  "be checked against the others; retry",
+				  a->pf.name, t->n, t->num_vf, a->pci.vf_index);
 	pf = ibsriov_guid_from_hwaddr(a->pf.mac, a->pf.mac_len);
 	g = ibsriov_guid_derive(pf, (unsigned int)a->pci.vf_index);
 	if (!g)

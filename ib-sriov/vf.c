@@ -93,7 +93,7 @@ int ibsriov_vf_restore(struct cni_sys *sys, const struct ibsriov_record *r, cons
 	/* "No admin MAC" is restored as such: zeros clear it. */
 	if (r->flags & IBSRIOV_REC_MAC_UNSET)
 		memset(orig.mac, 0, sizeof(orig.mac));
-	if (cni_link_vfs_get(sys, pf, &vfs, &n) == 0)
+	if (cni_link_vfs_get(sys, pf, &vfs, &n, NULL) == 0)
 		for (size_t i = 0; i < n; i++)
 			if (vfs[i].vf == orig.vf)
 				cur = &vfs[i];

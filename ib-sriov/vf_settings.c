@@ -39,7 +39,7 @@ int ibsriov_vf_table(struct add *a, struct ibsriov_vf_table *t)
 	ret = ibsriov_pf_link(a);
 	if (ret)
 		return ret;
-	ret = cni_link_vfs_get(a->sys, a->pf.ifindex, &t->vfs, &t->n);
+	ret = cni_link_vfs_get(a->sys, a->pf.ifindex, &t->vfs, &t->n, &t->num_vf);
 	if (ret)
 		return fail(a, ret, CNI_ERR_DEVICE, "cannot read the VF table of the PF",
 			    a->pf.name);

@@ -242,8 +242,12 @@ int cni_link_wait_dad(struct cni_sys *sys, int ifindex, unsigned int timeout_ms)
 
 /* Read every VF of the PF ifindex in one request (RTEXT_FILTER_VF, without
  * the VFs' counters: RTEXT_FILTER_SKIP_STATS). *vfs is malloc'd
- * (caller frees); *n is 0 for a link without VFs. */
-int cni_link_vfs_get(struct cni_sys *sys, int pf_ifindex, struct cni_vf **vfs, size_t *n);
+ * (caller frees); *n is 0 for a link without VFs, and less than its
+ * IFLA_NUM_VF when the kernel skipped a VF its driver could not read (one
+ * resetting): look a VF up by cni_vf.vf. *num_vf (NULL: not wanted) is
+ * the PF's IFLA_NUM_VF from the same reply. */
+int cni_link_vfs_get(struct cni_sys *sys, int pf_ifindex, struct cni_vf **vfs, size_t *n,
+		     int *num_vf);
 
 /* Build the RTM_NEWLINK request that applies vf's masked settings on the PF,
  * laid out as iproute2's `ip link set dev PF vf N ...` lays it out. Caller

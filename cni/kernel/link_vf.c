@@ -154,9 +154,12 @@ int cni_link_vfs_parse(struct nl_msg *msg, struct cni_vf *vfs, size_t max)
 _Static_assert(CNI_LINK_REPLY_BASE + CNI_LINK_VFS_MAX * CNI_LINK_VF_INFO_MAX <= CNI_NL_MSG_MAX,
 	       "the receive buffer must hold a 127-VF PF's reply whole");
 
-/* A PF's link with its VF list: the list sized by the link's IFLA_NUM_VF,
- * and as long: a list cut short (a nest past its 16-bit length) is an
- * error, never a short table. No list at all is a PF that reports no VF
+/* A PF's link with its VF list, sized by the link's IFLA_NUM_VF. The list
+ * may be shorter: the kernel skips a VF whose settings its driver cannot
+ * read at that moment (rtnl_fill_vfinfo: i40e and ice refuse while a VF
+ * resets), and one VF's reset must not fail another tenant's ADD. Callers
+ * look their VF up by its number; one that needs every VF compares the
+ * count with IFLA_NUM_VF. No list at all is a PF that reports no VF
  * settings (a driver without ndo_get_vf_config). */
 struct vfs_reply {
 	struct cni_link_reply base;
@@ -177,13 +180,12 @@ static int vfs_reply_parse(struct nl_msg *msg, struct cni_link_reply *base)
 	ret = cni_link_vfs_parse(msg, r->vfs, (size_t)r->base.link->num_vf);
 	if (ret < 0)
 		return ret;
-	if (ret && ret != r->base.link->num_vf)
-		return -EMSGSIZE;
 	r->n_vfs = (size_t)ret;
 	return 0;
 }
 
-int cni_link_vfs_get(struct cni_sys *sys, int pf_ifindex, struct cni_vf **vfs, size_t *n)
+int cni_link_vfs_get(struct cni_sys *sys, int pf_ifindex, struct cni_vf **vfs, size_t *n,
+		     int *num_vf)
 {
 	struct cni_link link;
 	/* Without the VFs' counters: the driver reads each from the device (a
@@ -203,5 +205,7 @@ int cni_link_vfs_get(struct cni_sys *sys, int pf_ifindex, struct cni_vf **vfs, s
 	}
 	*vfs = r.vfs;
 	*n = r.n_vfs;
+	if (num_vf)
+		*num_vf = link.num_vf;
 	return 0;
 }

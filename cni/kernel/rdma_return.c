@@ -88,6 +88,33 @@ static int from_pod(struct cni_sys *sys, const struct cni_rdma_ref *ref, int hom
 	return ret;
 }
 
+/* Whether name is one home_name gives for want and index: want itself,
+ * or "<want>_<index>" with or without a suffix. */
+static bool a_home_name(const char *name, const char *want, uint32_t index)
+{
+	char derived[CNI_RDMA_NAME_MAX];
+
+	if (!strcmp(name, want))
+		return true;
+	if (cni_rdma_home_name(want, index, 1, derived))
+		return false;
+	return !strncmp(name, derived, strlen(derived));
+}
+
+/* A device that came home by another way than our move (its namespace
+ * died, or a kernel before Linux 7.3 moved it plainly and the rename
+ * failed): under a name the pod may have chosen, renamed to a home name. */
+static int own_name(struct cni_sys *sys, const struct cni_rdma_ref *ref,
+		    const struct cni_rdma_dev *now)
+{
+	if (!*ref->name || a_home_name(now->name, ref->name, now->index))
+		return 0;
+	log_info("RDMA device %s (index %u) is on the host under a name its pod may have "
+		 "chosen: renamed",
+		 now->name, now->index);
+	return home_name(sys, now, ref->name, -1);
+}
+
 /* On the host, after from_pod (pod_ret its answer, d the device it found):
  * the name a plain move kept replaced, then the device looked for by
  * index. Seen in neither namespace, it is gone (a pod with CAP_NET_ADMIN
@@ -105,6 +132,8 @@ static int on_host(struct cni_sys *sys, const struct cni_rdma_ref *ref, int pod_
 	if (ret || (!found && !ref->has_index))
 		return ret;
 	ret = cni_rdma_dev_get(sys, NULL, index, &now);
+	if (!ret)
+		return own_name(sys, ref, &now);
 	if (ret != -ENODEV)
 		return ret == -EPROTONOSUPPORT ? 0 : ret;
 	if (fstat(pod_fd, &st))

@@ -377,7 +377,7 @@ static struct nl_msg *vf_reply(int ifindex, uint32_t ext_mask)
 	    !(list = nla_nest_start(msg, IFLA_VFINFO_LIST)))
 		goto fail;
 	for (uint32_t i = 0; i < fk.n_vfs; i++)
-		if (put_vf(msg, i, ext_mask))
+		if (i + 1 != fk.vf_skip && put_vf(msg, i, ext_mask))
 			goto fail;
 	nla_nest_end(msg, list);
 	nlmsg_hdr(msg)->nlmsg_type = RTM_NEWLINK;

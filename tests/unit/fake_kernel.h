@@ -36,6 +36,8 @@ struct fake_kernel {
 	 * RTEXT_FILTER_SKIP_STATS: a firmware command per VF on mlx5), and the
 	 * last reply's size in bytes. */
 	unsigned int vf_reads, vf_stats_reads;
+	unsigned int vf_skip; /* 1 + a VF the kernel leaves out of the list (its driver
+			       * cannot read it: resetting); 0: none */
 	size_t vf_reply_bytes;
 	int ns, pod_fd;
 	bool rdma_in_pod, rdma_renamed;

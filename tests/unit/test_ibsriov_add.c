@@ -909,6 +909,34 @@ Test(ibsriov_add, big_pf_settings_read_once, .init = sysfs, .fini = teardown)
 	}
 }
 
+/* Another VF resetting (the kernel leaves it out of the list): a VF's own
+ * settings go on; guidFallback, which must see every VF's GUID, asks for a
+ * retry and changes nothing. */
+Test(ibsriov_add, big_pf_another_vf_skipped, .init = sysfs, .fini = teardown)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(big_pfs); i++) {
+		unsigned int n = big_pfs[i];
+		struct cni_ctx *ctx;
+
+		big_pf(false, n);
+		fk.vf_skip = n; /* VF n - 1 */
+		ctx = ctx_for("\"mac\":\"02:00:00:00:00:07\",\"vlan\":7");
+		cr_assert_eq(ibsriov_add(ctx), 0, "%u VFs, one skipped: %s %s", n, ctx->err.msg,
+			     ctx->err.details);
+		cr_assert_eq(fk.vfs[1].vlan, 7, "%u VFs: not configured", n);
+		ctx->env.command = CNI_CMD_DEL;
+		cr_assert_eq(ibsriov_del(ctx), 0, "DEL: %s", ctx->err.details);
+		big_pf(true, n);
+		fk.vf_skip = n;
+		ctx = ctx_for("\"guidFallback\":true");
+		cr_assert_neq(ibsriov_add(ctx), 0, "%u VFs: guidFallback without every VF", n);
+		cr_assert_eq(ctx->err.code, CNI_ERR_TRY_AGAIN, "%s", ctx->err.details);
+		cr_assert(strstr(ctx->err.details, "reported "), "%s", ctx->err.details);
+		cr_assert_eq(fk.changes, 0);
+		fk.vf_skip = 0;
+	}
+}
+
 /* The table is read whole: the derived GUID on the PF's last VF is seen,
  * and ADD refuses naming that VF. */
 Test(ibsriov_add, big_pf_table_read_to_the_last_vf, .init = sysfs, .fini = teardown)

@@ -368,6 +368,25 @@ Test(rdma_return, already_home, .init = setup, .fini = teardown)
 	cr_assert_null(strstr(logged(), "gone"));
 }
 
+/* Home by another way (the pod moved it to a namespace of its own, which
+ * died) under a name the pod chose: renamed to its recorded host name, or
+ * the next home name when that is held; a derived one is kept. */
+Test(rdma_return, home_under_the_pods_name_is_renamed, .init = setup, .fini = teardown)
+{
+	const char *failed = NULL;
+
+	add(HOST, 3, "hijack0");
+	cr_assert_eq(give_back(&ref3, 1, &failed), 0);
+	cr_assert_str_eq(dev(3)->name, "mlx5_3");
+	k.n = 0;
+	add(HOST, 3, "mlx5_7");
+	add(HOST, 4, "mlx5_3");
+	cr_assert_eq(give_back(&ref3, 1, &failed), 0);
+	cr_assert_str_eq(dev(3)->name, "mlx5_3_3");
+	cr_assert_eq(give_back(&ref3, 1, &failed), 0);
+	cr_assert_str_eq(dev(3)->name, "mlx5_3_3", "a home name is kept");
+}
+
 /* A move the kernel refuses while the device stays in the pod fails DEL. */
 Test(rdma_return, refused_move_fails, .init = setup, .fini = teardown)
 {
