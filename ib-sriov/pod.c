@@ -71,7 +71,7 @@ int ibsriov_rdma_find(struct add *a, struct cni_rdma_found *f)
 
 /* The devices found, with their indices, which DEL looks them up by: a pod
  * may rename them. Netlink's lookup knows them; sysfs gives names. A child
- * the kernel reports as rxe or siw (siw takes the netdev's parent, the VF,
+ * the kernel reports as rxe or siw (siw on older kernels takes the netdev's parent, the VF,
  * as its own) is bound to the netdev all the same. */
 static int rdma_resolve(struct add *a, const struct cni_rdma_found *f)
 {

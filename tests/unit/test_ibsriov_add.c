@@ -688,7 +688,7 @@ Test(ibsriov_add, rdma_isolation_refuses_a_soft_device, .init = sysfs, .fini = t
 	}
 }
 
-/* A PCI child the kernel reports as siw (siw takes its netdev's parent,
+/* A PCI child the kernel reports as siw (siw on older kernels takes its netdev's parent,
  * the VF, as its own): soft all the same, refused naming the driver; one it
  * reports as mlx5 is taken (rdma_isolation_* above). */
 Test(ibsriov_add, rdma_isolation_refuses_a_soft_pci_child, .init = sysfs, .fini = teardown)
