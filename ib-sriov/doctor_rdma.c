@@ -226,6 +226,14 @@ static struct json_object *port_report(struct doctor *d, const char *dev,
 	return o;
 }
 
+/* "rxe" or "siw" when the kernel reports that driver; else null. */
+static const char *soft_kind(struct doctor *d, const struct cni_rdma_dev *nl)
+{
+	uint32_t driver;
+
+	return cni_rdma_driver(d->sys, nl->index, &driver) ? NULL : cni_rdma_driver_soft(driver);
+}
+
 static struct json_object *dev_report(struct doctor *d, const struct cni_rdma_dev *nl)
 {
 	struct json_object *o = json_object_new_object(), *ports = json_object_new_array();
@@ -234,7 +242,7 @@ static struct json_object *dev_report(struct doctor *d, const struct cni_rdma_de
 				     CNI_VERBS_TIMEOUT_MS, &v);
 
 	doctor_put(o, "name", doctor_str(nl->name));
-	doctor_put(o, "kind", doctor_str(*nl->link_type ? nl->link_type : NULL));
+	doctor_put(o, "kind", doctor_str(soft_kind(d, nl)));
 	doctor_put(o, "nodeGuid", doctor_guid_json(nl->node_guid));
 	doctor_put(o, "opensHere", json_object_new_boolean(!ret));
 	doctor_put(o, "usableFrom",

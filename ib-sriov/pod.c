@@ -18,17 +18,25 @@
 
 /* A software RDMA device (rxe, siw) is bound to its netdev: the kernel
  * deletes it when the netdev changes namespace, so it cannot follow the VF
- * into the pod. Refused before anything moves or is recorded. */
-static int soft_refused(struct add *a, const struct cni_rdma_found *f, size_t i)
+ * into the pod. kind: the driver the kernel reports, or NULL for a device
+ * found by the VF netdev alone (not the VF's child: bound to the netdev is
+ * all that is known, and that is what the move breaks). Refused before
+ * anything moves or is recorded. */
+static int soft_refused(struct add *a, const struct cni_rdma_found *f, size_t i, const char *kind)
 {
 	return cni_errorf(&a->ctx->err, -EOPNOTSUPP, CNI_ERR_DEVICE,
 			  "a software RDMA device cannot follow the VF into the pod",
-			  "rdmaIsolation: %s, the RDMA device of %s (found by %s, %s), is a "
-			  "software RDMA device (rxe, siw): it follows its netdev, and the kernel "
-			  "deletes it when the netdev moves into the pod, so it cannot survive "
-			  "the move. Remove \"rdmaIsolation\" and create it inside the pod over "
-			  "the pod interface instead, or use rdma-ns",
-			  f->names[i], a->conf.device, f->how, a->vf.name);
+			  "rdmaIsolation: %s, the RDMA device of %s (found by %s, %s), is %s%s%s: "
+			  "it follows its netdev, and the kernel deletes it when the netdev moves "
+			  "into the pod, so it cannot survive the move. Remove \"rdmaIsolation\" "
+			  "and create it inside the pod over the pod interface instead, or use "
+			  "rdma-ns",
+			  f->names[i], a->conf.device, f->how, a->vf.name,
+			  kind ? "a software RDMA device (the kernel reports its driver as " : "",
+			  kind ? kind
+			       : "bound to the VF netdev, not a child of the VF (a software "
+				 "RDMA device: rxe, siw)",
+			  kind ? ")" : "");
 }
 
 int ibsriov_rdma_find(struct add *a, struct cni_rdma_found *f)
@@ -54,14 +62,17 @@ int ibsriov_rdma_find(struct add *a, struct cni_rdma_found *f)
 			    a->conf.device);
 	if (f->n > IBSRIOV_RECORD_RDMA_MAX)
 		f->n = IBSRIOV_RECORD_RDMA_MAX;
-	for (size_t i = 0; i < f->n; i++)
-		if (f->soft[i])
-			return soft_refused(a, f, i);
+	/* By netdev is how rxe and siw are found; a device found so is the
+	 * netdev's, whatever its driver (security review 5, U3). */
+	if (!strcmp(f->how, "netdev"))
+		return soft_refused(a, f, 0, NULL);
 	return 0;
 }
 
 /* The devices found, with their indices, which DEL looks them up by: a pod
- * may rename them. Netlink's lookup knows them; sysfs gives names. */
+ * may rename them. Netlink's lookup knows them; sysfs gives names. A child
+ * the kernel reports as rxe or siw (siw on older kernels takes the netdev's parent, the VF,
+ * as its own) is bound to the netdev all the same. */
 static int rdma_resolve(struct add *a, const struct cni_rdma_found *f)
 {
 	struct ibsriov_record *r = &a->rec;
@@ -70,13 +81,17 @@ static int rdma_resolve(struct add *a, const struct cni_rdma_found *f)
 		struct cni_rdma_dev d = {.index = f->index[i]};
 		int ret =
 		    strcmp(f->how, "netdev") ? cni_rdma_dev_get(a->sys, f->names[i], 0, &d) : 0;
+		const char *kind;
 
 		if (ret)
 			return cni_errorf(&a->ctx->err, ret, CNI_ERR_DEVICE,
 					  "cannot find the VF's RDMA device", "%s: %s", f->names[i],
 					  cni_rdma_strerror(ret));
-		if (!strcmp(d.link_type, "rxe") || !strcmp(d.link_type, "siw"))
-			return soft_refused(a, f, i);
+		/* A driver the kernel does not tell is not proven soft. */
+		kind = cni_rdma_driver(a->sys, d.index, &d.driver) ? NULL
+								   : cni_rdma_driver_soft(d.driver);
+		if (kind)
+			return soft_refused(a, f, i, kind);
 		copy_str(r->rdma[i], sizeof(r->rdma[i]), f->names[i]);
 		r->rdma_index[i] = d.index;
 	}

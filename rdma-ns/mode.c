@@ -107,10 +107,15 @@ int rdmans_devices_main(void)
 		fprintf(stderr, "rdma-ns: cannot list RDMA devices: %s\n", cni_rdma_strerror(ret));
 		return 1;
 	}
-	for (size_t i = 0; i < n; i++)
-		printf("%u %s %s %016llx %u\n", devs[i].index, devs[i].name,
-		       *devs[i].link_type ? devs[i].link_type : "-",
+	for (size_t i = 0; i < n; i++) {
+		/* The driver ID: "rxe", "siw", or "-" for any other or untold. */
+		const char *kind = cni_rdma_driver(&sys, devs[i].index, &devs[i].driver)
+				       ? NULL
+				       : cni_rdma_driver_soft(devs[i].driver);
+
+		printf("%u %s %s %016llx %u\n", devs[i].index, devs[i].name, kind ? kind : "-",
 		       (unsigned long long)devs[i].node_guid, devs[i].ports);
+	}
 	free(devs);
 	return 0;
 }

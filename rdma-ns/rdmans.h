@@ -124,7 +124,8 @@ int rdmans_mode_main(int argc, char **argv);
 int rdmans_reconcile_main(int argc, char **argv);
 
 /* `rdma-ns devices`: the RDMA devices visible here, one per line
- * ("index name link-type node-guid ports"). */
+ * ("index name soft node-guid ports"; soft is "rxe" or "siw" as the
+ * kernel's driver ID says, else "-"). */
 int rdmans_devices_main(void);
 
 #endif

@@ -133,7 +133,6 @@ static const struct nla_policy dev_policy[RDMA_NLDEV_ATTR_MAX + 1] = {
     [RDMA_NLDEV_ATTR_DEV_NAME] = {.type = NLA_STRING},
     [RDMA_NLDEV_ATTR_PORT_INDEX] = {.type = NLA_U32},
     [RDMA_NLDEV_ATTR_NODE_GUID] = {.type = NLA_U64},
-    [RDMA_NLDEV_ATTR_LINK_TYPE] = {.type = NLA_STRING},
 };
 
 static const struct nla_policy port_policy[RDMA_NLDEV_ATTR_MAX + 1] = {
@@ -163,8 +162,6 @@ int cni_rdma_parse_dev(struct nl_msg *msg, struct cni_rdma_dev *dev)
 		dev->node_guid = nla_get_u64(tb[RDMA_NLDEV_ATTR_NODE_GUID]);
 	if (tb[RDMA_NLDEV_ATTR_PORT_INDEX])
 		dev->ports = nla_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
-	if (tb[RDMA_NLDEV_ATTR_LINK_TYPE])
-		nla_strlcpy(dev->link_type, tb[RDMA_NLDEV_ATTR_LINK_TYPE], sizeof(dev->link_type));
 	return 0;
 }
 
@@ -319,6 +316,62 @@ struct nl_msg *cni_rdma_msg_get(uint32_t index)
 		return NULL;
 	}
 	return msg;
+}
+
+/* GET_CHARDEV of the uverbs client for one device: what rdma-core asks to
+ * bind a provider; the kernel answers for a device of the socket's namespace. */
+struct nl_msg *cni_rdma_msg_chardev(uint32_t index)
+{
+	struct nl_msg *msg = request(RDMA_NLDEV_CMD_GET_CHARDEV, 0);
+
+	if (msg && (nla_put_u32(msg, RDMA_NLDEV_ATTR_DEV_INDEX, index) < 0 ||
+		    nla_put_string(msg, RDMA_NLDEV_ATTR_CHARDEV_TYPE, "uverbs") < 0)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+/* The uapi header says u64; the kernel puts a u32 (ib_uverbs_get_nl_info),
+ * which rdma-core reads. Either width is taken. */
+int cni_rdma_parse_driver(struct nl_msg *msg, uint32_t *driver)
+{
+	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX + 1];
+	int ret = cni_nl_parse(msg, 0, tb, RDMA_NLDEV_ATTR_MAX, NULL);
+	const struct nlattr *a = ret ? NULL : tb[RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID];
+
+	if (ret)
+		return ret;
+	if (!a)
+		return -ENODATA;
+	if (nla_len(a) == sizeof(uint32_t))
+		*driver = nla_get_u32(a);
+	else if (nla_len(a) == sizeof(uint64_t) && nla_get_u64(a) <= UINT32_MAX)
+		*driver = (uint32_t)nla_get_u64(a);
+	else
+		return -EPROTO;
+	return 0;
+}
+
+static int driver_parse(struct nl_msg *msg, void *arg)
+{
+	return cni_rdma_parse_driver(msg, arg);
+}
+
+int cni_rdma_driver(struct cni_sys *sys, uint32_t index, uint32_t *driver)
+{
+	_cleanup_nl_msg_ struct nl_msg *msg = cni_rdma_msg_chardev(index);
+	uint32_t d = UINT32_MAX;
+	int ret = rdma_talk(sys, msg, driver_parse, &d);
+
+	if (ret == -EINVAL)
+		return -ENODEV;
+	if (ret)
+		return ret;
+	if (d == UINT32_MAX)
+		return -ENODATA; /* acked without an answer */
+	*driver = d;
+	return 0;
 }
 
 static int get_parse(struct nl_msg *msg, void *arg)

@@ -25,7 +25,9 @@ struct cni_rdma_dev {
 	char name[CNI_RDMA_NAME_MAX];
 	uint64_t node_guid;
 	uint32_t ports;
-	char link_type[16]; /* "rxe", "siw", or "" for hardware */
+	/* Its driver (enum rdma_driver_id) as cni_rdma_driver tells it; 0
+	 * (RDMA_DRIVER_UNKNOWN) until asked: no device dump carries it. */
+	uint32_t driver;
 };
 
 /* A sentence for an errno from this module (names the missing subsystem, a
@@ -54,6 +56,18 @@ int cni_rdma_devs(struct cni_sys *sys, struct cni_rdma_dev **devs, size_t *n);
  * index, by name (a dump of this namespace); -ENODEV when not visible here. */
 int cni_rdma_dev_get(struct cni_sys *sys, const char *name, uint32_t index,
 		     struct cni_rdma_dev *dev);
+
+/* The driver of the device of index in the caller's namespace, as the
+ * kernel's uverbs client reports it to rdma-core (GET_CHARDEV "uverbs":
+ * RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID, an enum rdma_driver_id the driver sets
+ * and no pod can change). -ENODEV for an index not here, -EOPNOTSUPP
+ * without ib_uverbs (the kernel autoloads it), -ENODATA when not told. */
+int cni_rdma_driver(struct cni_sys *sys, uint32_t index, uint32_t *driver);
+
+/* "rxe" or "siw" for the driver ID of a software RDMA device (one bound to
+ * a netdev, which the kernel deletes when the netdev changes namespace);
+ * NULL for any other, RDMA_DRIVER_UNKNOWN included: not proven soft. */
+const char *cni_rdma_driver_soft(uint32_t driver);
 
 /* Move a device into the netns of netns_fd. The kernel requires the caller
  * to be in the device's current namespace. */
@@ -163,8 +177,14 @@ struct cni_rdma_dump {
 };
 int cni_rdma_dump_add(struct nl_msg *msg, void *dump);
 
-/* A GET of one device (no dump). Caller frees with nlmsg_free(). */
+/* A GET of one device (no dump); GET_CHARDEV "uverbs" of one. Caller frees
+ * with nlmsg_free(). */
 struct nl_msg *cni_rdma_msg_get(uint32_t index);
+struct nl_msg *cni_rdma_msg_chardev(uint32_t index);
+
+/* Decode a GET_CHARDEV reply's driver ID (u32 as the kernel sends it, or
+ * u64 as the uapi comment says); -ENODATA without one. */
+int cni_rdma_parse_driver(struct nl_msg *msg, uint32_t *driver);
 
 /* Decode one PORT_GET reply; -EPROTO without device index, name or port. */
 int cni_rdma_parse_port(struct nl_msg *msg, struct cni_rdma_port *port);

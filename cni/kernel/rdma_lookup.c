@@ -85,22 +85,8 @@ static bool have(const struct cni_rdma_found *f, uint32_t index)
 	return false;
 }
 
-static bool is_soft(const char *link_type)
-{
-	return !strcmp(link_type, "rxe") || !strcmp(link_type, "siw");
-}
-
-/* Whether v's device index is soft (rxe, siw), as v's device dump says. */
-static bool soft_index(const struct cni_rdma_view *v, uint32_t index)
-{
-	for (size_t i = 0; i < v->n_devs; i++)
-		if (v->devs[i].index == index)
-			return is_soft(v->devs[i].link_type);
-	return false;
-}
-
 /* A candidate; past the first, the error names them all. */
-static void candidate(struct cni_rdma_found *f, const char *name, uint32_t index, bool soft)
+static void candidate(struct cni_rdma_found *f, const char *name, uint32_t index)
 {
 	if (have(f, index))
 		return;
@@ -108,7 +94,6 @@ static void candidate(struct cni_rdma_found *f, const char *name, uint32_t index
 	if (f->n < CNI_RDMA_FOUND_MAX) {
 		copy_str(f->names[f->n], CNI_RDMA_NAME_MAX, name);
 		f->index[f->n] = index;
-		f->soft[f->n] = soft;
 	}
 	f->n++;
 }
@@ -147,17 +132,17 @@ static void bound_there(const struct cni_rdma_view *there, int ifindex, struct c
 {
 	for (size_t i = 0; i < there->n_ports; i++)
 		if (ifindex > 0 && there->ports[i].ndev_index == (uint32_t)ifindex)
-			candidate(f, there->ports[i].dev_name, there->ports[i].dev_index,
-				  soft_index(there, there->ports[i].dev_index));
+			candidate(f, there->ports[i].dev_name, there->ports[i].dev_index);
 }
 
-/* The host's soft devices with guid and no port bound to a host netdev. */
+/* The host's soft devices (by the driver ID the kernel reported) with guid
+ * and no port bound to a host netdev. */
 static void by_guid(const struct cni_rdma_view *here, uint64_t guid, struct cni_rdma_found *f)
 {
 	for (size_t i = 0; guid && i < here->n_devs; i++)
-		if (here->devs[i].node_guid == guid && is_soft(here->devs[i].link_type) &&
+		if (here->devs[i].node_guid == guid && cni_rdma_driver_soft(here->devs[i].driver) &&
 		    !bound_here(here, here->devs[i].index))
-			candidate(f, here->devs[i].name, here->devs[i].index, true);
+			candidate(f, here->devs[i].name, here->devs[i].index);
 }
 
 bool cni_rdma_match_needs_scan(const struct cni_rdma_view *there, const struct cni_rdma_view *here,
@@ -246,8 +231,9 @@ int cni_rdma_match_netdev(const struct cni_rdma_view *there, const struct cni_rd
 	by_guid(here, cni_rdma_guid_of_mac(nd->mac, nd->mac_len), f);
 	ret = matched(f, "each has the node GUID of its MAC and no netdev on the host");
 	if (ret == -ENODEV)
-		tried(f, "no device has a port bound to it there, no soft RDMA device (rxe, "
-			 "siw) on the host has the node GUID of its MAC");
+		tried(f, "no device has a port bound to it there, no soft RDMA device (rxe or "
+			 "siw by the driver ID ib_uverbs reports) on the host has the node GUID of "
+			 "its MAC");
 	return ret ? ret : proven(nd, f);
 }
 
@@ -266,6 +252,17 @@ static int view_load(struct cni_sys *sys, struct cni_rdma_view *v, struct view_m
 	v->ports = m->ports;
 	v->devs = m->devs;
 	return ret;
+}
+
+/* The driver IDs of the devices with guid, which alone the host branch
+ * may take: one request each, not one per device of the node. A device
+ * whose driver cannot be told keeps 0, not proven soft. */
+static void drivers_of(struct cni_sys *sys, struct view_mem *m, size_t n, uint64_t guid)
+{
+	for (size_t i = 0; guid && i < n; i++)
+		if (m->devs[i].node_guid == guid &&
+		    cni_rdma_driver(sys, m->devs[i].index, &m->devs[i].driver))
+			m->devs[i].driver = 0;
 }
 
 static void view_free(struct view_mem *m)
@@ -346,6 +343,8 @@ static int by_netdev(struct cni_sys *sys, const struct cni_rdma_query *q, struct
 	copy_str(before, sizeof(before), f->tried);
 	if (!ret && q->netns_fd >= 0)
 		ret = view_load(sys, &here, &m_here);
+	if (!ret && q->netns_fd >= 0 && q->soft_by_mac)
+		drivers_of(sys, &m_here, here.n_devs, cni_rdma_guid_of_mac(t->l.mac, t->l.mac_len));
 	if (!ret)
 		ret = match(sys, q, t, q->netns_fd >= 0 ? &here : NULL, f);
 	if (t)

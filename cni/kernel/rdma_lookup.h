@@ -33,8 +33,6 @@ struct cni_rdma_found {
 	size_t n;
 	const char *how; /* "PCI child", "auxiliary child", "netdev" */
 	bool in_netns;	 /* step 3 found it in the netdev's namespace, not the caller's */
-	bool soft[CNI_RDMA_FOUND_MAX]; /* step 3: a software device (rxe, siw), which
-					* the kernel deletes when its netdev moves */
 	char
 	    tried[CNI_RDMA_TRIED_MAX]; /* what was tried (-ENODEV), or the candidates (-ENOTUNIQ) */
 };
@@ -72,7 +70,8 @@ struct cni_rdma_netdev {
  * in the caller's namespace): the caller's socket, which in exclusive mode
  * lists a device the pod created (rxe registers in init_net) without its
  * port's netdev. Only with nd->by_mac is a device here taken, and only when
- * it is soft (rxe, siw), has the node GUID of nd->mac and no port bound
+ * it is soft (its driver field, which the caller fills with cni_rdma_driver
+ * for the devices of the GUID, is rxe's or siw's), has the node GUID of nd->mac and no port bound
  * here, the netdev is the device's own (nd->of_device) and no other netdev
  * of the node has the MAC (nd->scan: -EADDRINUSE otherwise). 0, -ENODEV
  * (f->tried says why), -ENOTUNIQ or -EADDRINUSE, as cni_rdma_lookup. */

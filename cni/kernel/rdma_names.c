@@ -2,6 +2,7 @@
 /* RDMA device names and identities: rules without a request. */
 #include <ctype.h>
 #include <errno.h>
+#include <rdma/ib_user_ioctl_verbs.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,6 +25,18 @@ bool cni_rdma_name_valid(const char *name)
 			return false;
 	}
 	return true;
+}
+
+const char *cni_rdma_driver_soft(uint32_t driver)
+{
+	switch (driver) {
+	case RDMA_DRIVER_RXE:
+		return "rxe";
+	case RDMA_DRIVER_SIW:
+		return "siw";
+	default:
+		return NULL;
+	}
 }
 
 bool cni_rdma_release_names_per_netns(const char *release)

@@ -22,19 +22,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct cni_rdma_port port;
 	char ack[CNI_SYS_EXT_ACK];
 	bool exclusive;
+	uint32_t driver;
 
 	if (!msg)
 		return 0;
 	if (cni_rdma_parse_dev(msg, &dev) == 0) {
 		/* Names are bounded and terminated, whatever the reply says. */
-		if (strnlen(dev.name, sizeof(dev.name)) == sizeof(dev.name) ||
-		    strnlen(dev.link_type, sizeof(dev.link_type)) == sizeof(dev.link_type))
+		if (strnlen(dev.name, sizeof(dev.name)) == sizeof(dev.name))
 			abort();
 	}
 	if (cni_rdma_parse_port(msg, &port) == 0 &&
 	    strnlen(port.dev_name, sizeof(port.dev_name)) == sizeof(port.dev_name))
 		abort();
 	cni_rdma_parse_mode(msg, &exclusive);
+	cni_rdma_parse_driver(msg, &driver);
 	cni_nl_ext_ack(nlmsg_hdr(msg), ack);
 	if (strnlen(ack, sizeof(ack)) == sizeof(ack))
 		abort();

@@ -9,6 +9,7 @@
 #include <linux/rtnetlink.h>
 #include <fcntl.h>
 #include <net/if_arp.h>
+#include <rdma/ib_user_ioctl_verbs.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -565,9 +566,20 @@ int cni_rdma_devs(struct cni_sys *sys, struct cni_rdma_dev **devs, size_t *n)
 	*devs = calloc(1, sizeof(**devs));
 	if (!*devs)
 		return -ENOMEM;
-	**devs = (struct cni_rdma_dev){
-	    .index = FAKE_RDMA_INDEX, .name = "rxe0", .ports = 1, .link_type = "rxe"};
+	**devs = (struct cni_rdma_dev){.index = FAKE_RDMA_INDEX, .name = "rxe0", .ports = 1};
 	*n = 1;
+	return 0;
+}
+
+/* The driver ID: rxe for rxe0; mlx5_1's is fk.rdma_driver (0: mlx5's; siw
+ * takes its netdev's parent, so a PCI child may be soft too). */
+int cni_rdma_driver(struct cni_sys *sys, uint32_t index, uint32_t *driver)
+{
+	if (index != FAKE_RDMA_INDEX || fk.rdma_in_pod != (fk.ns == 1))
+		return -ENODEV;
+	*driver = fk.rdma_soft	   ? RDMA_DRIVER_RXE
+		  : fk.rdma_driver ? fk.rdma_driver
+				   : RDMA_DRIVER_MLX5;
 	return 0;
 }
 

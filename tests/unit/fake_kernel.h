@@ -43,6 +43,7 @@ struct fake_kernel {
 	bool rdma_in_pod, rdma_renamed;
 	bool rdma_soft;		    /* the VF's RDMA device is rxe0 (index 5) over vf0, not a PCI
 				     * child: the lookup finds it by netdev, on the host */
+	uint32_t rdma_driver;	    /* mlx5_1's driver ID (0: RDMA_DRIVER_MLX5) */
 	int changes, fail_at;	    /* the change numbered fail_at fails with EIO */
 	uint32_t refuse;	    /* CNI_VF_* bits the PF always refuses (EOPNOTSUPP), as igb
 				     * refuses link state: a request holding one changes nothing */

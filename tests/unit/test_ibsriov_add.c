@@ -3,6 +3,7 @@
  * until ADD succeeds: each failure must leave the kernel as it was found,
  * and no record behind. Then DEL must undo the successful ADD. */
 #include <criterion/criterion.h>
+#include <rdma/ib_user_ioctl_verbs.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/socket.h>
@@ -675,14 +676,40 @@ Test(ibsriov_add, rdma_isolation_refuses_a_soft_device, .init = sysfs, .fini = t
 		cr_assert_lt(ibsriov_add(ctx), 0, "an rxe taken for rdmaIsolation");
 		assert_cni_error(&ctx->err, CNI_ERR_DEVICE,
 				 "a software RDMA device cannot follow the VF into the pod");
-		cr_assert(strstr(ctx->err.details, "rdmaIsolation: rxe0, the RDMA device of "
-						   "0000:03:00.2 (found by netdev, vf0)"),
+		cr_assert(strstr(ctx->err.details,
+				 "rdmaIsolation: rxe0, the RDMA device of "
+				 "0000:03:00.2 (found by netdev, vf0), is bound to "
+				 "the VF netdev, not a child of the VF"),
 			  "%s", ctx->err.details);
 		cr_assert(strstr(ctx->err.details, "cannot survive the move"), "%s",
 			  ctx->err.details);
 		cr_assert_eq(fk.changes, 0, "refused before any change");
 		assert_as_found(&before, "after the refusal");
 	}
+}
+
+/* A PCI child the kernel reports as siw (siw on older kernels takes its netdev's parent,
+ * the VF, as its own): soft all the same, refused naming the driver; one it
+ * reports as mlx5 is taken (rdma_isolation_* above). */
+Test(ibsriov_add, rdma_isolation_refuses_a_soft_pci_child, .init = sysfs, .fini = teardown)
+{
+	struct fake_kernel before;
+	struct cni_ctx *ctx;
+
+	kernel(false);
+	fk.rdma_driver = RDMA_DRIVER_SIW;
+	before = fk;
+	ctx = ctx_for("\"rdmaIsolation\":true,\"mtu\":1400");
+	cr_assert_lt(ibsriov_add(ctx), 0, "a siw taken for rdmaIsolation");
+	assert_cni_error(&ctx->err, CNI_ERR_DEVICE,
+			 "a software RDMA device cannot follow the VF into the pod");
+	cr_assert(strstr(ctx->err.details,
+			 "rdmaIsolation: mlx5_1, the RDMA device of 0000:03:00.2 (found by PCI "
+			 "child, vf0), is a software RDMA device (the kernel reports its driver "
+			 "as siw)"),
+		  "%s", ctx->err.details);
+	cr_assert_eq(fk.changes, 0, "refused before any change");
+	assert_as_found(&before, "after the refusal");
 }
 
 /* The VF's GUID as its PF's VF table has it (node and port alike). */

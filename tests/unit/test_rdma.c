@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <netlink/msg.h>
 
+#include "base/cleanup.h"
 #include "helpers.h"
 #include "kernel/rdma.h"
+#include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/rdma_netlink.h>
 #include "kernel/sys.h"
 
@@ -83,8 +85,7 @@ static struct nl_msg *reply(bool with_name)
 	nla_put_string(msg, 5, ""); /* FW_VERSION */
 	nla_put_u64(msg, RDMA_NLDEV_ATTR_NODE_GUID, 0x0211223344556677ULL);
 	nla_put_u64(msg, 7, 0x1); /* SYS_IMAGE_GUID */
-	nla_put_string(msg, RDMA_NLDEV_ATTR_LINK_TYPE, "rxe");
-	nla_put_u8(msg, 200, 1); /* from a kernel newer than our table */
+	nla_put_u8(msg, 200, 1);  /* from a kernel newer than our table */
 	return msg;
 }
 
@@ -98,11 +99,77 @@ Test(rdma, reply_parsing)
 	cr_assert_str_eq(d.name, "rxe0");
 	cr_assert_eq(d.ports, 1);
 	cr_assert_eq(d.node_guid, 0x0211223344556677ULL);
-	cr_assert_str_eq(d.link_type, "rxe");
+	cr_assert_eq(d.driver, 0, "no device dump says the driver");
 	nlmsg_free(msg);
 	msg = reply(false);
 	cr_assert_eq(cni_rdma_parse_dev(msg, &d), -EPROTO, "a reply without a name is refused");
 	nlmsg_free(msg);
+}
+
+/* GET_CHARDEV (cmd 15) for uverbs, by index: what rdma-core sends. */
+Test(rdma, chardev_layout)
+{
+	struct nl_msg *msg = cni_rdma_msg_chardev(7);
+	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX + 1];
+
+	header(msg, 36, 5135, NLM_F_REQUEST | NLM_F_ACK);
+	cr_assert_eq(nlmsg_parse(nlmsg_hdr(msg), 0, tb, RDMA_NLDEV_ATTR_MAX, NULL), 0);
+	cr_assert_eq(nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]), 7);
+	cr_assert_str_eq(nla_get_string(tb[RDMA_NLDEV_ATTR_CHARDEV_TYPE]), "uverbs");
+	cr_assert_null(tb[RDMA_NLDEV_ATTR_PORT_INDEX], "with a port uverbs answers EINVAL");
+	nlmsg_free(msg);
+}
+
+/* A GET_CHARDEV reply as ib_uverbs_get_nl_info fills it: the chardev's
+ * name, dev_t and ABI, and the driver ID as a u32 (driver_bytes 4), as
+ * the uapi comment's u64 (8), or none (the driver opts out of binding). */
+static struct nl_msg *chardev_reply(unsigned int driver_bytes, uint64_t driver)
+{
+	struct nl_msg *msg = nlmsg_alloc_simple(5135, 0);
+
+	nla_put_string(msg, RDMA_NLDEV_ATTR_CHARDEV_NAME, "uverbs0");
+	nla_put_u64(msg, RDMA_NLDEV_ATTR_CHARDEV_ABI, 1);
+	nla_put_u64(msg, RDMA_NLDEV_ATTR_CHARDEV, 0xe700000000ULL);
+	if (driver_bytes == 4)
+		nla_put_u32(msg, RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID, (uint32_t)driver);
+	else if (driver_bytes)
+		nla_put(msg, RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID, (int)driver_bytes, &driver);
+	return msg;
+}
+
+Test(rdma, chardev_reply_gives_the_driver)
+{
+	static const struct {
+		unsigned int bytes;
+		uint64_t driver;
+		int ret;
+		uint32_t want;
+	} cases[] = {
+	    {4, RDMA_DRIVER_RXE, 0, RDMA_DRIVER_RXE},	{4, RDMA_DRIVER_SIW, 0, RDMA_DRIVER_SIW},
+	    {8, RDMA_DRIVER_MLX5, 0, RDMA_DRIVER_MLX5}, {0, 0, -ENODATA, 99},
+	    {2, RDMA_DRIVER_RXE, -EPROTO, 99},		{8, 1ULL << 40, -EPROTO, 99},
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct nl_msg *msg = chardev_reply(cases[i].bytes, cases[i].driver);
+		uint32_t driver = 99;
+
+		cr_assert_eq(cni_rdma_parse_driver(msg, &driver), cases[i].ret, "case %zu", i);
+		cr_assert_eq(driver, cases[i].want, "case %zu", i);
+		nlmsg_free(msg);
+	}
+}
+
+/* Soft means the kernel said rxe or siw; every other ID, unknown included,
+ * is not proven soft. */
+Test(rdma, soft_only_by_driver_id)
+{
+	cr_assert_str_eq(cni_rdma_driver_soft(RDMA_DRIVER_RXE), "rxe");
+	cr_assert_str_eq(cni_rdma_driver_soft(RDMA_DRIVER_SIW), "siw");
+	cr_assert_null(cni_rdma_driver_soft(RDMA_DRIVER_UNKNOWN));
+	cr_assert_null(cni_rdma_driver_soft(RDMA_DRIVER_MLX5));
+	cr_assert_null(cni_rdma_driver_soft(RDMA_DRIVER_BNXT_RE));
+	cr_assert_null(cni_rdma_driver_soft(RDMA_DRIVER_ERDMA));
 }
 
 Test(rdma, error_sentences)

@@ -12,10 +12,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/cleanup.h"
 #include "helpers.h"
 #include "kernel/nl.h"
 #include "kernel/rdma.h"
 #include "kernel/rdma_lookup.h"
+#include <rdma/ib_user_ioctl_verbs.h>
 
 static struct cni_sys test_sys = CNI_SYS_INIT;
 static struct cni_sys *const sys = &test_sys;
@@ -207,7 +209,7 @@ Test(rdma_lookup, bound_port_in_the_netdevs_namespace)
 	struct cni_rdma_port ports[] = {
 	    {.dev_index = 3, .dev_name = "rxe0", .port = 1, .ndev_index = 12},
 	    {.dev_index = 4, .dev_name = "rxe1", .port = 1, .ndev_index = 13}};
-	struct cni_rdma_dev devs[] = {{.index = 3, .name = "rxe0", .link_type = "rxe"},
+	struct cni_rdma_dev devs[] = {{.index = 3, .name = "rxe0", .driver = RDMA_DRIVER_RXE},
 				      {.index = 4, .name = "rxe1"}};
 	struct cni_rdma_view there = {.ports = ports, .n_ports = 2, .devs = devs, .n_devs = 2};
 	struct cni_rdma_netdev nd = nd_of(13);
@@ -218,10 +220,9 @@ Test(rdma_lookup, bound_port_in_the_netdevs_namespace)
 	cr_assert_str_eq(f.names[0], "rxe1");
 	cr_assert_str_eq(f.how, "netdev");
 	cr_assert_not(f.in_netns, "the netdev is the caller's");
-	cr_assert_not(f.soft[0], "a hardware device");
 	nd.ifindex = 12;
 	cr_assert_eq(cni_rdma_match_netdev(&there, NULL, &nd, &f), 0);
-	cr_assert(f.n == 1 && f.index[0] == 3 && f.soft[0], "rxe: soft (ib-sriov refuses it)");
+	cr_assert(f.n == 1 && f.index[0] == 3, "rxe bound to it");
 	nd.ifindex = 14;
 	cr_assert_eq(cni_rdma_match_netdev(&there, NULL, &nd, &f), -ENODEV);
 	cr_assert_str_eq(f.tried, "no device has a port bound to it");
@@ -246,11 +247,11 @@ static const struct cni_rdma_view nothing_there = {0};
 static void host_list(void)
 {
 	host_devs[0] = (struct cni_rdma_dev){
-	    .index = 3, .name = "rxe0", .node_guid = GUID_A, .link_type = "rxe"};
+	    .index = 3, .name = "rxe0", .node_guid = GUID_A, .driver = RDMA_DRIVER_RXE};
 	host_devs[1] = (struct cni_rdma_dev){
-	    .index = 5, .name = "rxe9", .node_guid = GUID_A, .link_type = "rxe"};
+	    .index = 5, .name = "rxe9", .node_guid = GUID_A, .driver = RDMA_DRIVER_RXE};
 	host_devs[2] = (struct cni_rdma_dev){
-	    .index = 6, .name = "rxe1", .node_guid = 0x1234, .link_type = "siw"};
+	    .index = 6, .name = "rxe1", .node_guid = 0x1234, .driver = RDMA_DRIVER_SIW};
 }
 
 /* softRdmaByMac on, every check passing: the pod's netdev is deviceID's and
@@ -292,7 +293,7 @@ Test(rdma_lookup, host_branch_on_takes_the_proven_soft_device, .init = host_list
 	/* A host device over a netdev with the same MAC is the host's. */
 	cr_assert(cni_rdma_match_needs_scan(&nothing_there, &here, &nd));
 	cr_assert_eq(cni_rdma_match_netdev(&nothing_there, &here, &nd, &f), 0, "%s", f.tried);
-	cr_assert(f.n == 1 && f.index[0] == 3 && !f.in_netns && f.soft[0]);
+	cr_assert(f.n == 1 && f.index[0] == 3 && !f.in_netns);
 	cr_assert_str_eq(f.names[0], "rxe0");
 	/* No GUID (IPoIB), another GUID: no match. */
 	nd.mac_len = 20;
@@ -300,21 +301,27 @@ Test(rdma_lookup, host_branch_on_takes_the_proven_soft_device, .init = host_list
 	nd.mac_len = 6;
 	host_devs[0].node_guid = 0x9999;
 	cr_assert_eq(cni_rdma_match_netdev(&nothing_there, &here, &nd, &f), -ENODEV);
-	cr_assert(strstr(f.tried, "no soft RDMA device (rxe, siw) on the host has the node GUID"),
+	cr_assert(strstr(f.tried, "no soft RDMA device (rxe or siw by the driver ID ib_uverbs "
+				  "reports) on the host has the node GUID"),
 		  "%s", f.tried);
 }
 
-/* A hardware driver's device (no link type: bnxt_re derives its GUID from
- * the MAC too) is never taken by MAC. */
+/* A hardware driver's device (bnxt_re derives its GUID from the MAC too)
+ * is never taken by MAC, nor one whose driver the kernel did not tell
+ * (ib_uverbs missing: RDMA_DRIVER_UNKNOWN): soft only when proven. */
 Test(rdma_lookup, host_branch_never_takes_a_hardware_device, .init = host_list)
 {
+	static const uint32_t not_soft[] = {RDMA_DRIVER_BNXT_RE, RDMA_DRIVER_MLX5,
+					    RDMA_DRIVER_UNKNOWN};
 	struct cni_rdma_netdev nd = nd_on();
 	struct cni_rdma_found f;
 
-	host_devs[0].link_type[0] = '\0';
-	cr_assert_not(cni_rdma_match_needs_scan(&nothing_there, &here, &nd));
-	cr_assert_eq(cni_rdma_match_netdev(&nothing_there, &here, &nd, &f), -ENODEV);
-	cr_assert_eq(f.n, 0);
+	for (size_t i = 0; i < ARRAY_SIZE(not_soft); i++) {
+		host_devs[0].driver = not_soft[i];
+		cr_assert_not(cni_rdma_match_needs_scan(&nothing_there, &here, &nd));
+		cr_assert_eq(cni_rdma_match_netdev(&nothing_there, &here, &nd, &f), -ENODEV);
+		cr_assert_eq(f.n, 0);
+	}
 }
 
 /* Another interface on the node carries the MAC (the victim's, whose

@@ -26,10 +26,13 @@ rdmans ADD r1 /run/netns/rpod net1 "$rconf"
 jqe "rdma: rdma-ns on the real VF finds no RDMA device" '.code .msg' '[101,"no RDMA device for deviceID"]'
 contains "rdma: the error names each way tried" "auxiliary child (the function's auxiliary devices: none), netdev net1 in /run/netns/rpod (no such netdev)" "$(Jr .details)"
 # rdmaIsolation finds rxe0 bound to the VF netdev (RDMA netlink, host
-# socket) and reaches the kernel, which cannot move rxe on this kernel.
+# socket) and refuses it before any move (security review 5, U3: a device
+# bound to the netdev is deleted when the netdev moves): rxe0 stays on the
+# host over the VF netdev.
 cni ib-sriov ADD r1 /run/netns/rpod net1 "$(conf "$VF0" '"rdmaIsolation":true')"
-jqe "rdma: rdmaIsolation finds rxe0 by its netdev" '.msg' '"cannot move the RDMA device into the pod"'
-contains "rdma: the refusal names rxe0" "rxe0: " "$(Jr .details)"
+jqe "rdma: rdmaIsolation refuses rxe0, found by its netdev" '.code .msg' '[101,"a software RDMA device cannot follow the VF into the pod"]'
+contains "rdma: the refusal names rxe0 and how it was found" "rxe0, the RDMA device of $VF0 (found by netdev, $rnet)" "$(Jr .details)"
+contains "rdma: rxe0 is on the host, its port bound to $rnet" "netdev $rnet" "$(rdma link show rxe0/1)"
 expect "rdma: nothing changed" "$before" "$(host_state)"
 # The real PF and VF under a tmpfs devices/ listing whose VF also names
 # rxe0 under infiniband/ (a ConnectX VF's layout): the move reaches the kernel.
@@ -46,9 +49,11 @@ jqe "rdma: rdma-ns reaches the kernel's refusal to move rxe0" '.msg' '"the RDMA 
 contains "rdma: the refusal names rxe0" "rxe0" "$(Jr .details)"
 rdmans DEL r1 /run/netns/rpod net1 "$rconf"
 expect "rdma: rdma-ns DEL after the failed ADD exits 0" 0 "$RC"
+# The same rxe0 as the VF's PCI child: the kernel's uverbs driver ID says
+# rxe, so ib-sriov refuses it before the move (review 5, U3, any step).
 cni ib-sriov ADD r2 /run/netns/rpod net1 "$(conf "$VF0" '"rdmaIsolation":true,"mtu":1400' ib-host-local)"
-jqe "rdma: ib-sriov rdmaIsolation reaches the kernel's refusal" '.msg' '"cannot move the RDMA device into the pod"'
-contains "rdma: the refusal names rxe0" "rxe0: " "$(Jr .details)"
+jqe "rdma: ib-sriov rdmaIsolation refuses the PCI child the kernel reports as rxe" '.code .msg' '[101,"a software RDMA device cannot follow the VF into the pod"]'
+contains "rdma: the refusal names rxe0 and its driver" "rxe0, the RDMA device of $VF0 (found by PCI child, $rnet), is a software RDMA device (the kernel reports its driver as rxe)" "$(Jr .details)"
 umount "$D"
 contains "rdma: rxe0 is still on the host" " rxe0 " "$(rdma-ns devices)"
 expect "rdma: VF netdev, VF table, records as before" "$before" "$(host_state)"

@@ -51,6 +51,7 @@ ip link set veth0 up; ip link set veth1 up
 rdma link add rxe0 type rxe netdev veth0
 devs=$(rdma-ns devices)
 contains "the device dump finds rxe0" " rxe0 " "$devs"
+contains "the kernel's uverbs driver ID says rxe0 is rxe" " rxe0 rxe " "$devs"
 expect "iproute2 sees the same device" "rxe0" "$(rdma dev | sed -n 's/^[0-9]*: \([a-z0-9]*\):.*/\1/p' | head -1)"
 
 # qemu's NIC: a real PCI netdev (its address before sysfs is simulated).
@@ -127,8 +128,9 @@ expect "GC releases only the stale entry whose device is home" "rdma-net-c5-net1
 rm -rf /var/lib/cni/rdma
 
 # ib-sriov's rdmaIsolation on a simulated VF whose RDMA device is rxe1 over
-# the VF's own netdev: the mode check passes, the kernel refuses the move,
-# and the VF ends as it was found.
+# the VF's own netdev: the mode check passes, the kernel's driver ID says
+# rxe, so the move is refused before it is tried (a soft device dies with
+# its netdev's move), and the VF ends as it was found.
 ip link add pf0 type veth peer name pf0p
 ip link add vf0 type veth peer name vf0p
 ip link set vf0 up; ip link set vf0p up
@@ -141,8 +143,8 @@ sriov='{"cniVersion":"1.1.0","name":"ib","type":"ib-sriov","deviceID":"0000:00:0
 before=$(ip -br link show vf0)
 out=$(echo "$sriov" | env -i CNI_COMMAND=ADD CNI_CONTAINERID=c2 CNI_NETNS=/run/netns/pod \
 	CNI_IFNAME=net1 CNI_PATH=/bin /bin/ib-sriov 2>/dev/null)
-contains "ib-sriov rdmaIsolation reaches the kernel's move" '"msg": "cannot move the RDMA device into the pod"' "$out"
-contains "the refusal names rxe1" '"details": "rxe1: the device' "$out"
+contains "ib-sriov rdmaIsolation refuses the soft PCI child" '"msg": "a software RDMA device cannot follow the VF into the pod"' "$out"
+contains "the refusal names rxe1 and its driver" '"details": "rdmaIsolation: rxe1, the RDMA device of 0000:00:08.1 (found by PCI child, vf0), is a software RDMA device (the kernel reports its driver as rxe)' "$out"
 expect "the VF netdev is as it was found" "$before" "$(ip -br link show vf0)"
 contains "rxe1 is still on the host" " rxe1 " "$(rdma-ns devices)"
 expect "no ib-sriov record is left" "" "$(ls /var/lib/cni/ib-sriov 2>/dev/null)"
