@@ -341,7 +341,9 @@ static int by_netdev(struct cni_sys *sys, const struct cni_rdma_query *q, struct
 	int ret = t ? there_load(sys, q, t) : -ENOMEM;
 
 	copy_str(before, sizeof(before), f->tried);
-	if (!ret && q->netns_fd >= 0)
+	/* The host's devices only where they may be taken: a pod grows that
+	 * list at will in exclusive mode, and each device costs a port dump. */
+	if (!ret && q->netns_fd >= 0 && q->soft_by_mac)
 		ret = view_load(sys, &here, &m_here);
 	if (!ret && q->netns_fd >= 0 && q->soft_by_mac)
 		drivers_of(sys, &m_here, here.n_devs, cni_rdma_guid_of_mac(t->l.mac, t->l.mac_len));
