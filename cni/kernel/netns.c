@@ -422,10 +422,11 @@ static int cookie_here(uint64_t *cookie)
 		return -errno;
 	if (getsockopt(s, SOL_SOCKET, SO_NETNS_COOKIE, cookie, &len) == 0)
 		return len == sizeof(*cookie) ? 0 : -EPROTO;
-	/* Before Linux 5.14 (ENOPROTOOPT) or under qemu-user (EOPNOTSUPP for
-	 * an option missing from its table): no cookie, the rest says. */
+	/* Before Linux 5.14 (ENOPROTOOPT) or under qemu-user (EOPNOTSUPP or
+	 * EINVAL for an option missing from its table): no cookie, the rest
+	 * says. */
 	*cookie = 0;
-	return errno == ENOPROTOOPT || errno == EOPNOTSUPP ? 0 : -errno;
+	return errno == ENOPROTOOPT || errno == EOPNOTSUPP || errno == EINVAL ? 0 : -errno;
 }
 
 int cni_netns_cookie(struct cni_sys *sys, int fd, uint64_t *cookie)

@@ -49,7 +49,8 @@ dra_prev_result() { # ADD-RESULT
 # The exec: the driver process's own environment first (its DaemonSet's
 # variables, chart templates/dra-driver.yaml), then libcni's CNI_* in
 # pkg/invoke/args.go AsEnv's order; CNI_PATH the only directory the driver
-# gives libcni.
+# gives libcni. IBCNI_WRAP, the tier's (the arm64 tier's qemu-user), as
+# cni_exec takes it.
 dra_exec() { # CMD STDIN
 	OUT=$(env -i HOSTNAME=dra-driver-sriov-x7k2p NODE_NAME=node-a NAMESPACE=dra-driver-sriov \
 		CDI_ROOT=/var/run/cdi \
@@ -62,7 +63,7 @@ dra_exec() { # CMD STDIN
 		CNI_COMMAND="$1" CNI_CONTAINERID=$DRA_SANDBOX CNI_NETNS=$DRA_NETNS \
 		CNI_ARGS="IgnoreUnknown=true;K8S_POD_NAMESPACE=train;K8S_POD_NAME=rank-0;K8S_POD_INFRA_CONTAINER_ID=$DRA_SANDBOX;K8S_POD_UID=$DRA_POD_UID" \
 		CNI_IFNAME=vfnet0 CNI_PATH=/opt/cni/bin \
-		/opt/cni/bin/ib-sriov <<<"$2" 2>"$T/stderr")
+		${IBCNI_WRAP:-} /opt/cni/bin/ib-sriov <<<"$2" 2>"$T/stderr")
 	RC=$?
 	ERR=$(cat "$T/stderr")
 }

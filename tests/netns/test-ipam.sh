@@ -696,7 +696,7 @@ dranet_exec() { # CMD CLAIM-UID IFNAME
 		CNI_COMMAND="$1" CNI_CONTAINERID="$2" CNI_NETNS=/dev/null CNI_IFNAME="$3" \
 		CNI_PATH="$BIN" \
 		CNI_ARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=default;K8S_POD_NAME=pod-whereabouts;K8S_POD_INFRA_CONTAINER_ID=$2" \
-		"$BIN/ib-host-local" <<<"$DRANET_PROFILE" 2>"$T/stderr")
+		${IBCNI_WRAP:-} "$BIN/ib-host-local" <<<"$DRANET_PROFILE" 2>"$T/stderr")
 	RC=$?
 	ERR=$(cat "$T/stderr")
 }
