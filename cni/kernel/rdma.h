@@ -125,10 +125,6 @@ struct cni_rdma_ref {
 	bool has_index;
 };
 
-/* The device ref names in devs (by index when it has one), or NULL. */
-const struct cni_rdma_dev *cni_rdma_find(const struct cni_rdma_dev *devs, size_t n,
-					 const struct cni_rdma_ref *ref);
-
 /* How many names a device coming home may try: its recorded name,
  * "<name>_<index>", then unpredictable ones. */
 #define CNI_RDMA_HOME_TRIES 8

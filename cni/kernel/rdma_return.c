@@ -16,15 +16,6 @@
 #include "kernel/netns.h"
 #include "kernel/rdma.h"
 
-const struct cni_rdma_dev *cni_rdma_find(const struct cni_rdma_dev *devs, size_t n,
-					 const struct cni_rdma_ref *ref)
-{
-	for (size_t i = 0; i < n; i++)
-		if (ref->has_index ? devs[i].index == ref->index : !strcmp(devs[i].name, ref->name))
-			return &devs[i];
-	return NULL;
-}
-
 /* One try of a name: a move from the pod carrying it (home >= 0), or a
  * rename on the host (home < 0). */
 static int try_name(struct cni_sys *sys, const struct cni_rdma_dev *d, int home, const char *name)

@@ -240,32 +240,6 @@ Test(rdma, recorded_device_dump_reply)
 	nlmsg_free(msg);
 }
 
-/* A device is found by its index when the record has one: a pod that
- * renamed it cannot make it look returned; by name only for old records. */
-Test(rdma, found_by_index_whatever_its_name)
-{
-	struct nl_msg *msg = recorded("dump-device");
-	struct cni_rdma_dev devs[2];
-	struct cni_rdma_ref by_index = {.name = "rxe0", .index = 0, .has_index = true},
-			    by_name = {.name = "rxe0"},
-			    other = {.name = "x", .index = 9, .has_index = true};
-
-	cr_assert_eq(cni_rdma_parse_dev(msg, &devs[1]), 0);
-	nlmsg_free(msg);
-	devs[0] = (struct cni_rdma_dev){.index = 3, .name = "mlx5_0"};
-	cr_assert_eq(cni_rdma_find(devs, 2, &by_index), &devs[1]);
-	cr_assert_eq(cni_rdma_find(devs, 2, &by_name), &devs[1]);
-	/* The pod renames rxe0 (index 0) to mlx5_9. */
-	snprintf(devs[1].name, sizeof(devs[1].name), "mlx5_9");
-	cr_assert_eq(cni_rdma_find(devs, 2, &by_index), &devs[1], "renamed, found by index");
-	cr_assert_null(cni_rdma_find(devs, 2, &by_name), "a name-only record cannot tell");
-	cr_assert_null(cni_rdma_find(devs, 2, &other));
-	/* An index that another device's name looks like is no match. */
-	snprintf(devs[0].name, sizeof(devs[0].name), "rxe0");
-	devs[1].index = 4;
-	cr_assert_null(cni_rdma_find(devs, 2, &by_index));
-}
-
 Test(rdma, recorded_sys_get_reply)
 {
 	struct nl_msg *msg = recorded("sys-get");
