@@ -207,13 +207,17 @@ $(OBJ)/ipam-id.o: $(OBJ)/ipam-id.c
 	$(call quiet,CC,$@)$(CC) $(CFLAGS) -c -o $@ $<
 PLUGIN_EXTRA_ib-sriov := $(IPAM_LINKED) $(OBJ)/ipam-id.o
 
+# ib-sriov's rooms (ib-sriov/README.md) name the plugin's top-level headers
+# bare, and another room's as "<room>/<file>.h".
+$(OBJ)/ib-sriov/%.o: CFLAGS += -Iib-sriov
+
 PLUGIN_VERBS_ib-sriov := $(VERBS_OBJ)
 PLUGIN_VERBS_rdma-ns := $(VERBS_OBJ)
 PLUGIN_LIBS_ib-sriov := $(VERBS_LIBS)
 PLUGIN_LIBS_rdma-ns := $(VERBS_LIBS)
 
 define plugin_rule
-$(BIN)/$(1): $(patsubst %.c,$(OBJ)/%.o,$(wildcard $(PLUGIN_DIR_$(1))/*.c)) $(PLUGIN_EXTRA_$(1)) \
+$(BIN)/$(1): $(patsubst %.c,$(OBJ)/%.o,$(wildcard $(PLUGIN_DIR_$(1))/*.c $(PLUGIN_DIR_$(1))/*/*.c)) $(PLUGIN_EXTRA_$(1)) \
 	     $(PLUGIN_VERBS_$(1)) $(LIB)
 	@mkdir -p $(BIN)
 	$$(call quiet,LD,$$@)$$(CC) $$(LDFLAGS) $$(PLUGIN_LDFLAGS) -o $$@ $$^ $$(PLUGIN_LIBS_$(1)) $$(LDLIBS)

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "release/release.h"
 #include "ibsriov.h"
 #include "protocol/delegate.h"
 #include "state/state.h"

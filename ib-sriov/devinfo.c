@@ -32,17 +32,16 @@
 #include "protocol/conf_table.h"
 #include "state/devinfo.h"
 
-int ibsriov_devinfo_name(struct add *a)
+int ibsriov_devinfo_name(struct cni_ctx *ctx, char *name, size_t len)
 {
-	struct cni_ctx *ctx = a->ctx;
 	const char *path = NULL;
 	int ret = cni_conf_string(ctx->conf->runtime_config, "runtimeConfig", "CNIDeviceInfoFile",
 				  &path, &ctx->err);
 
 	if (ret)
 		return ret;
-	ret = cni_devinfo_name(path, ctx->conf->name, ctx->env.containerid, ctx->env.ifname,
-			       a->devinfo, sizeof(a->devinfo));
+	ret = cni_devinfo_name(path, ctx->conf->name, ctx->env.containerid, ctx->env.ifname, name,
+			       len);
 	if (!ret)
 		return 0;
 	if (path && *path)
@@ -66,31 +65,22 @@ static void put_str(struct cni_json_buf *b, const char *key, const char *v, bool
 	cni_json_put_str(b, v);
 }
 
-/* The RDMA device as the pod sees it: the one moved (rdmaIsolation), else
- * the VF's first one in sysfs; "" for none. */
-static const char *rdma_dev(const struct add *a)
+static void put_ours(struct cni_json_buf *b, const struct ibsriov_record *r,
+		     const struct ibsriov_devinfo *d)
 {
-	if (a->rec.flags & IBSRIOV_REC_HAS_RDMA && a->rec.n_rdma)
-		return *a->conf.rdma_name ? a->conf.rdma_name : a->rec.rdma[0]; /* rdmaName */
-	return a->pci.rdma_dev;
-}
-
-static void put_ours(struct cni_json_buf *b, const struct add *a)
-{
-	const struct ibsriov_record *r = &a->rec;
 	char buf[32];
 
 	/* A passed-through PF: nothing but its address is known. */
-	if (a->pf_passthrough)
+	if (r->flags & IBSRIOV_REC_PF_PASSTHROUGH)
 		return;
 	cni_json_put_key(b, "ibcni", false);
 	cni_json_put_raw(b, "{");
-	snprintf(buf, sizeof(buf), "%d", a->pci.vf_index);
+	snprintf(buf, sizeof(buf), "%d", r->vf);
 	cni_json_put_key(b, "vf-index", true);
 	cni_json_put_raw(b, buf);
-	put_str(b, "pf-netdev", a->pci.pf_netdev, false);
-	put_str(b, "link-layer", a->ib ? "InfiniBand" : "Ethernet", false);
-	if (!a->vfio && *rdma_dev(a)) {
+	put_str(b, "pf-netdev", r->pf, false);
+	put_str(b, "link-layer", d->ib ? "InfiniBand" : "Ethernet", false);
+	if (r->kind != IBSRIOV_VFIO && *d->rdma_dev) {
 		cni_json_put_key(b, "port", false);
 		cni_json_put_raw(b, "1");
 	}
@@ -102,7 +92,7 @@ static void put_ours(struct cni_json_buf *b, const struct add *a)
 }
 
 /* The file's text (caller frees), NULL on ENOMEM. */
-static char *devinfo_text(const struct add *a)
+static char *devinfo_text(const struct ibsriov_record *r, const struct ibsriov_devinfo *d)
 {
 	struct cni_json_buf b = {0};
 
@@ -111,20 +101,21 @@ static char *devinfo_text(const struct add *a)
 	put_str(&b, "version", CNI_DEVINFO_VERSION, false);
 	cni_json_put_key(&b, "pci", false);
 	cni_json_put_raw(&b, "{");
-	put_str(&b, "pci-address", a->conf.device, true);
-	if (!a->pf_passthrough)
-		put_str(&b, "pf-pci-address", a->pci.pf_addr, false);
-	if (!a->vfio && *rdma_dev(a))
-		put_str(&b, "rdma-device", rdma_dev(a), false);
+	put_str(&b, "pci-address", r->device, true);
+	if (!(r->flags & IBSRIOV_REC_PF_PASSTHROUGH))
+		put_str(&b, "pf-pci-address", d->pf_pci, false);
+	if (r->kind != IBSRIOV_VFIO && *d->rdma_dev)
+		put_str(&b, "rdma-device", d->rdma_dev, false);
 	cni_json_put_raw(&b, "}");
-	put_ours(&b, a);
+	put_ours(&b, r, d);
 	cni_json_put_raw(&b, "}\n");
 	return cni_json_buf_take(&b);
 }
 
-int ibsriov_devinfo_write(struct add *a)
+int ibsriov_devinfo_write(const struct ibsriov_record *r, const struct ibsriov_devinfo *d,
+			  struct cni_error *err)
 {
-	_cleanup_free_ char *text = devinfo_text(a);
+	_cleanup_free_ char *text = devinfo_text(r, d);
 	int ret = -ENOMEM;
 
 	/* A file Multus copied from the device plugin's (the spec's section
@@ -132,11 +123,10 @@ int ibsriov_devinfo_write(struct add *a)
 	 * CNI knows. Failing the ADD rather than warning: NCCL picks its HCA
 	 * from this, and a pod without it would pick silently wrong. */
 	if (text)
-		ret = cni_devinfo_write(IBSRIOV_DEVINFO_DIR, a->devinfo, text);
+		ret = cni_devinfo_write(IBSRIOV_DEVINFO_DIR, r->devinfo, text);
 	if (ret)
-		return cni_errorf(&a->ctx->err, ret, CNI_ERR_IO,
-				  "cannot write the device information file", "%s/%s: %s",
-				  IBSRIOV_DEVINFO_DIR, a->devinfo, strerror(-ret));
+		return cni_errorf(err, ret, CNI_ERR_IO, "cannot write the device information file",
+				  "%s/%s: %s", IBSRIOV_DEVINFO_DIR, r->devinfo, strerror(-ret));
 	return 0;
 }
 

@@ -5,21 +5,30 @@
 #ifndef IBSRIOV_DEVINFO_H
 #define IBSRIOV_DEVINFO_H
 
-#include "add.h"
+#include "ibsriov.h"
 #include "state/devinfo.h"
 
 #ifndef IBSRIOV_DEVINFO_DIR
 #define IBSRIOV_DEVINFO_DIR CNI_DEVINFO_DIR
 #endif
 
-/* The file name into a->devinfo (runtimeConfig.CNIDeviceInfoFile, else
- * Multus' name for the attachment): code 7 naming the key when it is not a
- * safe name in the spec's directory. Before any side effect. */
-int ibsriov_devinfo_name(struct add *a);
+/* The file name into name (runtimeConfig.CNIDeviceInfoFile, else Multus'
+ * name for ctx's attachment): code 7 naming the key when it is not a safe
+ * name in the spec's directory. Before any side effect. */
+int ibsriov_devinfo_name(struct cni_ctx *ctx, char *name, size_t len);
 
-/* Write the file for the attachment a built (code 5 on failure: ADD
- * rolls back, and the release removes the file with the record). */
-int ibsriov_devinfo_write(struct add *a);
+/* What the file tells beside the record: the PF's PCI address, the RDMA
+ * device as the pod sees it ("" none), the link layer. */
+struct ibsriov_devinfo {
+	const char *pf_pci;
+	const char *rdma_dev;
+	bool ib;
+};
+
+/* Write the file r names for r's attachment, as r records it (code 5 in
+ * err on failure: ADD rolls back, and the release removes the file). */
+int ibsriov_devinfo_write(const struct ibsriov_record *r, const struct ibsriov_devinfo *d,
+			  struct cni_error *err);
 
 /* Remove the file r names (IBSRIOV_REC_HAS_DEVINFO; nothing otherwise):
  * for every release (ADD's rollback, DEL, GC, a dead pod's release). 0,

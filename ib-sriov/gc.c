@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "release/release.h"
 #include "base/cleanup.h"
 #include "ibsriov.h"
 #include "protocol/delegate.h"

@@ -16,6 +16,20 @@
 #include "kernel/netns.h"
 #include "rail.h"
 
+/* One ADD's view, as ibsriov_rail_apply was given it. */
+struct rail_add {
+	const struct ibsriov_pod *pod;
+	const struct ibsriov_conf *conf;
+	struct ibsriov_record *rec;
+	const struct cni_result *ipam;
+};
+
+static int fail(const struct rail_add *a, int ret, int code, const char *msg, const char *what)
+{
+	return cni_errorf(&a->pod->ctx->err, ret, code, msg, "%s: %s%s%s", what, strerror(-ret),
+			  *cni_sys_ext_ack(a->pod->sys) ? ": " : "", cni_sys_ext_ack(a->pod->sys));
+}
+
 /* The connected route of address p: its prefix through the interface. */
 static struct cni_route connected(const struct cni_prefix *p, uint32_t table)
 {
@@ -54,31 +68,32 @@ static int table_taken(const struct cni_rule *r, void *arg)
 
 /* The table, chosen or derived, and no rule of the pod looks it up yet
  * (another rail's, or the pod's own). */
-static int pick_table(struct add *a, uint32_t *table)
+static int pick_table(struct rail_add *a, uint32_t *table)
 {
-	const struct ibsriov_rail_conf *rc = &a->conf.rail;
+	const struct ibsriov_rail_conf *rc = &a->conf->rail;
 	struct taken t = {0};
 	char src[64] = "all";
 	int ret;
 
-	*table = rc->automatic ? ibsriov_rail_auto_table(a->vf.ifindex) : rc->table;
+	*table = rc->automatic ? ibsriov_rail_auto_table(a->pod->ifindex) : rc->table;
 	t.table = *table;
-	ret = cni_rule_each(a->sys, table_taken, &t);
+	ret = cni_rule_each(a->pod->sys, table_taken, &t);
 	if (ret < 0)
 		return fail(a, ret, CNI_ERR_INTERNAL, "cannot list the pod's rules", "railTable");
 	if (!t.hit)
 		return 0;
 	if (t.found.src.len)
 		cni_prefix_str(&t.found.src, src, sizeof(src));
-	return cni_errorf(&a->ctx->err, -EEXIST, CNI_ERR_INVALID_CONFIG, "invalid configuration",
+	return cni_errorf(&a->pod->ctx->err, -EEXIST, CNI_ERR_INVALID_CONFIG,
+			  "invalid configuration",
 			  "\"railTable\" is table %" PRIu32 " for %s, which a rule of the pod "
 			  "already looks up (from %s priority %" PRIu32 "); give each rail its own "
 			  "number, or \"auto\"",
-			  *table, a->ctx->env.ifname, src, t.found.priority);
+			  *table, a->pod->ctx->env.ifname, src, t.found.priority);
 }
 
 /* The connected route of every address and every IPAM route, in table. */
-static int table_routes(struct add *a, uint32_t table)
+static int table_routes(struct rail_add *a, uint32_t table)
 {
 	const struct cni_result *r = a->ipam;
 	char what[96];
@@ -94,7 +109,7 @@ static int table_routes(struct add *a, uint32_t table)
 			src.family = AF_INET;
 			memcpy(src.a, r->ips[i].address.a, sizeof(src.a));
 		}
-		ret = cni_route_add(a->sys, a->vf.ifindex, &rt, &src);
+		ret = cni_route_add(a->pod->sys, a->pod->ifindex, &rt, &src);
 		if (ret)
 			return fail(a, ret, CNI_ERR_INTERNAL, "railTable: cannot add a route",
 				    cni_prefix_str(&rt.dst, what, sizeof(what)));
@@ -104,7 +119,7 @@ static int table_routes(struct add *a, uint32_t table)
 
 		rt.has_table = true;
 		rt.table = (int)table;
-		ret = cni_route_add(a->sys, a->vf.ifindex, &rt, NULL);
+		ret = cni_route_add(a->pod->sys, a->pod->ifindex, &rt, NULL);
 		/* With railKeepMain, main has them too (configure_ip). */
 		if (ret)
 			return fail(a, ret, CNI_ERR_INTERNAL, "railTable: cannot add a route",
@@ -115,16 +130,16 @@ static int table_routes(struct add *a, uint32_t table)
 
 /* The rules, recorded before the first is added; on a failure the record
  * keeps only those added. */
-static int table_rules(struct add *a, uint32_t table)
+static int table_rules(struct rail_add *a, uint32_t table)
 {
 	const struct cni_result *r = a->ipam;
-	struct ibsriov_record *rec = &a->rec;
+	struct ibsriov_record *rec = a->rec;
 	unsigned int n = 0;
 	int ret;
 
 	if (r->n_ips > IBSRIOV_RAIL_RULES_MAX)
 		return cni_errorf(
-		    &a->ctx->err, -E2BIG, CNI_ERR_INVALID_CONFIG, "invalid configuration",
+		    &a->pod->ctx->err, -E2BIG, CNI_ERR_INVALID_CONFIG, "invalid configuration",
 		    "\"railTable\": the IPAM gave %zu addresses; a rail takes at most %d", r->n_ips,
 		    IBSRIOV_RAIL_RULES_MAX);
 	rec->rail_table = table;
@@ -142,7 +157,7 @@ static int table_rules(struct add *a, uint32_t table)
 	for (; n < r->n_ips; n++) {
 		struct cni_rule ru = rule_of(&r->ips[n].address, table, IBSRIOV_RAIL_PRIORITY);
 
-		ret = cni_rule_add(a->sys, &ru);
+		ret = cni_rule_add(a->pod->sys, &ru);
 		if (ret)
 			break;
 	}
@@ -191,9 +206,11 @@ static int rail_sysctls(struct cni_sys *sys, struct cni_ctx *ctx, int ifindex, b
 	return 0;
 }
 
-int ibsriov_rail_apply(struct add *a)
+int ibsriov_rail_apply(const struct ibsriov_pod *pod, const struct ibsriov_conf *conf,
+		       struct ibsriov_record *rec, const struct cni_result *ipam)
 {
-	const struct ibsriov_rail_conf *rc = &a->conf.rail;
+	struct rail_add one = {.pod = pod, .conf = conf, .rec = rec, .ipam = ipam}, *a = &one;
+	const struct ibsriov_rail_conf *rc = &a->conf->rail;
 	uint32_t table = 0;
 	int saved = -1, ret;
 
@@ -201,16 +218,16 @@ int ibsriov_rail_apply(struct add *a)
 		return 0;
 	/* vfioPciMode is refused with the keys; a driver found bound to
 	 * vfio-pci (or a PF passed through) leaves no netdev either. */
-	if (a->vfio || a->pf_passthrough)
-		return cni_errorf(&a->ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG,
+	if (!a->pod->ifindex)
+		return cni_errorf(&a->pod->ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG,
 				  "invalid configuration",
 				  "\"%s\" is set, but %s is bound to vfio-pci: the pod gets no "
 				  "netdev to route; drop the key or bind the VF to its driver",
-				  rc->on ? "railTable" : "railSysctls", a->conf.device);
-	ret = cni_netns_enter(a->sys, a->netns_fd, &saved);
+				  rc->on ? "railTable" : "railSysctls", a->conf->device);
+	ret = cni_netns_enter(a->pod->sys, a->pod->netns_fd, &saved);
 	if (ret)
 		return fail(a, ret, CNI_ERR_INTERNAL, "cannot enter the pod network namespace",
-			    a->ctx->env.netns);
+			    a->pod->ctx->env.netns);
 	if (rc->on && a->ipam) {
 		ret = pick_table(a, &table);
 		if (!ret)
@@ -219,8 +236,8 @@ int ibsriov_rail_apply(struct add *a)
 			ret = table_rules(a, table);
 	}
 	if (!ret && rc->sysctls)
-		ret = rail_sysctls(a->sys, a->ctx, a->vf.ifindex, true);
-	cni_netns_restore(a->sys, &saved);
+		ret = rail_sysctls(a->pod->sys, a->pod->ctx, a->pod->ifindex, true);
+	cni_netns_restore(a->pod->sys, &saved);
 	return ret;
 }
 
@@ -331,17 +348,14 @@ int ibsriov_rail_check(struct cni_sys *sys, struct cni_ctx *ctx, const struct ib
 	return c->rail.sysctls ? rail_sysctls(sys, ctx, l.ifindex, false) : 0;
 }
 
-int ibsriov_rail_undo(struct cni_sys *sys, const struct ibsriov_record *r, struct cni_error *err)
+int ibsriov_rail_undo(struct cni_sys *sys, const struct ibsriov_record *r, int pod_fd,
+		      struct cni_error *err)
 {
-	_cleanup_close_ int fd = -1;
-	int saved = -1, ret = 0;
+	int saved = -1, ret;
 
 	if (!(r->flags & IBSRIOV_REC_HAS_RAIL) || !r->n_rail_rules)
 		return 0;
-	ret = ibsriov_open_pod(sys, r, &fd, err);
-	if (ret || fd < 0)
-		return ret;
-	ret = cni_netns_enter(sys, fd, &saved);
+	ret = cni_netns_enter(sys, pod_fd, &saved);
 	if (ret)
 		return cni_errorf(err, ret, CNI_ERR_INTERNAL,
 				  "cannot enter the pod network namespace", "%s", r->netns);

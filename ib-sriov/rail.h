@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "add.h"
+#include "ibsriov.h"
 #include "protocol/conf_table.h"
 
 /* The rules' priority: before main (32766) and default (32767), after
@@ -36,7 +36,8 @@ bool ibsriov_rail_owns_routes(const struct ibsriov_conf *c);
  * (recorded first), then the ARP sysctls, in the pod. Nothing without the
  * keys. A failure leaves in the record only the rules added, for the one
  * undo path (ibsriov_release). */
-int ibsriov_rail_apply(struct add *a);
+int ibsriov_rail_apply(const struct ibsriov_pod *pod, const struct ibsriov_conf *conf,
+		       struct ibsriov_record *rec, const struct cni_result *ipam);
 
 /* CHECK, in the pod's netns: the record's rules, the table's routes for
  * prev's addresses and routes, the sysctls; code 101 naming the key and
@@ -45,7 +46,8 @@ int ibsriov_rail_check(struct cni_sys *sys, struct cni_ctx *ctx, const struct ib
 		       const struct ibsriov_record *r);
 
 /* DEL and ADD's rollback, before the netdev leaves: the recorded rules out
- * of the pod (one already gone is fine). 0 when the pod is gone. */
-int ibsriov_rail_undo(struct cni_sys *sys, const struct ibsriov_record *r, struct cni_error *err);
+ * of the pod whose netns pod_fd is (one already gone is fine). */
+int ibsriov_rail_undo(struct cni_sys *sys, const struct ibsriov_record *r, int pod_fd,
+		      struct cni_error *err);
 
 #endif

@@ -9,7 +9,7 @@ FUZZ_TARGETS ?= $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(addprefix $(FUZZ_OUT)/bin/,$(FUZZ_TARGETS))
 # Everything a harness may reach: the runtime and the plugins minus main().
 FUZZ_SRC := $(wildcard cni/*/*.c) $(filter-out ipam/main.c,$(wildcard ipam/*.c)) \
-	$(filter-out ib-sriov/main.c,$(wildcard ib-sriov/*.c))
+	$(filter-out ib-sriov/main.c,$(wildcard ib-sriov/*.c ib-sriov/*/*.c))
 FUZZ_LIB := $(FUZZ_OUT)/libibcni.a
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 # The project's warnings; -Werror (WERROR=1) applies to the harnesses only,

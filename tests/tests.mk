@@ -26,7 +26,10 @@ $(OUT)/build/unit/%: tests/unit/%.c $(UNIT_EXTRA) $(LIB)
 # the fake PF's reply as a real netlink message (fake_kernel.c).
 FAKE_CNI := $(filter-out $(addprefix $(OBJ)/cni/kernel/,link.o link_vf_set.o link_addr.o link_route.o link_restore.o netns.o rdma.o rdma_return.o announce.o nl.o), \
 	$(patsubst %.c,$(OBJ)/%.o,$(LIB_SRC))) $(PODRES_GEN)/podres.pb-c.o
-FAKE_SRC := tests/unit/fake_kernel.c tests/unit/fake_verbs.c $(addprefix ib-sriov/,add.c held.c heal.c pod.c vf.c vf_settings.c guid_fallback.c pkey.c netdev.c rail.c rail_conf.c record.c record_io.c gocache.c conf.c guid.c del.c check.c devinfo.c portwait.c)
+# The plugin's top level (but main.c and gc.c), ADD's room and the release's.
+FAKE_SRC := tests/unit/fake_kernel.c tests/unit/fake_verbs.c \
+	$(filter-out ib-sriov/main.c ib-sriov/gc.c,$(wildcard ib-sriov/*.c)) \
+	$(wildcard ib-sriov/add/*.c ib-sriov/release/*.c)
 UNIT_BIN := $(filter-out %/test_ibsriov_add,$(UNIT_BIN)) $(OUT)/build/unit/test_ibsriov_add
 $(OUT)/build/unit/test_ibsriov_add: tests/unit/test_ibsriov_add.c $(FAKE_SRC) $(FAKE_CNI) tests/unit/fake_kernel.h tests/unit/fake_paths.h tests/unit/fake_verbs.h
 	@mkdir -p $(dir $@)

@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: Apache-2.0
 """The shape of the production code (issue 24's measures), checked.
 
-Sources (cni/*/, ib-sriov/, rdma-ns/, ipam/): no file over 500 lines, no
+Sources (cni/*/, ib-sriov/ and its rooms, rdma-ns/, ipam/): no file over 500 lines, no
 function over 80 lines or with more than 6 parameters, no GNU "?:", no
 __thread. Objects (the build tree given as argv[1]): no call cycle between
 two objects, no call from a layer of cni/ into one its README does not allow, none into
 the dispatcher (skel.o) from the runtime
 (the includes are checked by tests/unit/test_layers.c; this checks what the
 linker sees), no plugin calling another plugin but ib-sriov's main.o into
-the built-in ib-host-local.
+the built-in ib-host-local, nothing but ib-sriov's main.o calling into ADD's
+room (ib-sriov/add/).
 
 Kernel style (clang-format enforced): a function body opens with "{" and
 closes with "}" in column 0. Prints every offender; exit 1 when any."""
@@ -24,14 +25,26 @@ ALLOW = {'base': {'base'}, 'kernel': {'base', 'kernel'}, 'state': {'base', 'stat
          'protocol': {'base', 'protocol'}}
 PLUGINS = ['ib-sriov', 'rdma-ns', 'ipam']
 MAX_FILE, MAX_FUNC, MAX_PARAMS = 500, 80, 6
+# ADD's steps share a private struct: nothing but main.o (ibsriov_add)
+# calls into the room.
+ADD_ROOM = 'ib-sriov/add/'
 # Callbacks whose parameter list a library fixes (nghttp2's
 # nghttp2_on_data_chunk_recv_callback and nghttp2_on_header_callback).
 FIXED_SIGNATURE = {('cni/protocol/podres.c', 'on_read_body'), ('cni/protocol/podres.c', 'on_header')}
 
 
+def rooms(plugin):
+    """A plugin's rooms: its subdirectories (ib-sriov/README.md)."""
+    top = os.path.join(ROOT, plugin)
+    return sorted(d for d in os.listdir(top) if os.path.isdir(os.path.join(top, d)))
+
+
 def sources():
     out = []
-    for d in ['cni/' + l for l in LAYERS] + PLUGINS:
+    dirs = ['cni/' + l for l in LAYERS]
+    for p in PLUGINS:
+        dirs += [p] + [p + '/' + r for r in rooms(p)]
+    for d in dirs:
         for f in sorted(os.listdir(os.path.join(ROOT, d))):
             if f.endswith(('.c', '.h')):
                 out.append(os.path.join(d, f))
@@ -172,6 +185,10 @@ def check_objects(objdir, problems):
             elif mo in PLUGINS and do in PLUGINS and mo != do and \
                     not (m == 'ib-sriov/main.o' and do == 'ipam'):
                 problems.append(f'{m} calls into another plugin: {d}')
+            elif d.startswith(ADD_ROOM) and not m.startswith(ADD_ROOM) and \
+                    m != 'ib-sriov/main.o':
+                problems.append(f'{m} calls into {d}: ADD\'s room is ADD\'s alone '
+                                '(ib-sriov/add/README.md)')
     # Tarjan's strongly connected components over the objects.
     index, low, stack, on, sccs, counter = {}, {}, [], set(), [], [0]
 

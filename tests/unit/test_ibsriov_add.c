@@ -21,7 +21,8 @@
 #include "helpers.h"
 #include "ibsriov.h"
 #include "kernel/nl.h"
-#include "portwait.h"
+#include "add/portwait.h"
+#include "port.h"
 #include "protocol/podres.h"
 #include "base/util.h"
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-/* The layering of cni/ (cni/README.md): every quoted include of the runtime
- * and the plugins, checked against the "May include:" line of the README of
- * the directory the file is in. */
+/* The layering of cni/ (cni/README.md) and of ib-sriov's rooms
+ * (ib-sriov/README.md): every quoted include of the runtime and the
+ * plugins, checked against the "May include:" line of the README of the
+ * directory the file is in. */
 #include <criterion/criterion.h>
 #include <glob.h>
 #include <stdbool.h>
@@ -93,21 +94,76 @@ static void check_runtime(const char *file, const char *target, const void *arg)
 		  layers[l]);
 }
 
+/* A plugin's room (ib-sriov/README.md): a subdirectory with a README whose
+ * "May include:" line names the rooms it may include (`room/`) and whether
+ * the plugin's top level ("top level"). The top level's own README, when
+ * the plugin has one, names the rooms it may include. */
+struct room {
+	const char *plugin;
+	char dir[64]; /* "" for the top level */
+};
+
+/* Whether room r's README allows what ("top level", or "`x/`"); a plugin
+ * without rooms has no README, and its top level includes its own files. */
+static bool room_allows(const struct room *r, const char *what)
+{
+	_cleanup_free_ char *readme = NULL;
+	char path[512], rel[160];
+	const char *line, *end, *hit;
+
+	snprintf(rel, sizeof(rel), "%s/%s%sREADME.md", r->plugin, r->dir, *r->dir ? "/" : "");
+	src_path(path, sizeof(path), rel);
+	if (!*r->dir && access(path, F_OK))
+		return false;
+	cr_assert_eq(read_file(path, 1 << 16, &readme, NULL), 0, "%s", path);
+	line = strstr(readme, "\nMay include: ");
+	cr_assert(line, "%s has no \"May include:\" line", path);
+	end = strchr(line + 1, '\n');
+	hit = strstr(line, what);
+	return hit && (!end || hit < end);
+}
+
+static bool exists_in(const char *plugin, const char *dir, const char *file)
+{
+	char path[512], rel[256];
+
+	snprintf(rel, sizeof(rel), "%s/%s%s%s", plugin, dir, *dir ? "/" : "", file);
+	src_path(path, sizeof(path), rel);
+	return !access(path, F_OK);
+}
+
 static void check_plugin(const char *file, const char *target, const void *arg)
 {
-	const char *dir = arg;
-	char own[512];
+	const struct room *r = arg;
+	const char *slash = strchr(target, '/');
+	char room[64], tok[80];
 
 	if (layer_of(target) >= 0)
 		return;
-	if (!strcmp(target, "../ipam/ipam.h") && !strcmp(dir, "ib-sriov") &&
+	if (!strcmp(target, "../ipam/ipam.h") && !strcmp(r->plugin, "ib-sriov") &&
 	    strstr(file, "/ib-sriov/main.c"))
 		return; /* the built-in IPAM's registration (cni/README.md) */
-	cr_assert(!strchr(target, '/'), "%s includes \"%s\": a plugin includes no other plugin",
+	cr_assert(strncmp(target, "../", 3),
+		  "%s includes \"%s\": a plugin includes no other plugin", file, target);
+	if (!slash) {
+		cr_assert(exists_in(r->plugin, r->dir, target) ||
+			      (*r->dir && room_allows(r, "top level") &&
+			       exists_in(r->plugin, "", target)),
+			  "%s includes \"%s\", which is neither in its room nor on the top level "
+			  "its README allows",
+			  file, target);
+		return;
+	}
+	cr_assert_lt((size_t)(slash - target), sizeof(room), "%s: bad include", file);
+	memcpy(room, target, (size_t)(slash - target));
+	room[slash - target] = '\0';
+	snprintf(tok, sizeof(tok), "`%s/`", room);
+	cr_assert(strcmp(room, r->dir), "%s includes \"%s\": name its own room's files bare", file,
+		  target);
+	cr_assert(room_allows(r, tok), "%s includes \"%s\": its README does not allow %s/", file,
+		  target, room);
+	cr_assert(exists_in(r->plugin, "", target), "%s includes \"%s\", which does not exist",
 		  file, target);
-	snprintf(own, sizeof(own), "%s/../../%s/%s", fixtures_dir(), dir, target);
-	cr_assert_eq(access(own, F_OK), 0, "%s includes \"%s\", which is not in %s/", file, target,
-		     dir);
 }
 
 static size_t each_file(const char *dir, void (*fn)(const char *, const char *, const void *),
@@ -145,13 +201,70 @@ Test(layers, runtime_includes_follow_the_readmes)
 	cr_assert_gt(n, 100, "only %zu includes found", n);
 }
 
+/* The rooms of plugin p: its top level, then each subdirectory. */
+static size_t rooms_of(const char *p, struct room *out, size_t max)
+{
+	char pattern[512], rel[64];
+	size_t n = 0;
+	glob_t g;
+
+	out[n++] = (struct room){.plugin = p};
+	snprintf(rel, sizeof(rel), "%s/*/README.md", p);
+	src_path(pattern, sizeof(pattern), rel);
+	if (glob(pattern, 0, NULL, &g))
+		return n;
+	for (size_t i = 0; i < g.gl_pathc && n < max; i++) {
+		char *end = strrchr(g.gl_pathv[i], '/'), *start;
+
+		*end = '\0';
+		start = strrchr(g.gl_pathv[i], '/') + 1;
+		out[n] = (struct room){.plugin = p};
+		snprintf(out[n++].dir, sizeof(out[0].dir), "%s", start);
+	}
+	globfree(&g);
+	return n;
+}
+
 Test(layers, plugins_include_layers_and_their_own)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < N(plugins); i++)
-		n += each_file(plugins[i], check_plugin, plugins[i]);
+	for (size_t i = 0; i < N(plugins); i++) {
+		struct room rooms[16];
+		size_t k = rooms_of(plugins[i], rooms, N(rooms));
+
+		for (size_t j = 0; j < k; j++) {
+			char dir[160];
+
+			snprintf(dir, sizeof(dir), "%s%s%s", plugins[i], *rooms[j].dir ? "/" : "",
+				 rooms[j].dir);
+			n += each_file(dir, check_plugin, &rooms[j]);
+		}
+	}
 	cr_assert_gt(n, 100, "only %zu includes found", n);
+}
+
+/* Every subdirectory of ib-sriov is a room with its rule: none escapes the
+ * check by having no README. */
+Test(layers, ib_sriov_rooms_have_rules)
+{
+	static const char *const want[] = {"add", "doctor", "reconcile", "release"};
+	struct room rooms[16];
+	size_t k = rooms_of("ib-sriov", rooms, N(rooms));
+	char pattern[512];
+	glob_t g;
+
+	cr_assert_eq(k, N(want) + 1, "ib-sriov has %zu rooms with a README", k - 1);
+	for (size_t i = 0; i < N(want); i++)
+		cr_assert_str_eq(rooms[i + 1].dir, want[i]);
+	src_path(pattern, sizeof(pattern), "ib-sriov/*/");
+	cr_assert_eq(glob(pattern, GLOB_ONLYDIR, NULL, &g), 0);
+	cr_assert_eq(g.gl_pathc, N(want), "a directory of ib-sriov/ without a README");
+	globfree(&g);
+	/* The rule itself: the doctor reads, it never releases. */
+	cr_assert(room_allows(&rooms[2], "top level"));
+	cr_assert(!room_allows(&rooms[2], "`release/`"));
+	cr_assert(!room_allows(&rooms[3], "`add/`"));
 }
 
 /* Nothing is left at cni/'s top level: a file there has no layer. */

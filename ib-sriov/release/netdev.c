@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "release.h"
 #include "base/cleanup.h"
 #include "ibsriov.h"
 #include "kernel/netns.h"

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "release/release.h"
 #include "reconcile.h"
 #include "state/record_rdmans.h"
 #include "state/state.h"

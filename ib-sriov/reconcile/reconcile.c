@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "release/release.h"
 #include "base/cleanup.h"
 #include "base/util.h"
 #include "reconcile.h"

@@ -4,9 +4,6 @@
 #include <stdio.h>
 
 #include "doctor.h"
-#include "kernel/pci.h"
-#include "kernel/verbs.h"
-#include "portwait.h"
 #include "protocol/nodeconf.h"
 
 /* An InfiniBand VF whose GUID ADD sets is rebound, and its port stays INIT
@@ -15,35 +12,6 @@
  * up within a few seconds of the netdev. */
 #define HINT_IB_MS  15000
 #define HINT_ETH_MS 5000
-
-void doctor_vf_port(struct doctor *d, struct json_object *o, const char *addr, const char *rdma_dev,
-		    bool ib)
-{
-	unsigned int state, phys;
-	char subject[CNI_PCI_ADDR_LEN + CNI_RDMA_NAME_MAX + 16];
-
-	if (cni_pci_port_state(CNI_PCI_ROOT, addr, rdma_dev, 1, &state, &phys))
-		return;
-	doctor_put(o, "portState", doctor_str(cni_verbs_port_state_str((int)state)));
-	doctor_put(o, "portPhysState", doctor_str(phys ? cni_verbs_phys_state_str(phys) : NULL));
-	d->ports_seen++;
-	d->ports_ib |= ib;
-	if (state == CNI_VERBS_PORT_ACTIVE || state == CNI_VERBS_PORT_ACTIVE_DEFER) {
-		d->ports_active++;
-		return;
-	}
-	if (state == CNI_VERBS_PORT_DOWN)
-		d->ports_down++;
-	else
-		d->ports_pending++;
-	snprintf(subject, sizeof(subject), "%s (%s port 1)", addr, rdma_dev);
-	doctor_finding(d, "warning", subject, ibsriov_port_fix((int)state, phys, ib),
-		       "the VF's RDMA port is %s (physical state %s): a pod given it now starts "
-		       "on a port that carries no RDMA traffic unless its network sets "
-		       "waitPortActiveMs",
-		       cni_verbs_port_state_str((int)state),
-		       phys ? cni_verbs_phys_state_str(phys) : "unknown");
-}
 
 void doctor_section_portwait(struct doctor *d)
 {

@@ -156,6 +156,8 @@ int ibsriov_rdma_in(struct add *a)
 					  r->rdma[i], cni_rdma_strerror(ret),
 					  cni_sys_ext_ack(a->sys));
 	}
+	if (r->n_rdma)
+		a->rdma_dev = *a->conf.rdma_name ? a->conf.rdma_name : r->rdma[0];
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "release/release.h"
 #include "add.h"
 #include "base/cleanup.h"
 #include "base/log.h"

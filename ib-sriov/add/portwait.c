@@ -12,19 +12,12 @@
 
 #include "add.h"
 #include "base/util.h"
+#include "port.h"
 #include "kernel/verbs.h"
 #include "portwait.h"
 
 #define PORT_POLL_MS  20  /* sysfs: a read is cheap */
 #define VERBS_POLL_MS 100 /* verbs: a child process per query */
-
-/* The RDMA device as the pod sees it: moved (rdmaIsolation), else in sysfs. */
-static const char *port_dev(const struct add *a)
-{
-	if (a->rec.flags & IBSRIOV_REC_HAS_RDMA && a->rec.n_rdma)
-		return *a->conf.rdma_name ? a->conf.rdma_name : a->rec.rdma[0]; /* rdmaName */
-	return a->pci.rdma_dev;
-}
 
 /* Port 1 of the VF's RDMA device: from the host's sysfs, else (the device
  * is in the pod's network namespace, which the host's sysfs does not show)
@@ -34,7 +27,7 @@ static int port_read(struct add *a, uint64_t deadline, struct cni_verbs_port *p,
 	struct cni_verbs_dev d;
 	unsigned int state, phys, left;
 	uint64_t now;
-	int ret = cni_pci_port_state(CNI_PCI_ROOT, a->conf.device, port_dev(a), 1, &state, &phys);
+	int ret = cni_pci_port_state(CNI_PCI_ROOT, a->conf.device, a->rdma_dev, 1, &state, &phys);
 
 	*poll = PORT_POLL_MS;
 	if (!ret) {
@@ -49,43 +42,12 @@ static int port_read(struct add *a, uint64_t deadline, struct cni_verbs_port *p,
 	left = deadline > now ? (unsigned int)(deadline - now) : 1;
 	if (left > CNI_VERBS_TIMEOUT_MS)
 		left = CNI_VERBS_TIMEOUT_MS;
-	ret = cni_verbs_query_in(a->netns_fd, port_dev(a), 0, left, &d);
+	ret = cni_verbs_query_in(a->netns_fd, a->rdma_dev, 0, left, &d);
 	if (!ret && !d.n_ports)
 		ret = -ENODEV;
 	if (!ret)
 		*p = d.ports[0];
 	return ret;
-}
-
-const char *ibsriov_port_fix(int state, unsigned int phys, bool ib)
-{
-	switch (state) {
-	case CNI_VERBS_PORT_DOWN:
-		/* rxe and mlx5 RoCE report Disabled for a netdev without carrier. */
-		if (!ib)
-			return "a RoCE port follows its netdev's carrier: check the cable, the "
-			       "PF's link and the VF's \"link_state\" (\"auto\" or \"enable\")";
-		if (phys == 3)
-			return "the port is disabled (physical state Disabled): enable it on the "
-			       "switch or with ibportstate, and check the VF's \"link_state\"";
-		if (phys == 2)
-			return "the port is polling for a peer (physical state Polling): check the "
-			       "cable and the switch port";
-		return "no physical link: check the cable and the switch port, and the VF's "
-		       "\"link_state\" (\"auto\" or \"enable\")";
-	case CNI_VERBS_PORT_INIT:
-		return "the subnet manager has not configured the port: check that a subnet "
-		       "manager (opensm, UFM) runs on the fabric and sees this port, or raise "
-		       "waitPortActiveMs";
-	case CNI_VERBS_PORT_ARMED:
-		return "the subnet manager is bringing the port up (ARMED): raise "
-		       "waitPortActiveMs";
-	case CNI_VERBS_PORT_NOP:
-		return "the port reports no state yet (NOP): the device is still starting; "
-		       "raise waitPortActiveMs";
-	default:
-		return "raise waitPortActiveMs, or check the port with ibstat";
-	}
 }
 
 static bool active(int state)
@@ -102,12 +64,12 @@ static int not_active(struct add *a, int ret, const struct cni_verbs_port *p)
 				  "the VF's RDMA port is not ACTIVE",
 				  "%s port 1 (VF %s): its state cannot be read after %u ms "
 				  "(waitPortActiveMs): %s",
-				  port_dev(a), c->device, c->port_wait_ms, cni_verbs_strerror(ret));
+				  a->rdma_dev, c->device, c->port_wait_ms, cni_verbs_strerror(ret));
 	return cni_errorf(&a->ctx->err, -ETIMEDOUT, CNI_ERR_TRY_AGAIN,
 			  "the VF's RDMA port is not ACTIVE",
 			  "%s port 1 (VF %s) is %s (physical state %s) after %u ms "
 			  "(waitPortActiveMs): %s",
-			  port_dev(a), c->device, cni_verbs_port_state_str(p->state),
+			  a->rdma_dev, c->device, cni_verbs_port_state_str(p->state),
 			  cni_verbs_phys_state_str(p->phys_state), c->port_wait_ms,
 			  ibsriov_port_fix(p->state, p->phys_state, a->ib));
 }
@@ -129,7 +91,7 @@ int ibsriov_port_wait(struct add *a)
 		ret = port_read(a, deadline, &p, &poll);
 		now = now_ms();
 		if (!ret && active(p.state)) {
-			log_info("%s port 1 is %s after %llu ms", port_dev(a),
+			log_info("%s port 1 is %s after %llu ms", a->rdma_dev,
 				 cni_verbs_port_state_str(p.state),
 				 (unsigned long long)(now - start));
 			return 0;

@@ -13,6 +13,8 @@
 #include "kernel/link.h"
 #include "kernel/pci.h"
 #include "kernel/rdma.h"
+#include "kernel/verbs.h"
+#include "port.h"
 
 static const char *link_state_str(uint32_t s)
 {
@@ -104,6 +106,37 @@ static void vf_findings(struct doctor *d, const struct vf_facts *f)
 		    vf->pf_addr);
 }
 
+/* A VF's RDMA port as it is now; one not ACTIVE is a warning with the fix,
+ * and its state counts for the waitPortActiveMs hint (portwait.c). */
+static void vf_port(struct doctor *d, struct json_object *o, const char *addr, const char *rdma_dev,
+		    bool ib)
+{
+	unsigned int state, phys;
+	char subject[CNI_PCI_ADDR_LEN + CNI_RDMA_NAME_MAX + 16];
+
+	if (cni_pci_port_state(CNI_PCI_ROOT, addr, rdma_dev, 1, &state, &phys))
+		return;
+	doctor_put(o, "portState", doctor_str(cni_verbs_port_state_str((int)state)));
+	doctor_put(o, "portPhysState", doctor_str(phys ? cni_verbs_phys_state_str(phys) : NULL));
+	d->ports_seen++;
+	d->ports_ib |= ib;
+	if (state == CNI_VERBS_PORT_ACTIVE || state == CNI_VERBS_PORT_ACTIVE_DEFER) {
+		d->ports_active++;
+		return;
+	}
+	if (state == CNI_VERBS_PORT_DOWN)
+		d->ports_down++;
+	else
+		d->ports_pending++;
+	snprintf(subject, sizeof(subject), "%s (%s port 1)", addr, rdma_dev);
+	doctor_finding(d, "warning", subject, ibsriov_port_fix((int)state, phys, ib),
+		       "the VF's RDMA port is %s (physical state %s): a pod given it now starts "
+		       "on a port that carries no RDMA traffic unless its network sets "
+		       "waitPortActiveMs",
+		       cni_verbs_port_state_str((int)state),
+		       phys ? cni_verbs_phys_state_str(phys) : "unknown");
+}
+
 /* The VF's own report; f->ib, f->pf_rdma and f->info as its PF has them. */
 static struct json_object *vf_report(struct doctor *d, const char *addr, struct vf_facts *f)
 {
@@ -136,7 +169,7 @@ static struct json_object *vf_report(struct doctor *d, const char *addr, struct 
 		       : NULL);
 	doctor_put(o, "attachedBy", doctor_str(f->held));
 	if (*vf->rdma_dev && !f->held)
-		doctor_vf_port(d, o, addr, vf->rdma_dev, f->ib);
+		vf_port(d, o, addr, vf->rdma_dev, f->ib);
 	vf_findings(d, f);
 	return o;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "release.h"
 #include "base/cleanup.h"
 #include "guid.h"
 #include "devinfo.h"
@@ -213,10 +214,24 @@ int ibsriov_release_locked(struct cni_sys *sys, const struct ibsriov_record *see
 	return ret;
 }
 
+/* railTable's rules out of the pod, while the netdev is still there. */
+static int rail_release(struct cni_sys *sys, const struct ibsriov_record *r, struct cni_error *err)
+{
+	_cleanup_close_ int pod = -1;
+	int ret;
+
+	if (!(r->flags & IBSRIOV_REC_HAS_RAIL) || !r->n_rail_rules)
+		return 0;
+	ret = ibsriov_open_pod(sys, r, &pod, err);
+	if (ret || pod < 0)
+		return ret;
+	return ibsriov_rail_undo(sys, r, pod, err);
+}
+
 int ibsriov_release(struct cni_sys *sys, struct ibsriov_record *r, struct cni_error *err)
 {
 	const char *what;
-	int ret = ibsriov_rail_undo(sys, r, err);
+	int ret = rail_release(sys, r, err);
 
 	if (!ret)
 		ret = ibsriov_netdev_leave(sys, r, err);

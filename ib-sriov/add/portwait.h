@@ -4,8 +4,6 @@
 #ifndef IBSRIOV_PORTWAIT_H
 #define IBSRIOV_PORTWAIT_H
 
-#include <stdbool.h>
-
 struct add;
 
 /* Code 7 (nothing changed yet) when waitPortActiveMs is set for a VF that
@@ -16,9 +14,5 @@ int ibsriov_port_wait_fits(struct add *a);
  * until ACTIVE, at most waitPortActiveMs; code 11 naming the state and the
  * fix on timeout. 0 at once when the key is 0. */
 int ibsriov_port_wait(struct add *a);
-
-/* What to do about a port in state (CNI_VERBS_PORT_*) and physical state
- * phys (0 unknown), on InfiniBand (ib) or RoCE: for ADD and the doctor. */
-const char *ibsriov_port_fix(int state, unsigned int phys, bool ib);
 
 #endif

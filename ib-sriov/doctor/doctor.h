@@ -71,11 +71,6 @@ void doctor_section_mode(struct doctor *d);
 /* d->root's "pfs": every SR-IOV PF and its VFs, with their findings. */
 void doctor_section_pfs(struct doctor *d);
 
-/* The state of port 1 of VF rdma_dev (sysfs) into o ("portState",
- * "portPhysState") and d's port counts; nothing when sysfs has none. */
-void doctor_vf_port(struct doctor *d, struct json_object *o, const char *addr, const char *rdma_dev,
-		    bool ib);
-
 /* d->root's "waitPortActiveMs": the value to give networks on this node,
  * why, and a finding naming the knob when VF ports were seen. */
 void doctor_section_portwait(struct doctor *d);

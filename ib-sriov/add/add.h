@@ -20,6 +20,9 @@ struct add {
 	struct ibsriov_record rec;
 	struct cni_result *ipam;
 	char devinfo[NAME_MAX + 1]; /* the device-info file's name (devinfo.c) */
+	/* The RDMA device as the pod sees it: the VF's in sysfs, then the one
+	 * moved (under rdmaName when given) once ibsriov_rdma_in is done; "" none. */
+	const char *rdma_dev;
 	/* heal.c: another attachment's record holding the device, its pod gone. */
 	struct ibsriov_record stale;
 	bool has_stale;
@@ -34,6 +37,22 @@ static inline int fail(struct add *a, int ret, int code, const char *msg, const 
 	return cni_errorf(&a->ctx->err, ret, code, msg, "%s: %s%s%s", what, strerror(-ret),
 			  *cni_sys_ext_ack(a->sys) ? ": " : "", cni_sys_ext_ack(a->sys));
 }
+
+/* resolve.c, before any change: the device deviceID names from sysfs (a
+ * VF, or a PF bound to vfio-pci, passed through whole); code 101 or 7
+ * naming what to fix. */
+int ibsriov_resolve_device(struct add *a);
+
+/* The PF's and the VF's netdevs as they are now, under the VF lock (fresh:
+ * sysfs read again after an earlier attempt was undone); code 101. */
+int ibsriov_resolve_links(struct add *a, bool fresh);
+
+/* Whether the configuration fits the VF found (keys its link layer or
+ * driver cannot take): code 7 naming the key. */
+int ibsriov_check_fits(struct add *a);
+
+/* Code 7 when the pod already has an interface named CNI_IFNAME. */
+int ibsriov_pod_ifname_free(struct add *a);
 
 /* add.c: the PF's link (its index, type) into a->pf, read once; code 11
  * when the PF has no netdev. */
