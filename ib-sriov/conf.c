@@ -299,7 +299,7 @@ static int pkey_wait(const struct cni_conf_load *l, const struct cni_conf_field 
 	return wait_key(l, f, IBSRIOV_PKEY_WAIT_MS);
 }
 
-/* No default wait: 0 keeps ADD as it was (portwait.c). */
+/* No default wait: 0 keeps ADD as it was (add/portwait.c). */
 static int port_wait(const struct cni_conf_load *l, const struct cni_conf_field *f)
 {
 	return wait_key(l, f, 0);

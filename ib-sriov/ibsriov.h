@@ -46,7 +46,7 @@ struct ibsriov_conf {
 	const char *mac_from; /* which key gave the MAC */
 	unsigned int mtu;     /* 0: leave it */
 	unsigned int netdev_wait_ms, pkey_wait_ms;
-	unsigned int port_wait_ms; /* "waitPortActiveMs" (portwait.c); 0: no wait */
+	unsigned int port_wait_ms; /* "waitPortActiveMs" (add/portwait.c); 0: no wait */
 	struct ibsriov_rail_conf rail;
 	char rdma_name[CNI_RDMA_NAME_MAX]; /* "rdmaName" (with rdmaIsolation); "": keep */
 };
@@ -86,7 +86,7 @@ int ibsriov_gc(struct cni_ctx *ctx);
 int ibsriov_status(struct cni_ctx *ctx);
 
 /* `ib-sriov reconcile [--dry-run] [--grace SECONDS] [--every SECONDS]`
- * (reconcile.c): the node agent; exit 0 (2 on a usage error). */
+ * (reconcile/): the node agent; exit 0 (2 on a usage error). */
 int ibsriov_reconcile_main(int argc, char **argv);
 
 /* `ib-sriov doctor [--json]` (doctor.c): the node's readiness report on

@@ -47,7 +47,7 @@ enum {
 	IBSRIOV_REC_HAS_MAC = 1 << 11,	      /* mac is the pod's (Ethernet) */
 	IBSRIOV_REC_HAS_GUID = 1 << 12,	      /* guid is the pod's (InfiniBand) */
 	IBSRIOV_REC_HAS_DEVINFO = 1 << 13,    /* devinfo names the device-info file */
-	IBSRIOV_REC_HAS_IPAM = 1 << 14,	      /* ipam_conf, cni_path (heal.c) */
+	IBSRIOV_REC_HAS_IPAM = 1 << 14,	      /* ipam_conf, cni_path (add/heal.c) */
 	IBSRIOV_REC_HAS_RAIL = 1 << 15,	      /* rail_*: the railTable rules ADD adds */
 	IBSRIOV_REC_HAS_GEN = 1 << 16,	      /* gen: this ADD's, not an earlier one's */
 	IBSRIOV_REC_FROM_GO_DIR = 1 << 17,    /* read from IBSRIOV_GO_DIR (never written) */
@@ -103,7 +103,7 @@ struct ibsriov_record {
 	 * first change; an older build ignores the key (and leaves the file). */
 	char devinfo[NAME_MAX + 1];
 	/* What the attachment's IPAM DEL needs when no runtime sends one (a
-	 * pod gone without DEL, heal.c): the network's cniVersion, name, type
+	 * pod gone without DEL, release/gone.c): the network's cniVersion, name, type
 	 * and ipam as ADD got them, and ADD's CNI_PATH. Owned; NULL when none
 	 * (no IPAM, or an older build's record). Older builds ignore the keys. */
 	char *ipam_conf, *cni_path;

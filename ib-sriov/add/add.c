@@ -237,6 +237,17 @@ static int run_ipam(struct add *a, bool *done)
 	return a->vfio ? 0 : ibsriov_configure_ip(a);
 }
 
+/* railTable and railSysctls on the pod interface, once it has its addresses. */
+static int rails(struct add *a)
+{
+	struct ibsriov_pod pod = {.sys = a->sys,
+				  .ctx = a->ctx,
+				  .netns_fd = a->netns_fd,
+				  .ifindex = a->vfio || a->pf_passthrough ? 0 : a->vf.ifindex};
+
+	return ibsriov_rail_apply(&pod, &a->conf, &a->rec, a->ipam);
+}
+
 /* The Go-format twin lets a downgraded node's DEL find the VF; then the
  * record says ADD finished, and which twin it left. */
 static int finish(struct add *a)
@@ -306,12 +317,7 @@ int ibsriov_add(struct cni_ctx *ctx)
 	lock = -1;
 	ret = run_ipam(&a, &ipam_done);
 	if (!ret)
-		ret = ibsriov_rail_apply(
-		    &(struct ibsriov_pod){.sys = &sys,
-					  .ctx = ctx,
-					  .netns_fd = a.netns_fd,
-					  .ifindex = a.vfio || a.pf_passthrough ? 0 : a.vf.ifindex},
-		    &a.conf, &a.rec, a.ipam);
+		ret = rails(&a);
 	if (!ret)
 		ret = ibsriov_build_result(&a);
 	if (!ret)

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* ADD's state, shared by add.c (the flow) and pod.c (the pod's side). */
+/* ADD's state and the contract of its steps, private to this room
+ * (README.md): add.c (the flow), resolve.c, vf_settings.c, guid_fallback.c,
+ * pkey.c, pod.c, held.c, heal.c and portwait.c. */
 #ifndef IBSRIOV_ADD_H
 #define IBSRIOV_ADD_H
 
@@ -54,7 +56,7 @@ int ibsriov_check_fits(struct add *a);
 /* Code 7 when the pod already has an interface named CNI_IFNAME. */
 int ibsriov_pod_ifname_free(struct add *a);
 
-/* add.c: the PF's link (its index, type) into a->pf, read once; code 11
+/* vf_settings.c: the PF's link (its index, type) into a->pf, read once; code 11
  * when the PF has no netdev. */
 int ibsriov_pf_link(struct add *a);
 

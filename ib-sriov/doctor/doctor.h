@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* `ib-sriov doctor`, private to its files: doctor.c (the command, the
- * text form), doctor_state.c (the attachments our records and the Go and
- * rdma-ns records name), doctor_vf.c (the PFs and VFs), doctor_rdma.c (the
- * RDMA netns mode and devices), doctor_report.c (the JSON helpers and
- * findings they all use). The report is one JSON tree. */
+/* `ib-sriov doctor`, private to its room (README.md): doctor.c (the
+ * command, the text form), state.c (the attachments our records and the Go
+ * and rdma-ns records name), vf.c (the PFs and VFs, their ports), rdma.c
+ * (the RDMA netns mode and devices), portwait.c (the waitPortActiveMs hint),
+ * report.c (the JSON helpers and findings they all use). The report is one
+ * JSON tree. */
 #ifndef IBSRIOV_DOCTOR_H
 #define IBSRIOV_DOCTOR_H
 
@@ -39,13 +40,13 @@ struct doctor {
 	bool rdma, exclusive, boot_known, boot_exclusive, shared_plugin;
 	struct json_object *held; /* deviceID -> the attachment holding it */
 	struct cni_sys *sys;	  /* the kernel context of the report */
-	/* VF RDMA ports as sysfs shows them (doctor_vf.c), for the
-	 * waitPortActiveMs hint (doctor_portwait.c). */
+	/* VF RDMA ports as sysfs shows them (vf.c), for the
+	 * waitPortActiveMs hint (portwait.c). */
 	unsigned int ports_seen, ports_active, ports_pending, ports_down;
 	bool ports_ib;
 };
 
-/* doctor_report.c. Add v under key (v NULL: JSON null); o owns v. */
+/* report.c. Add v under key (v NULL: JSON null); o owns v. */
 void doctor_put(struct json_object *o, const char *key, struct json_object *v);
 
 /* A JSON string, or NULL (JSON null) for NULL. */

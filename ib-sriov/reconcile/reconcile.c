@@ -2,10 +2,10 @@
 /* `ib-sriov reconcile [--dry-run] [--grace SECONDS] [--every SECONDS]`: the
  * node agent. Multus forwards GC to the cluster network only, so ibcni's GC
  * never comes on a real node; the DaemonSet runs this every 60 s instead.
- * A pass: every ib-sriov record whose pod is gone (heal.c's test) is
+ * A pass: every ib-sriov record whose pod is gone (release/gone.c's test) is
  * released as a healing ADD releases it, under its VF lock; rdma-ns's
- * records by `rdma-ns reconcile` (reconcile_rdmans.c); ib-host-local
- * leases only when the admin enables it (reconcile_leases.c). A record
+ * records by `rdma-ns reconcile` (rdmans.c); ib-host-local
+ * leases only when the admin enables it (leases.c). A record
  * younger than the grace, or whose VF lock is held (an ADD or DEL in
  * progress), is left for the next pass. Every action is one log line
  * (stderr), every pass one summary line; a kill at any step leaves what

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The node agent's pass (reconcile.c), shared with its lease part
- * (reconcile_leases.c) and rdma-ns's part (reconcile_rdmans.c). */
+ * (leases.c) and rdma-ns's part (rdmans.c). */
 #ifndef IBSRIOV_RECONCILE_H
 #define IBSRIOV_RECONCILE_H
 
@@ -42,14 +42,14 @@ bool reconcile_stop(void);
 bool reconcile_young(const struct reconcile_pass *p, int dirfd, const char *name, long *age);
 
 /* rdma-ns's records: `rdma-ns reconcile` from self_dir with the same
- * flags, its counts added to p (reconcile_rdmans.c). */
+ * flags, its counts added to p (rdmans.c). */
 void reconcile_rdmans(struct reconcile_pass *p);
 
 /* Whether any ib-sriov or rdma-ns record is of container id. */
 bool reconcile_has_record(const char *id);
 
 /* ib-host-local leases whose owner is gone, when the node's config has
- * "reclaimLeases": true (reconcile_leases.c). */
+ * "reclaimLeases": true (leases.c). */
 void reconcile_leases(struct reconcile_pass *p);
 
 #endif

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# Self-healing without GC (ib-sriov/heal.c, reconcile.c): a pod gone without
+# Self-healing without GC (ib-sriov/add/heal.c, release/gone.c, reconcile/): a pod gone without
 # DEL, as the kernel leaves it, then the next ADD on its VF and the node agent.
 
 . "$(dirname "${BASH_SOURCE[0]}")/sriov-lib.sh"

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# A late DEL or GC of a pod gone without DEL (ib-sriov/vf.c
+# A late DEL or GC of a pod gone without DEL (ib-sriov/release/release.c
 # ibsriov_release_held): it read the pod's record, then the next pod's ADD
 # healed that record and took the VF before the late command got the VF
 # lock. The late command's flock(2) calls are held up with strace's fault
