@@ -58,5 +58,19 @@ if shape=$(python3 tests/shape/shape.py build/static/build/obj 2>&1); then
 else
 	fail=$((fail + 1)); echo "  FAIL  code shape:"; echo "$shape"
 fi
+# The rooms' object rule itself: a DEL object that calls one of ADD's steps
+# (a symbol of ib-sriov/add/) is refused.
+plant=$(mktemp -d)
+mkdir -p "$plant/build" && cp -a build/static/build/obj "$plant/build/"
+if echo 'int ibsriov_resolve_device(void *a); int ibsriov_del(void *c);
+int ibsriov_del(void *c) { return ibsriov_resolve_device(c); }' |
+	cc -c -x c - -o "$plant/build/obj/ib-sriov/del.o" &&
+   python3 tests/shape/shape.py "$plant/build/obj" 2>&1 |
+	grep -q "ib-sriov/del.o calls into ib-sriov/add/resolve.o"; then
+	pass=$((pass + 1)); echo "  PASS  shape refuses a call into ib-sriov/add/ from outside it"
+else
+	fail=$((fail + 1)); echo "  FAIL  shape let del.o call into ib-sriov/add/"
+fi
+rm -rf "$plant"
 echo "static: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
