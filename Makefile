@@ -129,7 +129,7 @@ PLUGIN_DIR_ib-sriov := ib-sriov
 PLUGIN_DIR_rdma-ns := rdma-ns
 PLUGIN_DIR_ib-host-local := ipam
 
-all: $(addprefix $(BIN)/,$(PLUGINS)) $(BIN)/rdma
+all: $(addprefix $(BIN)/,$(PLUGINS)) $(BIN)/rdma $(BIN)/ibcni-install
 
 # rdma-ns is also rdma-cni's "type": "rdma" (one binary, two names).
 $(BIN)/rdma: $(BIN)/rdma-ns
@@ -224,6 +224,20 @@ $(BIN)/$(1): $(patsubst %.c,$(OBJ)/%.o,$(wildcard $(PLUGIN_DIR_$(1))/*.c $(PLUGI
 endef
 $(foreach p,$(PLUGINS),$(eval $(call plugin_rule,$(p))))
 
+# ibcni-install, the image's entrypoint (installer/README.md), a peer of the
+# plugins: linked as they are (static unless DYNAMIC= or SAN=; the image
+# takes build/static's), with ib-host-local's node ranges check from an
+# archive of the objects ib-sriov links, so that only what the check calls
+# comes in and the installer refuses the ranges the plugins would.
+IPAM_LIB := $(OBJ)/libipam.a
+$(IPAM_LIB): $(IPAM_LINKED)
+	$(call quiet,AR,$@)rm -f $@ && $(AR) rcs $@ $^
+$(BIN)/ibcni-install: $(patsubst %.c,$(OBJ)/%.o,$(wildcard installer/*.c)) $(IPAM_LIB) $(LIB)
+	@mkdir -p $(BIN)
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) $(PLUGIN_LDFLAGS) -o $@ $^ $(LDLIBS)
+$(OBJ)/installer/ibcni-install.o: $(OBJ)/version.stamp
+$(OBJ)/installer/ibcni-install.o: CFLAGS += -DIBCNI_VERSION='"$(VERSION)"' -DIBCNI_SOURCE='"$(SOURCE)"'
+
 # The qemu tiers' unpacked kernels and Debian trees (with directories like
 # etc/ld.so.conf.d) are not the compiler's: pruned.
 -include $(shell find $(OUT)/build \( -path '*/vm*/root' -o -path '*/vm*/kernel-*' \
@@ -237,8 +251,10 @@ include tests/cri.mk
 # Always static, whatever SAN= or DYNAMIC= say (the vm tier boots these).
 static:
 	$(MAKE) SAN= DYNAMIC= STATIC=1 all
-	@for b in $(PLUGINS); do file build/static/bin/$$b; ldd build/static/bin/$$b 2>&1 | sed 's/^/    /'; done
+	@for b in $(PLUGINS) ibcni-install; do file build/static/bin/$$b; ldd build/static/bin/$$b 2>&1 | sed 's/^/    /'; done
 
+# ibcni-install stays out: it is the image's way to put these same files on
+# a node, and the CNI directory holds plugins only.
 install: all
 	install -d $(DESTDIR)$(BINDIR)
 	install -m 0755 $(addprefix $(BIN)/,$(PLUGINS)) $(DESTDIR)$(BINDIR)/
@@ -262,7 +278,7 @@ clean:
 # target is named here).
 help:
 	@echo 'Build and install:'
-	@echo '  make [all]          build bin/ib-sriov bin/rdma-ns bin/ib-host-local (static)'
+	@echo '  make [all]          build bin/ib-sriov bin/rdma-ns bin/ib-host-local bin/ibcni-install (static)'
 	@echo '  make static         the same static binaries in build/static/bin, file/ldd shown'
 	@echo '  make install        to $$(DESTDIR)$$(BINDIR) (default /opt/cni/bin; root)'
 	@echo '  make image          build/image/ibcni.tar, the OCI image (amd64 and arm64) the DaemonSet runs'

@@ -4,7 +4,7 @@
 # image`), one platform per argument (linux/amd64 from `make static`,
 # linux/arm64 from `make ARCH=arm64`). Each platform's whole filesystem is
 # its static plugins and its static installer:
-#   /ibcni-install          entrypoint (scripts/image/ibcni-install.c)
+#   /ibcni-install          entrypoint (installer/ibcni-install.c)
 #   /ibcni/bin/ib-sriov rdma-ns ib-host-local, rdma (a hard link of rdma-ns
 #                           in the layer; the installer writes the host's rdma
 #                           as a file of its own)

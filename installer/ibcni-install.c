@@ -6,10 +6,9 @@
  * arguments it installs and waits for SIGTERM (the Network Operator runs a
  * container that must stay up); --no-sleep installs and exits (SNO's init
  * containers). Copies the plugins from the image into the host's CNI
- * directory (install-files.c), optionally records the RDMA netns mode
- * (install-netns.c) and writes the node configuration (install-node.c)
- * once it loads from a private stage (install-stage.c).
- * Static: runs on any node.
+ * directory (files.c), optionally records the RDMA netns mode (netns.c)
+ * and writes the node configuration (node.c) once it loads from a private
+ * stage (stage.c). The image's is static: it runs on any node.
  */
 #include <errno.h>
 #include <getopt.h>

@@ -15,7 +15,7 @@
 #include "base/json.h"
 #include "base/util.h"
 #include "install.h"
-#include "ipam.h"
+#include "../ipam/ipam.h"
 
 /* The whole ibcni.conf must stay under what the plugins read. */
 #define RANGES_MAX_SIZE (CNI_NODECONF_MAX_SIZE / 2)

@@ -17,7 +17,7 @@
 #include "base/cleanup.h"
 #include "base/util.h"
 #include "install.h"
-#include "ipam.h"
+#include "../ipam/ipam.h"
 
 #define STAGE_PREFIX ".ibcni-stage."
 
