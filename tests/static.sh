@@ -17,6 +17,14 @@ for b in ib-sriov rdma-ns ib-host-local; do
 		fail=$((fail + 1)); echo "  FAIL  static $b: $(file "$f" 2>&1)"
 	fi
 done
+# The image's entrypoint too (installer/README.md), answering --version.
+f=build/static/bin/ibcni-install
+if file "$f" 2>/dev/null | grep -q 'statically linked' && ! ldd "$f" >/dev/null 2>&1 &&
+   "$f" --version 2>/dev/null | grep -qx "ibcni-install $(sed -n 's/^VERSION := //p' Makefile) (.*)"; then
+	pass=$((pass + 1)); echo "  PASS  static ibcni-install"
+else
+	fail=$((fail + 1)); echo "  FAIL  static ibcni-install: $(file "$f" 2>&1)"
+fi
 # libibverbs' neigh.o is left out (Makefile: verbs-noneigh), and with it
 # libnl-route: no rtnl_ symbol in the plugins that link verbs.
 for b in ib-sriov rdma-ns; do
@@ -70,6 +78,24 @@ int ibsriov_del(void *c) { return ibsriov_resolve_device(c); }' |
 	pass=$((pass + 1)); echo "  PASS  shape refuses a call into ib-sriov/add/ from outside it"
 else
 	fail=$((fail + 1)); echo "  FAIL  shape let del.o call into ib-sriov/add/"
+fi
+rm -rf "$plant"
+# The installer's object rule (installer/README.md): one of its objects that
+# takes a state lock and runs ib-host-local's ADD is refused twice.
+plant=$(mktemp -d)
+mkdir -p "$plant/build" && cp -a build/static/build/obj "$plant/build/"
+planted=
+if echo 'int cni_lock_acquire(void *p, unsigned t, void *e); int ipam_add(void *c);
+int install_plugins(void *o);
+int install_plugins(void *o) { return cni_lock_acquire(o, 0, o) + ipam_add(o); }' |
+	cc -c -x c - -o "$plant/build/obj/installer/files.o"; then
+	planted=$(python3 tests/shape/shape.py "$plant/build/obj" 2>&1)
+fi
+if grep -q "installer/files.o calls into cni/state/lock.o: installer/README.md" <<<"$planted" &&
+   grep -q "installer/files.o calls into ipam/add.o: installer/README.md" <<<"$planted"; then
+	pass=$((pass + 1)); echo "  PASS  shape refuses the installer a call its README does not allow"
+else
+	fail=$((fail + 1)); echo "  FAIL  shape let installer/ call into state/ or ipam's ADD"
 fi
 rm -rf "$plant"
 echo "static: $pass passed, $fail failed"

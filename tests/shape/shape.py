@@ -2,15 +2,15 @@
 # SPDX-License-Identifier: Apache-2.0
 """The shape of the production code (issue 24's measures), checked.
 
-Sources (cni/*/, ib-sriov/ and its rooms, rdma-ns/, ipam/): no file over 500 lines, no
-function over 80 lines or with more than 6 parameters, no GNU "?:", no
+Sources (cni/*/, ib-sriov/ and its rooms, rdma-ns/, ipam/, installer/): no file
+over 500 lines, no function over 80 lines or with more than 6 parameters, no GNU "?:", no
 __thread. Objects (the build tree given as argv[1]): no call cycle between
 two objects, no call from a layer of cni/ into one its README does not allow, none into
 the dispatcher (skel.o) from the runtime
 (the includes are checked by tests/unit/test_layers.c; this checks what the
 linker sees), no plugin calling another plugin but ib-sriov's main.o into
 the built-in ib-host-local, nothing but ib-sriov's main.o calling into ADD's
-room (ib-sriov/add/).
+room (ib-sriov/add/), the installer calling only what its README allows.
 
 Kernel style (clang-format enforced): a function body opens with "{" and
 closes with "}" in column 0. Prints every offender; exit 1 when any."""
@@ -24,6 +24,9 @@ LAYERS = ['base', 'kernel', 'state', 'protocol']
 ALLOW = {'base': {'base'}, 'kernel': {'base', 'kernel'}, 'state': {'base', 'state'},
          'protocol': {'base', 'protocol'}}
 PLUGINS = ['ib-sriov', 'rdma-ns', 'ipam']
+# The installer (installer/README.md), a peer of the plugins: it calls base/,
+# protocol/ and ib-host-local's node ranges check, nothing else of ours.
+INSTALLER, INSTALLER_LAYERS, INSTALLER_IPAM = 'installer', {'base', 'protocol'}, {'ipam/noderanges.o'}
 MAX_FILE, MAX_FUNC, MAX_PARAMS = 500, 80, 6
 # ADD's steps share a private struct: nothing but main.o (ibsriov_add)
 # calls into the room.
@@ -44,7 +47,7 @@ def sources():
     dirs = ['cni/' + l for l in LAYERS]
     for p in PLUGINS:
         dirs += [p] + [p + '/' + r for r in rooms(p)]
-    for d in dirs:
+    for d in dirs + [INSTALLER]:
         for f in sorted(os.listdir(os.path.join(ROOT, d))):
             if f.endswith(('.c', '.h')):
                 out.append(os.path.join(d, f))
@@ -136,7 +139,7 @@ def module_of(obj):
     parts = rel.split('/')
     if parts[0] == 'cni' and len(parts) == 3:
         return 'cni', parts[1], rel
-    if parts[0] in PLUGINS:
+    if parts[0] in PLUGINS + [INSTALLER]:
         return parts[0], None, rel
     return None, None, rel
 
@@ -189,6 +192,9 @@ def check_objects(objdir, problems):
                     m != 'ib-sriov/main.o':
                 problems.append(f'{m} calls into {d}: ADD\'s room is ADD\'s alone '
                                 '(ib-sriov/add/README.md)')
+            elif (mo == INSTALLER) != (do == INSTALLER) and not (
+                    mo == INSTALLER and (dl in INSTALLER_LAYERS or d in INSTALLER_IPAM)):
+                problems.append(f'{m} calls into {d}: installer/README.md does not allow it')
     # Tarjan's strongly connected components over the objects.
     index, low, stack, on, sccs, counter = {}, {}, [], set(), [], [0]
 

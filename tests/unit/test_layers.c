@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-/* The layering of cni/ (cni/README.md) and of ib-sriov's rooms
- * (ib-sriov/README.md): every quoted include of the runtime and the
- * plugins, checked against the "May include:" line of the README of the
- * directory the file is in. */
+/* The layering of cni/ (cni/README.md), of ib-sriov's rooms
+ * (ib-sriov/README.md) and of the installer (installer/README.md): every
+ * quoted include of the runtime, the plugins and the installer, checked
+ * against the "May include:" line of the README of the directory the file
+ * is in. */
 #include <criterion/criterion.h>
 #include <glob.h>
 #include <stdbool.h>
@@ -287,4 +288,79 @@ Test(layers, check_refuses_an_upward_include)
 	cr_assert(allowed[0] && allowed[1] && !allowed[2] && !allowed[3]);
 	allowed_of("base", allowed);
 	cr_assert(allowed[0] && !allowed[1] && !allowed[2] && !allowed[3]);
+}
+
+/* The installer (installer/README.md), a peer of the plugins, is allowed
+ * by name: a layer as `base/`, another directory's header by its path
+ * from the top (`ipam/ipam.h`, included as "../ipam/ipam.h"). */
+static bool installer_allows(const char *line, const char *target)
+{
+	char tok[160];
+	int l = layer_of(target);
+
+	if (l >= 0)
+		cr_assert_eq(check_snprintf(tok, sizeof(tok), "`%s/`", layers[l]), 0);
+	else if (!strncmp(target, "../", 3))
+		cr_assert_eq(check_snprintf(tok, sizeof(tok), "`%s`", target + 3), 0);
+	else
+		return false;
+	return strstr(line, tok) != NULL;
+}
+
+/* A directory's "May include:" line alone (freed by the caller). */
+static char *may_include(const char *room)
+{
+	_cleanup_free_ char *readme = NULL;
+	char path[512], rel[64];
+	const char *line, *end;
+
+	cr_assert_eq(check_snprintf(rel, sizeof(rel), "%s/README.md", room), 0);
+	src_path(path, sizeof(path), rel);
+	cr_assert_eq(read_file(path, 1 << 16, &readme, NULL), 0, "%s", path);
+	line = strstr(readme, "\nMay include: ");
+	cr_assert(line, "%s has no \"May include:\" line", path);
+	end = strchr(line + 1, '\n');
+	return strndup(line + 1, end ? (size_t)(end - line - 1) : strlen(line + 1));
+}
+
+static void check_installer(const char *file, const char *target, const void *arg)
+{
+	const char *line = arg;
+	char own[512], rel[160];
+
+	if (strchr(target, '/')) {
+		cr_assert(installer_allows(line, target),
+			  "%s includes \"%s\": installer/README.md does not allow it", file,
+			  target);
+		return;
+	}
+	cr_assert_eq(check_snprintf(rel, sizeof(rel), "installer/%s", target), 0);
+	src_path(own, sizeof(own), rel);
+	cr_assert_eq(access(own, F_OK), 0, "%s includes \"%s\", which is not in installer/", file,
+		     target);
+}
+
+Test(layers, installer_includes_follow_its_readme)
+{
+	_cleanup_free_ char *line = may_include("installer");
+
+	cr_assert(line);
+	cr_assert_gt(each_file("installer", check_installer, line), 10);
+}
+
+/* The check itself: the installer may not reach the kernel, the state or
+ * ipam's private headers, nor another plugin. */
+Test(layers, installer_check_refuses_what_its_readme_does_not_name)
+{
+	_cleanup_free_ char *line = may_include("installer");
+
+	cr_assert(line);
+	cr_assert(installer_allows(line, "base/util.h") &&
+		  installer_allows(line, "protocol/nodeconf.h"));
+	cr_assert(installer_allows(line, "../ipam/ipam.h"));
+	cr_assert(!installer_allows(line, "kernel/netns.h") &&
+		  !installer_allows(line, "state/state.h"));
+	cr_assert(!installer_allows(line, "../ipam/range.h") &&
+		  !installer_allows(line, "../ib-sriov/ibsriov.h"));
+	cr_assert(!installer_allows(line, "ipam/ipam.h"));
 }
