@@ -13,6 +13,7 @@
 #include "kernel/pci.h"
 #include "kernel/rdma.h"
 #include "kernel/rdma_lookup.h"
+#include "kernel/rdma_move.h"
 #include "state/record_rdmans.h"
 
 /* The records (cni/state/record_rdmans.h) hold RDMA device names. */
@@ -27,11 +28,11 @@ _Static_assert(CNI_RDMA_FOUND_MAX <= RDMANS_MAX_DEVS, "RDMA devices of a functio
  * and match the prevResult's pciID when there is one: code 7 otherwise. */
 int rdmans_device(struct cni_sys *sys, struct cni_ctx *ctx, int pod, char dev[RDMANS_DEV_MAX]);
 
-/* The RDMA devices of rec's deviceID (PCI child, auxiliary child, or bound
- * to the pod interface: cni_rdma_lookup) into its rdma[], with their indices
- * (RDMANS_REC_HAS_RDMA_INDEX) when netlink found them; err filled (code 101
- * naming what was tried, or both candidates). */
-int rdmans_devices_of(struct cni_sys *sys, struct cni_ctx *ctx, int pod, struct rdmans_record *rec);
+/* The RDMA devices of dev (PCI child, auxiliary child, or bound to the pod
+ * interface: cni_rdma_lookup) into f; err filled (code 101 naming what was
+ * tried, or both candidates). */
+int rdmans_devices_of(struct cni_sys *sys, struct cni_ctx *ctx, int pod, const char *dev,
+		      struct cni_rdma_found *f);
 
 /* deviceID or pciBusID as configured (normalised when a PCI address),
  * "" when neither is set, *key (optional) naming the key used; -EINVAL (err

@@ -31,7 +31,8 @@ struct cni_rdma_dev {
 };
 
 /* A sentence for an errno from this module (names the missing subsystem, a
- * dump past its bound, a device cni_rdma_return found no home name for). */
+ * dump past its bound, a driver that cannot change namespace, a device
+ * cni_rdma_return found no home name for). */
 const char *cni_rdma_strerror(int ret);
 
 /* 0 when the netns mode is exclusive; otherwise err gets code (the
@@ -117,14 +118,6 @@ bool cni_rdma_release_names_per_netns(const char *release);
  * MAC (the modified EUI-64), as RDMA netlink reports it; 0 for another length. */
 uint64_t cni_rdma_guid_of_mac(const unsigned char *mac, unsigned int len);
 
-/* A device to bring back: by its index, global and kept across renames
- * and moves, when the record has it; by name for records that predate it. */
-struct cni_rdma_ref {
-	const char *name;
-	uint32_t index;
-	bool has_index;
-};
-
 /* How many names a device coming home may try: its recorded name,
  * "<name>_<index>", then unpredictable ones. */
 #define CNI_RDMA_HOME_TRIES 8
@@ -135,19 +128,6 @@ struct cni_rdma_ref {
  * whole fits CNI_RDMA_NAME_MAX; -ENOTUNIQ past CNI_RDMA_HOME_TRIES. */
 int cni_rdma_home_name(const char *want, uint32_t index, unsigned int attempt,
 		       char out[CNI_RDMA_NAME_MAX]);
-
-/* Move every device of refs from the pod netns pod_fd back to the caller's
- * namespace, one at a time, each asked for by index (one GET, no dump; by
- * name for records without one): in the pod it moves under the first
- * cni_rdma_home_name the kernel takes (its EEXIST tries the next; a kernel
- * without per-namespace names moves it plainly and it is renamed on the
- * host the same way), never under its pod-side name; then it is looked for
- * on the host. A device in neither namespace (-ENODEV in both) is gone: a
- * warning names it, and it counts as returned. -ENOTUNIQ when no name
- * could be had; any other error (a transient one) as the kernel gave it.
- * A kernel without RDMA counts as done. On failure *failed names the device. */
-int cni_rdma_return(struct cni_sys *sys, int pod_fd, const struct cni_rdma_ref *refs, size_t n,
-		    const char **failed);
 
 /* The requests, for tests: SYS_GET, SYS_SET, the GET dump and SET netns,
  * laid out as in the kernel's ABI. Caller frees with nlmsg_free(). */
