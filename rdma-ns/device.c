@@ -114,27 +114,6 @@ static const char *prev_pci_id(struct cni_ctx *ctx, int pod)
 	return any;
 }
 
-/* "aa:bb:..." (Ethernet or IPoIB's 20 bytes) into bytes; -EINVAL otherwise. */
-static int mac_parse(const char *s, unsigned char *mac, unsigned int *len)
-{
-	*len = 0;
-	for (;;) {
-		uint64_t v;
-		char byte[3];
-
-		if (*len == CNI_MAC_MAX || !s[0] || !s[1] || (s[2] && s[2] != ':'))
-			return -EINVAL;
-		memcpy(byte, s, 2);
-		byte[2] = '\0';
-		if (parse_u64(byte, 16, 0xff, &v))
-			return -EINVAL;
-		mac[(*len)++] = (unsigned char)v;
-		if (!s[2])
-			return 0;
-		s += 3;
-	}
-}
-
 /* rdma-cni derives the device from the previous result's MAC; a prevResult
  * re-encoded by a 1.0 runtime (containerd 1.6) has no pciID. Look the MAC
  * up among the pod's netdevs, then ask that netdev's driver for its PCI device. */
@@ -160,7 +139,7 @@ static int device_from_mac(struct cni_sys *sys, struct cni_ctx *ctx, int pod,
 		    "\"pciBusID\", the pciID of the previous plugin's interface, or the "
 		    "MAC of its interface whose sandbox is %s; none is set",
 		    ctx->env.netns);
-	if (mac_parse(f->mac, mac, &len))
+	if (!cni_hw_parse_len(f->mac, mac, CNI_MAC_MAX, &len))
 		return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid prevResult",
 				  "interface %s has mac \"%s\"", f->name ? f->name : "", f->mac);
 	ret = cni_netns_enter(sys, pod, &saved);

@@ -46,7 +46,7 @@ $(OUT)/build/unit/test_rdma_move: tests/unit/test_rdma_move.c $(RDMA_MOVE_OBJ)
 
 # rdma-ns's release against the same fake kernel, its records under the
 # temporary directory too.
-RDMANS_FAKE_SRC := tests/unit/fake_kernel.c tests/unit/fake_verbs.c rdma-ns/common.c
+RDMANS_FAKE_SRC := tests/unit/fake_kernel.c tests/unit/fake_verbs.c rdma-ns/release.c
 UNIT_BIN := $(filter-out %/test_rdmans_release,$(UNIT_BIN)) $(OUT)/build/unit/test_rdmans_release
 $(OUT)/build/unit/test_rdmans_release: tests/unit/test_rdmans_release.c $(RDMANS_FAKE_SRC) $(FAKE_CNI) tests/unit/fake_kernel.h tests/unit/fake_paths.h rdma-ns/rdmans.h
 	@mkdir -p $(dir $@)

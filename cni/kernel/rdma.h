@@ -11,14 +11,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/sys.h"
+#include "base/addr.h"
 #include "base/error.h"
+#include "kernel/sys.h"
 
 struct nl_msg;
 
-/* An RDMA device name with its NUL: the kernel's IB_DEVICE_NAME_MAX (not in
- * the uapi headers). The one bound for RDMA names, sysfs and netlink alike. */
-#define CNI_RDMA_NAME_MAX 64
+/* CNI_RDMA_NAME_MAX and cni_rdma_name_valid: base/addr.h, the value's rules. */
 
 struct cni_rdma_dev {
 	uint32_t index;
@@ -98,12 +97,6 @@ int cni_rdma_rename(struct cni_sys *sys, uint32_t index, const char *name);
  * names: Linux < 7), the rename undone. dev as the caller sees it now. */
 int cni_rdma_move_named(struct cni_sys *sys, const struct cni_rdma_dev *dev, int netns_fd,
 			const char *name);
-
-/* Whether name may be given to an RDMA device: 1 to CNI_RDMA_NAME_MAX - 1
- * bytes of letters, digits, '_', '-', '.' and ':', a letter or digit first.
- * A strict subset of what the kernel takes (no '/', no '%' format, no
- * spaces), so that it reads the same in sysfs, verbs and NCCL_IB_HCA. */
-bool cni_rdma_name_valid(const char *name);
 
 /* Whether the running kernel (release, from uname, into release) names RDMA
  * devices per network namespace and takes a name with a move: Linux 7.3 on,

@@ -17,16 +17,14 @@
  * (*failed: the first device). */
 int cni_rdma_found_indices(struct cni_sys *sys, struct cni_rdma_found *f, const char **failed);
 
-/* Move f's devices (cni_rdma_lookup's, indexed) from the caller's namespace into pod_fd's, in order: plainly, or
- * under name when it is set and not "" (cni_rdma_move_named, which reads
- * the move back). -E2BIG, before any move, when name is set and f holds
- * more than one device; -ENOSYS when the kernel cannot name a device as it
- * moves it (it stays, its name restored); -EOPNOTSUPP when its driver
- * cannot change namespace (rxe, siw); another -errno as the kernel gave it.
- * Devices moved before a failure stay moved. On failure *failed names the
- * device. */
-int cni_rdma_send(struct cni_sys *sys, const struct cni_rdma_found *f, int pod_fd,
-		  const char *name, const char **failed);
+/* Move f's devices (cni_rdma_lookup's, indexed) from the caller's namespace into pod_fd's, in
+ * order: plainly, or under name when it is set and not "" (cni_rdma_move_named, which reads the
+ * move back). -E2BIG, before any move, when name is set and f holds more than one device; -ENOSYS
+ * when the kernel cannot name a device as it moves it (it stays, its name restored); -EOPNOTSUPP
+ * when its driver cannot change namespace (rxe, siw); another -errno as the kernel gave it. Devices
+ * moved before a failure stay moved. On failure *failed names the device. */
+int cni_rdma_send(struct cni_sys *sys, const struct cni_rdma_found *f, int pod_fd, const char *name,
+		  const char **failed);
 
 /* err (code 7 for what name asked, else CNI_ERR_DEVICE with the kernel's
  * words) for cni_rdma_send's failure ret, failed and name as given to and

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* RDMA device names, identities and error sentences: rules without a
  * request. */
-#include <ctype.h>
 #include <errno.h>
 #include <rdma/ib_user_ioctl_verbs.h>
 #include <inttypes.h>
@@ -40,21 +39,6 @@ const char *cni_rdma_strerror(int ret)
 	default:
 		return strerror(-ret);
 	}
-}
-
-bool cni_rdma_name_valid(const char *name)
-{
-	size_t len = strlen(name);
-
-	if (!len || len >= CNI_RDMA_NAME_MAX || !isalnum((unsigned char)name[0]))
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)name[i];
-
-		if (!isascii(c) || !(isalnum(c) || strchr("_-.:", c)))
-			return false;
-	}
-	return true;
 }
 
 const char *cni_rdma_driver_soft(uint32_t driver)

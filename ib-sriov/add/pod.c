@@ -279,7 +279,7 @@ int ibsriov_build_result(struct add *a)
 	i->sandbox = strdup(ctx->env.netns);
 	i->pci_id = strdup(a->conf.device);
 	if (!a->vfio) {
-		i->mac = strdup(ibsriov_hw_str(a->vf.mac, a->vf.mac_len, mac, sizeof(mac)));
+		i->mac = strdup(cni_hw_str(a->vf.mac, a->vf.mac_len, mac, sizeof(mac)));
 		i->mtu = (int)a->vf.mtu;
 	}
 	for (size_t k = 0; k < ctx->result->n_ips; k++)
