@@ -65,4 +65,3 @@ int rdmans_ctx_record_name(struct cni_ctx *ctx, char buf[RDMANS_NAME_MAX + 1])
 				  strlen(ctx->env.containerid), strlen(ctx->env.ifname));
 	return 0;
 }
-

@@ -20,7 +20,7 @@
 int cni_rdma_found_indices(struct cni_sys *sys, struct cni_rdma_found *f, const char **failed)
 {
 	_cleanup_free_ struct cni_rdma_dev *devs = NULL;
-	size_t n = 0, i = 0;
+	size_t n = 0;
 	int ret;
 
 	*failed = NULL;
@@ -28,7 +28,7 @@ int cni_rdma_found_indices(struct cni_sys *sys, struct cni_rdma_found *f, const 
 		return 0;
 	*failed = f->names[0];
 	ret = cni_rdma_devs(sys, &devs, &n);
-	for (i = 0; !ret && i < f->n; i++) {
+	for (size_t i = 0; !ret && i < f->n; i++) {
 		size_t j = 0;
 
 		while (j < n && strcmp(devs[j].name, f->names[i]))
