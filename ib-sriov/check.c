@@ -38,7 +38,7 @@ static int check_pod(struct cni_sys *sys, struct cni_ctx *ctx)
 	if (ret)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE, "CHECK failed",
 				  "%s is not in the pod (%s)", ctx->env.ifname, strerror(-ret));
-	ibsriov_hw_str(l.mac, l.mac_len, buf, sizeof(buf));
+	cni_hw_str(l.mac, l.mac_len, buf, sizeof(buf));
 	for (size_t i = 0; prev && i < prev->n_ifaces; i++) {
 		const struct cni_iface *f = &prev->ifaces[i];
 

@@ -26,7 +26,7 @@ struct load {
 	struct ibsriov_conf c;
 	struct cni_ctx *ctx;
 	bool lenient;
-	const char *dev, *bus, *proto, *app, *rdma_name;
+	const char *dev, *bus, *proto, *app;
 	int64_t vlan, qos, min, max, mtu;
 };
 
@@ -97,7 +97,7 @@ static int guid(const struct cni_conf_load *l, const struct cni_conf_field *f)
 	}
 	if (!v)
 		return 0;
-	if (!ibsriov_guid_parse(v, &c->guid) || c->guid == 0)
+	if (!cni_guid_parse(v, &c->guid) || c->guid == 0)
 		return bad(ctx,
 			   "%s is \"%s\"; a GUID is 8 hex bytes like 02:00:00:00:00:00:00:01, "
 			   "not all zeros",
@@ -168,7 +168,7 @@ static int mac(const struct cni_conf_load *l, const struct cni_conf_field *f)
 	}
 	if (ret || !v || !*v)
 		return ret;
-	if (!ibsriov_mac_parse(v, c->vf.mac))
+	if (!cni_mac_parse(v, c->vf.mac))
 		return bad(ctx,
 			   "\"mac\" is \"%s\"; it must be a unicast MAC like 02:00:00:00:00:01", v);
 	c->vf.mask |= CNI_VF_MAC;
@@ -354,25 +354,14 @@ static int ib_kubernetes(const struct cni_conf_load *l, const struct cni_conf_fi
 	return 0;
 }
 
-/* rdmaName: the name the device rdmaIsolation moves takes in the pod
- * ("auto": CNI_IFNAME). Cleanup (lenient) needs none: DEL restores the
- * recorded host name. */
+/* rdmaName names the device rdmaIsolation moves (its value checked by its
+ * key kind: "auto" is CNI_IFNAME). DEL and GC stop before it (device):
+ * the release restores the recorded host name. */
 static int rdma_name(const struct cni_conf_load *l, const struct cni_conf_field *f)
 {
 	struct load *ld = loaded(l);
-	const char *v = ld->rdma_name;
 
-	if (!v || ld->lenient)
-		return 0;
-	if (!strcmp(v, "auto"))
-		v = ld->ctx->env.ifname;
-	if (!cni_rdma_name_valid(v) || copy_str(ld->c.rdma_name, sizeof(ld->c.rdma_name), v))
-		return bad(ld->ctx,
-			   "\"rdmaName\" is \"%s\"%s; an RDMA device name is 1 to %d letters, "
-			   "digits, '_', '-', '.' or ':' starting with a letter or digit, or "
-			   "\"auto\" for the pod interface's name",
-			   v, v == ld->rdma_name ? "" : " (auto)", CNI_RDMA_NAME_MAX - 1);
-	if (!ld->c.rdma_isolation || ld->c.vfio)
+	if (*ld->c.rdma_name && (!ld->c.rdma_isolation || ld->c.vfio))
 		return bad(ld->ctx, "\"rdmaName\" names the RDMA device that rdmaIsolation moves "
 				    "into the pod: set \"rdmaIsolation\": true (not with "
 				    "vfioPciMode), or use rdma-ns");
@@ -396,7 +385,7 @@ static const struct cni_conf_key keys[] = {
     CNI_CONF_BOOL("ibKubernetesEnabled", AT(c.ib_kubernetes)),
     CNI_CONF_BOOL("rdmaIsolation", AT(c.rdma_isolation)),
     CNI_CONF_BOOL("vfioPciMode", AT(c.vfio)),
-    CNI_CONF_STR("rdmaName", AT(rdma_name)),
+    CNI_CONF_RDMA_NAME("rdmaName", AT(c.rdma_name)),
     CNI_CONF_STEP(rdma_name),
     CNI_CONF_BOOL("pkeyEnforce", AT(c.pkey_enforce)),
     CNI_CONF_PARSE("pkey", AT(c.pkey), pkey),
@@ -457,7 +446,8 @@ int ibsriov_conf_load(struct cni_ctx *ctx, struct ibsriov_conf *c, bool lenient)
 {
 	struct load ld = {
 	    .ctx = ctx, .lenient = lenient, .vlan = -1, .qos = -1, .min = -1, .max = -1};
-	struct cni_conf_load l = {.obj = ctx->conf->root, .dst = &ld, .err = &ctx->err};
+	struct cni_conf_load l = {
+	    .obj = ctx->conf->root, .dst = &ld, .err = &ctx->err, .ifname = ctx->env.ifname};
 	int ret = cni_conf_load(&l, keys, ARRAY_SIZE(keys));
 
 	*c = ld.c;

@@ -85,9 +85,9 @@ static void put_ours(struct cni_json_buf *b, const struct ibsriov_record *r,
 		cni_json_put_raw(b, "1");
 	}
 	if (r->flags & IBSRIOV_REC_HAS_GUID)
-		put_str(b, "guid", ibsriov_guid_str(r->guid, buf, sizeof(buf)), false);
+		put_str(b, "guid", cni_guid_str(r->guid, buf, sizeof(buf)), false);
 	if (r->flags & IBSRIOV_REC_HAS_MAC)
-		put_str(b, "mac", ibsriov_hw_str(r->mac, 6, buf, sizeof(buf)), false);
+		put_str(b, "mac", cni_hw_str(r->mac, 6, buf, sizeof(buf)), false);
 	cni_json_put_raw(b, "}");
 }
 

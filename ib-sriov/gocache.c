@@ -43,7 +43,7 @@ static void go_vf_orig(struct json_object *o, struct ibsriov_record *r)
 		r->vf_orig.mask |= CNI_VF_LINK_STATE;
 		r->vf_orig.link_state = IFLA_VF_LINK_STATE_AUTO;
 	}
-	if (*guid && ibsriov_guid_parse(guid, &g)) {
+	if (*guid && cni_guid_parse(guid, &g)) {
 		r->vf_orig.mask |= CNI_VF_NODE_GUID | CNI_VF_PORT_GUID;
 		r->vf_orig.node_guid = r->vf_orig.port_guid = g ? g : UINT64_MAX;
 	}
@@ -208,7 +208,7 @@ static int go_vf_keys(struct json_object *o, const struct ibsriov_record *r)
 	int ret = 0;
 
 	if (r->vf_changed & CNI_VF_NODE_GUID)
-		ret = add_str(o, "HostIFGUID", ibsriov_guid_str(v->node_guid, g, sizeof(g)));
+		ret = add_str(o, "HostIFGUID", cni_guid_str(v->node_guid, g, sizeof(g)));
 	if (!ret && (r->vf_changed & CNI_VF_LINK_STATE))
 		ret = add_str(o, "link_state", link_state_name(v->link_state));
 	return ret;

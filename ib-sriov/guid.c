@@ -1,26 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <stdio.h>
-#include <string.h>
-
 #include "guid.h"
 #include "base/util.h"
-
-bool ibsriov_hw_parse(const char *s, unsigned char *out, size_t n)
-{
-	return cni_hex_parse(s, out, n);
-}
-
-bool ibsriov_guid_parse(const char *s, uint64_t *guid)
-{
-	unsigned char b[8];
-
-	if (!ibsriov_hw_parse(s, b, 8))
-		return false;
-	*guid = 0;
-	for (int i = 0; i < 8; i++)
-		*guid = *guid << 8 | b[i];
-	return true;
-}
 
 bool ibsriov_guid_unset(uint64_t guid)
 {
@@ -51,15 +31,6 @@ uint64_t ibsriov_guid_derive(uint64_t pf, unsigned int vf)
 	return pf ^ IBSRIOV_GUID_LOCAL ^ ((uint64_t)vf << IBSRIOV_GUID_VF_SHIFT);
 }
 
-const char *ibsriov_guid_str(uint64_t guid, char *buf, size_t len)
-{
-	unsigned char b[8];
-
-	for (int i = 7; i >= 0; i--, guid >>= 8)
-		b[i] = (unsigned char)(guid & 0xff);
-	return ibsriov_hw_str(b, 8, buf, len);
-}
-
 uint64_t ibsriov_guid_from_hwaddr(const unsigned char *hw, size_t len)
 {
 	uint64_t g = 0;
@@ -69,20 +40,6 @@ uint64_t ibsriov_guid_from_hwaddr(const unsigned char *hw, size_t len)
 	for (int i = 12; i < 20; i++)
 		g = g << 8 | hw[i];
 	return g;
-}
-
-bool ibsriov_mac_parse(const char *s, unsigned char mac[6])
-{
-	static const unsigned char zero[6];
-
-	return ibsriov_hw_parse(s, mac, 6) && memcmp(mac, zero, 6) && !(mac[0] & 1);
-}
-
-const char *ibsriov_hw_str(const unsigned char *hw, size_t n, char *buf, size_t len)
-{
-	/* "xx:" a byte, the last one's colon the NUL: as many as fit. */
-	cni_hex_str(hw, n < len / 3 ? n : len / 3, ':', buf, len);
-	return buf;
 }
 
 bool ibsriov_pkey_parse(const char *s, uint16_t *pkey)

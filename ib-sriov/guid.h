@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Parsers for the values ib-sriov configures (pure; unit-tested). */
+/* The InfiniBand rules for the values ib-sriov configures (pure;
+ * unit-tested); GUIDs and MACs as text are base/addr.h's. */
 #ifndef IBSRIOV_GUID_H
 #define IBSRIOV_GUID_H
 
@@ -7,15 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* "xx:xx:xx:xx:xx:xx:xx:xx" (hex, either case) into a host-order u64 whose
- * first byte is the most significant, as the kernel's ifla_vf_guid wants. */
-bool ibsriov_guid_parse(const char *s, uint64_t *guid);
+#include "base/addr.h"
 
 /* All zeros or all ones: what an unassigned VF reports. */
 bool ibsriov_guid_unset(uint64_t guid);
-
-/* Lower-case "xx:...:xx" into buf (at least 24 bytes). */
-const char *ibsriov_guid_str(uint64_t guid, char *buf, size_t len);
 
 /* Byte 0 of an EUI-64 GUID: the universal/local bit (set: locally
  * administered) and the individual/group bit, as in a MAC address. */
@@ -35,15 +31,6 @@ uint64_t ibsriov_guid_derive(uint64_t pf, unsigned int vf);
 
 /* The port GUID of a 20-byte IPoIB hardware address (bytes 12..19). */
 uint64_t ibsriov_guid_from_hwaddr(const unsigned char *hw, size_t len);
-
-/* n bytes "xx:xx:..." (any value, zero included) into out. */
-bool ibsriov_hw_parse(const char *s, unsigned char *out, size_t n);
-
-/* A unicast Ethernet MAC "xx:xx:xx:xx:xx:xx" (not zero, not multicast). */
-bool ibsriov_mac_parse(const char *s, unsigned char mac[6]);
-
-/* Lower-case "xx:xx:..." of any hardware address into buf. */
-const char *ibsriov_hw_str(const unsigned char *hw, size_t n, char *buf, size_t len);
 
 /* A partition key "0x8001" or "32769": 15-bit key plus the membership bit;
  * a key of 0 (0x0000, 0x8000) is refused. */

@@ -5,78 +5,43 @@
 
 #include "base/cleanup.h"
 #include "kernel/netns.h"
+#include "kernel/rdma_move.h"
 #include "rdmans.h"
 #include "base/util.h"
 
-/* Each device's index into the record before anything moves: DEL looks
- * them up by it, whatever the pod renames them to. */
-static int resolve_all(struct cni_sys *sys, struct cni_ctx *ctx, struct rdmans_record *rec)
+/* The devices with their indices into the record before anything moves:
+ * DEL looks them up by index, whatever the pod renames them to. */
+static int keep(struct cni_sys *sys, struct cni_ctx *ctx, struct cni_rdma_found *f,
+		struct rdmans_record *rec)
 {
-	if (rec->has & RDMANS_REC_HAS_RDMA_INDEX)
-		return 0; /* found through netlink, index and all */
-	for (unsigned int i = 0; i < rec->n_rdma; i++) {
-		struct cni_rdma_dev d;
-		int ret = cni_rdma_dev_get(sys, rec->rdma[i], 0, &d);
+	const char *failed = NULL;
+	int ret = cni_rdma_found_indices(sys, f, &failed);
 
-		if (ret)
-			return cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE,
-					  "cannot find the RDMA device", "%s: %s", rec->rdma[i],
-					  cni_rdma_strerror(ret));
-		rec->rdma_index[i] = d.index;
+	if (ret)
+		return cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE, "cannot find the RDMA device",
+				  "%s: %s", failed, cni_rdma_strerror(ret));
+	for (size_t i = 0; i < f->n; i++) {
+		copy_str(rec->rdma[i], sizeof(rec->rdma[i]), f->names[i]);
+		rec->rdma_index[i] = f->index[i];
 	}
-	rec->n_rdma_index = rec->n_rdma;
+	rec->n_rdma = rec->n_rdma_index = (unsigned int)f->n;
 	rec->has |= RDMANS_REC_HAS_RDMA_INDEX;
 	return 0;
 }
 
-/* rdmaName on a kernel that cannot name a device as it moves it. */
-static int no_names(struct cni_ctx *ctx, const char *name, const char *want)
+/* Into the pod (cni_rdma_send), under want when rdmaName gives one. */
+static int send_all(struct cni_sys *sys, struct cni_ctx *ctx, int pod,
+		    const struct cni_rdma_found *f, const char *want)
 {
-	return cni_errorf(&ctx->err, -ENOSYS, CNI_ERR_INVALID_CONFIG,
-			  "rdmaName needs RDMA device names per network namespace",
-			  "\"rdmaName\" is \"%s\" but this kernel names RDMA devices once for "
-			  "the whole node: it renamed %s without moving it (undone). Remove "
-			  "rdmaName, or run Linux 7 or later (ib-sriov doctor says which)",
-			  want, name);
-}
+	const char *failed = NULL;
+	int ret = cni_rdma_send(sys, f, pod, want, &failed);
 
-/* Into the pod, under want when rdmaName gives one. */
-static int move_one(struct cni_sys *sys, struct cni_ctx *ctx, int pod,
-		    const struct rdmans_record *rec, unsigned int i, const char *want)
-{
-	struct cni_rdma_dev d = {.index = rec->rdma_index[i]};
-	int ret;
-
-	if (!*want)
-		return cni_rdma_move(sys, rec->rdma_index[i], pod);
-	copy_str(d.name, sizeof(d.name), rec->rdma[i]);
-	ret = cni_rdma_move_named(sys, &d, pod, want);
-	return ret == -ENOSYS ? no_names(ctx, rec->rdma[i], want) : ret;
-}
-
-static int move_all(struct cni_sys *sys, struct cni_ctx *ctx, int pod,
-		    const struct rdmans_record *rec, const char *want)
-{
-	for (unsigned int i = 0; i < rec->n_rdma; i++) {
-		const char *name = rec->rdma[i];
-		int ret = move_one(sys, ctx, pod, rec, i, want);
-
-		if (ret == -ENOSYS)
-			return ret;
-		if (ret == -EOPNOTSUPP)
-			return cni_errorf(
-			    &ctx->err, ret, CNI_ERR_DEVICE,
-			    "the RDMA device cannot change network namespace",
-			    "%s: its driver does not support moving between network namespaces "
-			    "(soft RDMA drivers such as rxe and siw never do) %s",
-			    name, cni_sys_ext_ack(sys));
-		if (ret)
-			return cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE,
-					  "cannot move the RDMA device into the pod", "%s: %s %s",
-					  name, cni_rdma_strerror(ret), cni_sys_ext_ack(sys));
-		log_info("moved RDMA device %s into %s%s%s", name, ctx->env.netns,
-			 *want ? " as " : "", want);
-	}
+	if (ret == -EOPNOTSUPP)
+		return cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE,
+				  "the RDMA device cannot change network namespace", "%s: %s %s",
+				  failed, cni_rdma_strerror(ret), cni_sys_ext_ack(sys));
+	if (ret)
+		return cni_rdma_send_error(sys, &ctx->err, ret, want, failed);
 	return 0;
 }
 
@@ -102,10 +67,17 @@ static int record_netns_id(struct cni_sys *sys, struct cni_ctx *ctx, int pod,
 	return 0;
 }
 
+/* What ADD carries from its checks to the move. */
+struct add {
+	int pod;
+	char name[RDMANS_NAME_MAX + 1]; /* the record's */
+	char want[CNI_RDMA_NAME_MAX];	/* rdmaName; "": none */
+	struct rdmans_record rec;
+	struct cni_rdma_found f;
+};
+
 /* Everything a request carries, checked before the first kernel request. */
-static int validate(struct cni_sys *sys, struct cni_ctx *ctx, int *pod,
-		    char name[RDMANS_NAME_MAX + 1], struct rdmans_record *rec,
-		    char want[CNI_RDMA_NAME_MAX])
+static int validate(struct cni_sys *sys, struct cni_ctx *ctx, struct add *a)
 {
 	char dev[RDMANS_DEV_MAX];
 	int ret = rdmans_args(ctx, true);
@@ -113,7 +85,7 @@ static int validate(struct cni_sys *sys, struct cni_ctx *ctx, int *pod,
 	if (!ret)
 		ret = rdmans_configured_device(ctx->conf, dev, NULL, &ctx->err);
 	if (!ret)
-		ret = rdmans_rdma_name(ctx, want);
+		ret = rdmans_rdma_name(ctx, a->want);
 	if (ret)
 		return ret;
 	if (!ctx->conf->prev_result)
@@ -121,58 +93,58 @@ static int validate(struct cni_sys *sys, struct cni_ctx *ctx, int *pod,
 		    &ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG,
 		    "rdma-ns must be chained after the plugin that creates the interface",
 		    "no prevResult: list rdma-ns after ib-sriov (or sriov) in the conflist");
-	ret = rdmans_ctx_record_name(ctx, name);
+	ret = rdmans_ctx_record_name(ctx, a->name);
 	if (ret)
 		return ret;
-	*pod = cni_netns_open(sys, ctx->env.netns, &ctx->err);
-	if (*pod < 0)
-		return *pod;
-	ret = record_netns_id(sys, ctx, *pod, rec);
+	a->pod = cni_netns_open(sys, ctx->env.netns, &ctx->err);
+	if (a->pod < 0)
+		return a->pod;
+	ret = record_netns_id(sys, ctx, a->pod, &a->rec);
 	if (!ret)
-		ret = rdmans_device(sys, ctx, *pod, rec->deviceid);
+		ret = rdmans_device(sys, ctx, a->pod, a->rec.deviceid);
 	if (ret)
 		return ret;
-	ret = rdmans_devices_of(sys, ctx, *pod, rec);
-	if (!ret && *want && rec->n_rdma > 1)
+	ret = rdmans_devices_of(sys, ctx, a->pod, a->rec.deviceid, &a->f);
+	if (!ret && *a->want && a->f.n > 1)
 		return cni_errorf(
 		    &ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG, "rdmaName names one RDMA device",
-		    "%s has %u RDMA devices (%s, %s%s); remove \"rdmaName\"", rec->deviceid,
-		    rec->n_rdma, rec->rdma[0], rec->rdma[1], rec->n_rdma > 2 ? ", ..." : "");
+		    "%s has %zu RDMA devices (%s, %s%s); remove \"rdmaName\"", a->rec.deviceid,
+		    a->f.n, a->f.names[0], a->f.names[1], a->f.n > 2 ? ", ..." : "");
 	return ret;
 }
 
 int rdmans_add(struct cni_ctx *ctx)
 {
 	_cleanup_sys_ struct cni_sys sys = CNI_SYS_INIT;
-	struct rdmans_record rec = {.has = RDMANS_REC_HAS_NETWORK | RDMANS_REC_HAS_CONTAINERID |
-					   RDMANS_REC_HAS_IFNAME | RDMANS_REC_HAS_NETNS |
-					   RDMANS_REC_HAS_DEVICEID | RDMANS_REC_HAS_RDMA};
-	char name[RDMANS_NAME_MAX + 1], want[CNI_RDMA_NAME_MAX];
-	_cleanup_close_ int pod = -1;
+	struct add a = {.pod = -1,
+			.rec.has = RDMANS_REC_HAS_NETWORK | RDMANS_REC_HAS_CONTAINERID |
+				   RDMANS_REC_HAS_IFNAME | RDMANS_REC_HAS_NETNS |
+				   RDMANS_REC_HAS_DEVICEID | RDMANS_REC_HAS_RDMA};
+	struct rdmans_record *rec = &a.rec;
 	struct cni_error undo = {0};
-	int ret;
+	int ret = validate(&sys, ctx, &a);
+	_cleanup_close_ int pod = a.pod;
 
-	ret = validate(&sys, ctx, &pod, name, &rec, want);
 	if (!ret)
 		ret = rdmans_require_exclusive(&sys, ctx, false);
 	if (!ret)
-		ret = resolve_all(&sys, ctx, &rec);
+		ret = keep(&sys, ctx, &a.f, rec);
 	if (ret)
 		return ret;
 	/* The record first: whatever happens next, DEL knows what to undo. */
-	if (copy_str(rec.network, sizeof(rec.network), ctx->conf->name) ||
-	    copy_str(rec.containerid, sizeof(rec.containerid), ctx->env.containerid) ||
-	    copy_str(rec.ifname, sizeof(rec.ifname), ctx->env.ifname) ||
-	    copy_str(rec.netns, sizeof(rec.netns), ctx->env.netns))
+	if (copy_str(rec->network, sizeof(rec->network), ctx->conf->name) ||
+	    copy_str(rec->containerid, sizeof(rec->containerid), ctx->env.containerid) ||
+	    copy_str(rec->ifname, sizeof(rec->ifname), ctx->env.ifname) ||
+	    copy_str(rec->netns, sizeof(rec->netns), ctx->env.netns))
 		return cni_errorf(&ctx->err, -ENAMETOOLONG, CNI_ERR_INVALID_ENV,
 				  "CNI_NETNS is too long", "%s", ctx->env.netns);
-	ret = rdmans_record_save(name, &rec);
+	ret = rdmans_record_save(a.name, rec);
 	if (ret)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_IO, "cannot write the record",
-				  "%s/%s: %s", RDMANS_STATE_DIR, name, strerror(-ret));
-	ret = move_all(&sys, ctx, pod, &rec, want);
+				  "%s/%s: %s", RDMANS_STATE_DIR, a.name, strerror(-ret));
+	ret = send_all(&sys, ctx, pod, &a.f, a.want);
 	if (ret) {
-		if (rdmans_release(&sys, name, &rec, &undo))
+		if (rdmans_release(&sys, a.name, rec, &undo))
 			log_err("rollback incomplete: %s: %s", undo.msg, undo.details);
 		return ret;
 	}

@@ -114,27 +114,6 @@ static const char *prev_pci_id(struct cni_ctx *ctx, int pod)
 	return any;
 }
 
-/* "aa:bb:..." (Ethernet or IPoIB's 20 bytes) into bytes; -EINVAL otherwise. */
-static int mac_parse(const char *s, unsigned char *mac, unsigned int *len)
-{
-	*len = 0;
-	for (;;) {
-		uint64_t v;
-		char byte[3];
-
-		if (*len == CNI_MAC_MAX || !s[0] || !s[1] || (s[2] && s[2] != ':'))
-			return -EINVAL;
-		memcpy(byte, s, 2);
-		byte[2] = '\0';
-		if (parse_u64(byte, 16, 0xff, &v))
-			return -EINVAL;
-		mac[(*len)++] = (unsigned char)v;
-		if (!s[2])
-			return 0;
-		s += 3;
-	}
-}
-
 /* rdma-cni derives the device from the previous result's MAC; a prevResult
  * re-encoded by a 1.0 runtime (containerd 1.6) has no pciID. Look the MAC
  * up among the pod's netdevs, then ask that netdev's driver for its PCI device. */
@@ -160,7 +139,7 @@ static int device_from_mac(struct cni_sys *sys, struct cni_ctx *ctx, int pod,
 		    "\"pciBusID\", the pciID of the previous plugin's interface, or the "
 		    "MAC of its interface whose sandbox is %s; none is set",
 		    ctx->env.netns);
-	if (mac_parse(f->mac, mac, &len))
+	if (!cni_hw_parse_len(f->mac, mac, CNI_MAC_MAX, &len))
 		return cni_errorf(&ctx->err, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid prevResult",
 				  "interface %s has mac \"%s\"", f->name ? f->name : "", f->mac);
 	ret = cni_netns_enter(sys, pod, &saved);
@@ -280,59 +259,42 @@ static const char *pod_ifname(struct cni_ctx *ctx, int pod)
 	return ctx->env.ifname;
 }
 
-/* The names found; the indices too when netlink found them (sysfs gives
- * names only: add.c resolves those once the mode is known to be exclusive). */
-static void keep(const struct cni_rdma_found *f, struct rdmans_record *rec)
-{
-	for (size_t i = 0; i < f->n; i++) {
-		copy_str(rec->rdma[i], sizeof(rec->rdma[i]), f->names[i]);
-		rec->rdma_index[i] = f->index[i];
-	}
-	rec->n_rdma = (unsigned int)f->n;
-	if (!strcmp(f->how, "netdev")) {
-		rec->n_rdma_index = rec->n_rdma;
-		rec->has |= RDMANS_REC_HAS_RDMA_INDEX;
-	}
-}
-
-int rdmans_devices_of(struct cni_sys *sys, struct cni_ctx *ctx, int pod, struct rdmans_record *rec)
+int rdmans_devices_of(struct cni_sys *sys, struct cni_ctx *ctx, int pod, const char *dev,
+		      struct cni_rdma_found *f)
 {
 	const char *ifname = pod_ifname(ctx, pod);
-	struct cni_rdma_query q = {.device = rec->deviceid,
+	struct cni_rdma_query q = {.device = dev,
 				   .netns_fd = pod,
 				   .netns = ctx->env.netns,
 				   .ifname = ifname,
 				   .soft_by_mac = ctx->node && ctx->node->soft_rdma_by_mac};
-	struct cni_rdma_found f;
-	int ret = cni_rdma_lookup(sys, &q, &f);
+	int ret = cni_rdma_lookup(sys, &q, f);
 
 	if (ret == -ENOTUNIQ)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE,
 				  "two RDMA devices match the pod interface",
 				  "%s in %s: %s; delete the one that is not the pod's", ifname,
-				  ctx->env.netns, f.tried);
+				  ctx->env.netns, f->tried);
 	if (ret == -EADDRINUSE)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE,
 				  "the RDMA device by MAC is not proven the pod's",
 				  "%s in %s: %s; give the pod interface a MAC no other interface "
 				  "on the node has",
-				  ifname, ctx->env.netns, f.tried);
+				  ifname, ctx->env.netns, f->tried);
 	if (ret == -ENODEV)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE, "no RDMA device for deviceID",
 				  "%s: tried %s; is its RDMA driver loaded (or, for rxe and siw, "
 				  "the device created over the pod interface)?",
-				  rec->deviceid, f.tried);
+				  dev, f->tried);
 	if (ret)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE, "cannot look the RDMA device up",
-				  "%s: %s %s", rec->deviceid, cni_rdma_strerror(ret),
-				  cni_sys_ext_ack(sys));
-	if (f.in_netns)
+				  "%s: %s %s", dev, cni_rdma_strerror(ret), cni_sys_ext_ack(sys));
+	if (f->in_netns)
 		return cni_errorf(&ctx->err, -EEXIST, CNI_ERR_DEVICE,
 				  "the RDMA device is in the pod already",
 				  "%s (bound to %s) is in %s: was it moved by ib-sriov's "
 				  "rdmaIsolation too? Use one of them",
-				  f.names[0], ifname, ctx->env.netns);
-	log_info("RDMA device %s of %s: %s", f.names[0], rec->deviceid, f.how);
-	keep(&f, rec);
+				  f->names[0], ifname, ctx->env.netns);
+	log_info("RDMA device %s of %s: %s", f->names[0], dev, cni_rdma_how_name(f->how));
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include "kernel/pci.h"
 #include "kernel/rdma.h"
 #include "kernel/rdma_lookup.h"
+#include "kernel/rdma_move.h"
 #include "state/record_rdmans.h"
 
 /* The records (cni/state/record_rdmans.h) hold RDMA device names. */
@@ -27,11 +28,11 @@ _Static_assert(CNI_RDMA_FOUND_MAX <= RDMANS_MAX_DEVS, "RDMA devices of a functio
  * and match the prevResult's pciID when there is one: code 7 otherwise. */
 int rdmans_device(struct cni_sys *sys, struct cni_ctx *ctx, int pod, char dev[RDMANS_DEV_MAX]);
 
-/* The RDMA devices of rec's deviceID (PCI child, auxiliary child, or bound
- * to the pod interface: cni_rdma_lookup) into its rdma[], with their indices
- * (RDMANS_REC_HAS_RDMA_INDEX) when netlink found them; err filled (code 101
- * naming what was tried, or both candidates). */
-int rdmans_devices_of(struct cni_sys *sys, struct cni_ctx *ctx, int pod, struct rdmans_record *rec);
+/* The RDMA devices of dev (PCI child, auxiliary child, or bound to the pod
+ * interface: cni_rdma_lookup) into f; err filled (code 101 naming what was
+ * tried, or both candidates). */
+int rdmans_devices_of(struct cni_sys *sys, struct cni_ctx *ctx, int pod, const char *dev,
+		      struct cni_rdma_found *f);
 
 /* deviceID or pciBusID as configured (normalised when a PCI address),
  * "" when neither is set, *key (optional) naming the key used; -EINVAL (err
@@ -39,7 +40,7 @@ int rdmans_devices_of(struct cni_sys *sys, struct cni_ctx *ctx, int pod, struct 
 int rdmans_configured_device(const struct cni_conf *conf, char dev[RDMANS_DEV_MAX],
 			     const char **key, struct cni_error *err);
 
-/* common.c */
+/* conf.c: the configuration beside the device keys, and the mode check. */
 
 /* Code 104 explaining the kernel rule when the mode is not exclusive;
  * code 50 instead when for_status. */
@@ -49,13 +50,15 @@ int rdmans_require_exclusive(struct cni_sys *sys, struct cni_ctx *ctx, bool for_
  * when strict (ADD, CHECK); DEL and GC log it and go on. */
 int rdmans_args(struct cni_ctx *ctx, bool strict);
 
-/* rdmaName: the name the devices take in the pod ("auto": CNI_IFNAME), ""
- * when unset; code 7 naming the key for a name the kernel's rules (and
- * ours, cni_rdma_name_valid) refuse. */
+/* rdmaName (CNI_CONF_RDMA_NAME): the name the devices take in the pod
+ * ("auto": CNI_IFNAME), "" when unset; code 7 naming the key for a name
+ * cni_rdma_name_valid refuses. */
 int rdmans_rdma_name(struct cni_ctx *ctx, char name[CNI_RDMA_NAME_MAX]);
 
 /* This request's record name; code 4 when it would be too long. */
 int rdmans_ctx_record_name(struct cni_ctx *ctx, char buf[RDMANS_NAME_MAX + 1]);
+
+/* release.c: the undo of an attachment by its record. */
 
 /* Open a pod netns for an undo step: 0 with *fd, or 1 when it is
  * definitely gone (absent, or no longer a network namespace), or -errno. */
@@ -88,7 +91,7 @@ int rdmans_netns_id_text(const struct cni_netns_id *id, char buf[RDMANS_NETNS_ID
 int rdmans_release(struct cni_sys *sys, const char *name, const struct rdmans_record *rec,
 		   struct cni_error *err);
 
-/* release.c: DEL's and GC's view of what was attached. */
+/* find.c: DEL's and GC's view of what was attached. */
 
 /* Find this attachment's record: ours (both name formats), loaded into rec
  * with its file name. 0 found, -ENOENT none, other -errno with err filled. */

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-/* What DEL, CHECK and GC find to undo: our record under either name
- * format, or, after an upgrade from rdma-cni, rdma-cni's cache entry. */
+/* The undo of an attachment by its record: the pod's namespace opened only
+ * while it is still the recorded one, the devices moved home
+ * (cni_rdma_return), the record removed. ADD's rollback, DEL, GC and the
+ * node agent share it. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/cleanup.h"
 #include "kernel/netns.h"
@@ -10,201 +15,138 @@
 #include "state/state.h"
 #include "base/util.h"
 
-/* A directory listing is bounded: a planted flood must not stall a DEL. */
-#define MAX_ENTRIES 65536
-
-/* A record that can never be read again is removed, so DEL can finish. */
-static int drop_dead(struct cni_ctx *ctx, const char *name, int why)
-{
-	int ret;
-
-	log_err("record %s/%s is unusable (%s): removed; its pod's devices return to the "
-		"host when the pod's netns goes",
-		RDMANS_STATE_DIR, name, strerror(-why));
-	ret = cni_state_remove(RDMANS_STATE_DIR, name);
-	if (ret)
-		return cni_errorf(&ctx->err, ret, CNI_ERR_IO, "cannot remove the record",
-				  "%s/%s: %s", RDMANS_STATE_DIR, name, strerror(-ret));
-	return -ENOENT;
-}
-
-static int unreadable(struct cni_ctx *ctx, const char *dir, const char *name, int ret)
-{
-	/* Transient (EIO, ENOMEM, ...): keep it; the runtime retries DEL. */
-	return cni_errorf(&ctx->err, ret, CNI_ERR_IO, "cannot read the record",
-			  "%s/%s: %s; it is kept for the next try", dir, name, strerror(-ret));
-}
-
-int rdmans_find_record(struct cni_ctx *ctx, struct rdmans_record *rec, char name[NAME_MAX + 1])
-{
-	const char *net = ctx->conf->name, *id = ctx->env.containerid, *ifn = ctx->env.ifname;
-	int ret;
-
-	/* An over-long name was refused by ADD: no such record can exist. */
-	if (!rdmans_record_name(net, id, ifn, name)) {
-		ret = rdmans_record_load(name, rec);
-		if (!ret && !rdmans_record_is(rec, net, id, ifn))
-			ret = -EBADMSG; /* this name is this tuple's alone */
-		if (!ret)
-			return 0;
-		if (rdmans_load_error_permanent(ret))
-			return drop_dead(ctx, name, ret);
-		if (ret != -ENOENT)
-			return unreadable(ctx, RDMANS_STATE_DIR, name, ret);
-	}
-	/* The previous version's name: ambiguous, so only with our tuple inside;
-	 * anything else there may be another attachment's and is left alone. */
-	if (rdmans_record_old_name(net, id, ifn, name))
-		return -ENOENT;
-	ret = rdmans_record_load(name, rec);
-	if (!ret && rdmans_record_is(rec, net, id, ifn))
-		return 0;
-	if (ret && ret != -ENOENT && !rdmans_load_error_permanent(ret))
-		return unreadable(ctx, RDMANS_STATE_DIR, name, ret);
-	return -ENOENT;
-}
-
-/* rdma-cni's entry for this attachment: 0, -ENOENT (none, or another
- * attachment's), or -errno with err filled. */
-static int find_rdmacni(struct cni_ctx *ctx, struct rdmacni_cache *c, char name[NAME_MAX + 1])
+int rdmans_open_pod(struct cni_sys *sys, const char *path, int *fd)
 {
 	struct cni_error ignored = {0};
-	char dev[RDMANS_DEV_MAX], cached[CNI_PCI_ADDR_LEN];
 	int ret;
 
-	if (rdmans_record_old_name(ctx->conf->name, ctx->env.containerid, ctx->env.ifname, name))
-		return -ENOENT; /* rdma-cni could not have written it either */
-	ret = rdmacni_cache_load(name, c);
-	if (ret == -ENOENT)
-		return ret;
-	if (ret && rdmans_load_error_permanent(ret)) {
-		log_warn("rdma-cni cache %s/%s is unusable (%s): left as it is", RDMACNI_STATE_DIR,
-			 name, strerror(-ret));
-		return -ENOENT;
+	*fd = -1;
+	if (!path || !*path)
+		return 1;
+	ret = cni_netns_open(sys, path, &ignored);
+	if (ret >= 0) {
+		*fd = ret;
+		return 0;
 	}
-	if (ret)
-		return unreadable(ctx, RDMACNI_STATE_DIR, name, ret);
-	/* Its name is ambiguous too: with a deviceID (Multus sends it on DEL as
-	 * on ADD), the entry must be for that device. */
-	if (rdmans_configured_device(ctx->conf, dev, NULL, &ignored) || !*dev ||
-	    !(c->has & RDMACNI_HAS_DEVICEID))
-		return 0;
-	if (!strcmp(c->deviceid, dev) ||
-	    (cni_pci_addr_parse(c->deviceid, cached) && !strcmp(cached, dev)))
-		return 0;
-	log_warn("rdma-cni cache %s/%s is for device %s, not %s: left as it is", RDMACNI_STATE_DIR,
-		 name, c->deviceid, dev);
-	return -ENOENT;
+	/* Gone: nothing there, or what the runtime leaves when it unmounts a
+	 * netns bind mount (a plain file). The kernel returned the devices. */
+	if (ret == -ENOENT || ret == -ENOTDIR || ret == -EINVAL)
+		return 1;
+	return ret;
 }
 
-int rdmans_release_rdmacni(struct cni_sys *sys, struct cni_ctx *ctx)
+/* The record's devices for cni_rdma_return: by index when it has them. */
+static int return_devs(struct cni_sys *sys, int pod, const struct rdmans_record *rec,
+		       const char **failed)
 {
-	_cleanup_close_ int pod = -1;
-	const char *failed = NULL;
-	struct rdmacni_cache c;
-	char name[NAME_MAX + 1];
-	int ret = find_rdmacni(ctx, &c, name);
+	struct cni_rdma_ref refs[RDMANS_MAX_DEVS];
+	bool by_index = rec->has & RDMANS_REC_HAS_RDMA_INDEX;
+	unsigned int n = rec->n_rdma < RDMANS_MAX_DEVS ? rec->n_rdma : RDMANS_MAX_DEVS;
+
+	for (unsigned int i = 0; i < n; i++)
+		refs[i] = (struct cni_rdma_ref){
+		    .name = rec->rdma[i], .index = rec->rdma_index[i], .has_index = by_index};
+	return cni_rdma_return(sys, pod, refs, n, failed);
+}
+
+/* The recorded identity as the kernel layer's; false for a record of an
+ * older build (or a malformed one, which the loader refuses). */
+static bool recorded_id(const struct rdmans_record *rec, struct cni_netns_id *id)
+{
+	struct rdmans_netns_id r;
+
+	if (rdmans_record_netns_id(rec, &r))
+		return false;
+	*id = (struct cni_netns_id){.dev = r.dev, .ino = r.ino, .nsid = r.nsid, .cookie = r.cookie};
+	return true;
+}
+
+int rdmans_netns_id_text(const struct cni_netns_id *id, char buf[RDMANS_NETNS_ID_MAX])
+{
+	struct rdmans_record tmp = {0};
+
+	rdmans_record_set_netns_id(
+	    &tmp, &(struct rdmans_netns_id){
+		      .dev = id->dev, .ino = id->ino, .nsid = id->nsid, .cookie = id->cookie});
+	return copy_str(buf, RDMANS_NETNS_ID_MAX, tmp.netns_id);
+}
+
+int rdmans_netns_is_recorded(struct cni_sys *sys, const struct rdmans_record *rec, int fd,
+			     struct cni_netns_id *found)
+{
+	struct cni_netns_id want;
+	int ret = cni_netns_id(fd, found);
 
 	if (ret)
-		return ret == -ENOENT ? 0 : ret;
-	log_info("releasing %s, attached by rdma-cni (%s/%s)", c.container_dev, RDMACNI_STATE_DIR,
-		 name);
-	/* rdma-cni kept no netns: DEL's is the pod's. */
-	ret = rdmans_open_pod(sys, ctx->env.netns, &pod);
+		return ret;
+	if (!recorded_id(rec, &want))
+		return 1;
+	/* Device and inode (and the ID, where both have one) agree: the
+	 * inode may be a freed one reused, which only the cookie tells. */
+	if (!want.cookie || !cni_netns_id_same(&want, found))
+		return cni_netns_id_same(&want, found);
+	ret = cni_netns_cookie(sys, fd, &found->cookie);
+	if (ret)
+		return ret;
+	return cni_netns_id_same(&want, found);
+}
+
+int rdmans_open_recorded(struct cni_sys *sys, const struct rdmans_record *rec, int *fd,
+			 struct cni_netns_id *found)
+{
+	int ret = rdmans_open_pod(sys, rec->netns, fd);
+
+	if (ret)
+		return ret;
+	ret = rdmans_netns_is_recorded(sys, rec, *fd, found);
+	if (ret == 1)
+		return 0;
+	close(*fd);
+	*fd = -1;
+	return ret < 0 ? ret : RDMANS_NETNS_REPLACED;
+}
+
+/* The path names another namespace: the pod's is gone (its devices went
+ * home with it), and whatever is there now is not ours to touch. */
+static void log_replaced(const struct rdmans_record *rec, const struct cni_netns_id *found)
+{
+	char now[RDMANS_NETNS_ID_MAX];
+
+	if (rdmans_netns_id_text(found, now))
+		copy_str(now, sizeof(now), "?");
+	log_info("%s is now another network namespace (recorded %s, found %s): the pod's is "
+		 "gone and the kernel returned its RDMA devices; nothing is undone there",
+		 rec->netns, rec->netns_id, now);
+}
+
+int rdmans_release(struct cni_sys *sys, const char *name, const struct rdmans_record *rec,
+		   struct cni_error *err)
+{
+	_cleanup_close_ int pod = -1;
+	struct cni_netns_id found;
+	const char *failed = NULL;
+	int ret;
+
+	ret = rdmans_open_recorded(sys, rec, &pod, &found);
 	if (ret < 0)
-		return cni_errorf(&ctx->err, ret, CNI_ERR_TRY_AGAIN,
+		return cni_errorf(err, ret, CNI_ERR_TRY_AGAIN,
 				  "cannot open the pod's network namespace",
-				  "%s: %s; rdma-cni's cache %s/%s is kept for the next DEL",
-				  ctx->env.netns, strerror(-ret), RDMACNI_STATE_DIR, name);
-	if (ret == 0)
-		ret = cni_rdma_return(sys, pod, &(struct cni_rdma_ref){.name = c.container_dev}, 1,
-				      &failed);
+				  "%s: %s; the record %s/%s is kept for the next DEL", rec->netns,
+				  strerror(-ret), RDMANS_STATE_DIR, name);
+	if (ret == 1)
+		log_info("%s is gone: the kernel returned its RDMA devices", rec->netns);
+	else if (ret == RDMANS_NETNS_REPLACED)
+		log_replaced(rec, &found);
+	else
+		ret = return_devs(sys, pod, rec, &failed);
 	if (ret < 0)
-		return cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE,
+		return cni_errorf(err, ret, CNI_ERR_DEVICE,
 				  "cannot move the RDMA device back to the host", "%s: %s %s",
 				  failed ? failed : "(entering the pod)", cni_rdma_strerror(ret),
 				  cni_sys_ext_ack(sys));
-	ret = cni_state_remove(RDMACNI_STATE_DIR, name);
+	ret = cni_state_remove(RDMANS_STATE_DIR, name);
 	if (ret)
-		return cni_errorf(&ctx->err, ret, CNI_ERR_IO, "cannot remove rdma-cni's cache",
-				  "%s/%s: %s", RDMACNI_STATE_DIR, name, strerror(-ret));
+		return cni_errorf(err, ret, CNI_ERR_IO, "cannot remove the record", "%s/%s: %s",
+				  RDMANS_STATE_DIR, name, strerror(-ret));
 	return 0;
-}
-
-int rdmans_check_rdmacni(struct cni_sys *sys, struct cni_ctx *ctx, int pod)
-{
-	struct rdmacni_cache c;
-	struct cni_rdma_dev d;
-	char name[NAME_MAX + 1];
-	int saved = -1, ret = find_rdmacni(ctx, &c, name);
-
-	if (ret)
-		return ret;
-	ret = cni_netns_enter(sys, pod, &saved);
-	if (!ret) {
-		ret = cni_rdma_dev_get(sys, c.container_dev, 0, &d);
-		cni_netns_restore(sys, &saved);
-	}
-	if (ret)
-		return cni_errorf(&ctx->err, ret, CNI_ERR_DEVICE, "CHECK failed",
-				  "RDMA device %s (attached by rdma-cni) is not in the pod: %s",
-				  c.container_dev, cni_rdma_strerror(ret));
-	return 0;
-}
-
-/* "<containerID>-<ifname>" of a listed attachment. */
-static bool listed(const struct cni_conf *conf, const char *rest)
-{
-	for (size_t i = 0; i < conf->n_attachments; i++) {
-		const struct cni_attachment *a = &conf->attachments[i];
-		size_t n = strlen(a->containerid);
-
-		if (!strncmp(rest, a->containerid, n) && rest[n] == '-' &&
-		    !strcmp(rest + n + 1, a->ifname))
-			return true;
-	}
-	return false;
-}
-
-/* One rdma-cni cache entry: removed when it is this network's, of no
- * listed attachment, and its device is back on the host. */
-struct gc_rdmacni {
-	struct cni_sys *sys;
-	struct cni_ctx *ctx;
-};
-
-static int gc_rdmacni_one(int dirfd, const char *name, void *arg)
-{
-	const struct gc_rdmacni *g = arg;
-	struct cni_ctx *ctx = g->ctx;
-	size_t plen = strlen(ctx->conf->name);
-	struct rdmacni_cache c;
-	struct cni_rdma_dev dev;
-	int ret;
-
-	(void)dirfd;
-	if (strncmp(name, ctx->conf->name, plen) || name[plen] != '-' ||
-	    listed(ctx->conf, name + plen + 1) || rdmacni_cache_load(name, &c))
-		return 0;
-	/* rdma-cni kept no netns, so only a device back on the host (no pod
-	 * holds it) makes the entry certainly stale, whoever wrote it. */
-	ret = cni_rdma_dev_get(g->sys, c.container_dev, 0, &dev);
-	if (ret) {
-		log_info("rdma-cni cache %s: %s is not on the host (%s); kept for its DEL", name,
-			 c.container_dev, cni_rdma_strerror(ret));
-		return 0;
-	}
-	if (cni_state_remove(RDMACNI_STATE_DIR, name))
-		log_warn("cannot remove rdma-cni cache %s/%s", RDMACNI_STATE_DIR, name);
-	else
-		log_info("released stale rdma-cni cache %s", name);
-	return 0;
-}
-
-void rdmans_gc_rdmacni(struct cni_sys *sys, struct cni_ctx *ctx)
-{
-	struct gc_rdmacni g = {.sys = sys, .ctx = ctx};
-
-	/* A directory that cannot be listed has nothing this GC can release. */
-	cni_state_each(RDMACNI_STATE_DIR, MAX_ENTRIES, gc_rdmacni_one, &g);
 }

@@ -24,7 +24,7 @@ $(OUT)/build/unit/%: tests/unit/%.c $(UNIT_EXTRA) $(LIB)
 # under a temporary directory, linked without the real kernel modules but
 # the VF table's reader (link_vf.c and nl_attr.c's parsers), which reads
 # the fake PF's reply as a real netlink message (fake_kernel.c).
-FAKE_CNI := $(filter-out $(addprefix $(OBJ)/cni/kernel/,link.o link_vf_set.o link_addr.o link_route.o link_restore.o netns.o rdma.o rdma_return.o announce.o nl.o), \
+FAKE_CNI := $(filter-out $(addprefix $(OBJ)/cni/kernel/,link.o link_vf_set.o link_addr.o link_route.o link_restore.o netns.o rdma.o rdma_move.o announce.o nl.o), \
 	$(patsubst %.c,$(OBJ)/%.o,$(LIB_SRC))) $(PODRES_GEN)/podres.pb-c.o
 # The plugin's top level (but main.c and gc.c), ADD's room and the release's.
 FAKE_SRC := tests/unit/fake_kernel.c tests/unit/fake_verbs.c \
@@ -36,17 +36,17 @@ $(OUT)/build/unit/test_ibsriov_add: tests/unit/test_ibsriov_add.c $(FAKE_SRC) $(
 	$(call quiet,CC,$@)$(CC) $(CFLAGS) -Iib-sriov -Itests/unit -include tests/unit/fake_paths.h \
 		-Wno-missing-prototypes $(LDFLAGS) -o $@ $< $(FAKE_SRC) $(FAKE_CNI) $(LDLIBS) $(CRITERION_LIBS)
 
-# cni/kernel/rdma_return.c against the test's own fake of the RDMA and netns
+# cni/kernel/rdma_move.c against the test's own fake of the RDMA and netns
 # calls it makes: linked with the base layer only, never rdma.o or netns.o.
-RDMA_RETURN_OBJ := $(patsubst %.c,$(OBJ)/%.o,cni/kernel/rdma_return.c cni/kernel/rdma_names.c \
+RDMA_MOVE_OBJ := $(patsubst %.c,$(OBJ)/%.o,cni/kernel/rdma_move.c cni/kernel/rdma_names.c cni/kernel/sys.c \
 	$(wildcard cni/base/*.c))
-$(OUT)/build/unit/test_rdma_return: tests/unit/test_rdma_return.c $(RDMA_RETURN_OBJ)
+$(OUT)/build/unit/test_rdma_move: tests/unit/test_rdma_move.c $(RDMA_MOVE_OBJ)
 	@mkdir -p $(dir $@)
-	$(call quiet,CC,$@)$(CC) $(CFLAGS) -Wno-missing-prototypes $(LDFLAGS) -o $@ $< $(RDMA_RETURN_OBJ) $(LDLIBS) $(CRITERION_LIBS)
+	$(call quiet,CC,$@)$(CC) $(CFLAGS) -Wno-missing-prototypes $(LDFLAGS) -o $@ $< $(RDMA_MOVE_OBJ) $(LDLIBS) $(CRITERION_LIBS)
 
 # rdma-ns's release against the same fake kernel, its records under the
 # temporary directory too.
-RDMANS_FAKE_SRC := tests/unit/fake_kernel.c tests/unit/fake_verbs.c rdma-ns/common.c
+RDMANS_FAKE_SRC := tests/unit/fake_kernel.c tests/unit/fake_verbs.c rdma-ns/release.c
 UNIT_BIN := $(filter-out %/test_rdmans_release,$(UNIT_BIN)) $(OUT)/build/unit/test_rdmans_release
 $(OUT)/build/unit/test_rdmans_release: tests/unit/test_rdmans_release.c $(RDMANS_FAKE_SRC) $(FAKE_CNI) tests/unit/fake_kernel.h tests/unit/fake_paths.h rdma-ns/rdmans.h
 	@mkdir -p $(dir $@)

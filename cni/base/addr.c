@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,4 +112,71 @@ bool cni_pci_addr_parse(const char *s, char out[CNI_PCI_ADDR_LEN])
 	out[12] = '\0';
 	/* Device numbers stop at 0x1f. */
 	return strtoul(out + 8, NULL, 16) <= 0x1f;
+}
+
+bool cni_hw_parse(const char *s, unsigned char *out, size_t n)
+{
+	return cni_hex_parse(s, out, n);
+}
+
+bool cni_hw_parse_len(const char *s, unsigned char *out, unsigned int max, unsigned int *len)
+{
+	size_t chars = strlen(s), n = (chars + 1) / 3;
+
+	*len = 0;
+	/* "xx" and ":xx" per byte after it: 3n - 1 characters. */
+	if (!n || n > max || chars != 3 * n - 1 || !cni_hex_parse(s, out, n))
+		return false;
+	*len = (unsigned int)n;
+	return true;
+}
+
+bool cni_mac_parse(const char *s, unsigned char mac[6])
+{
+	static const unsigned char zero[6];
+
+	return cni_hw_parse(s, mac, 6) && memcmp(mac, zero, 6) && !(mac[0] & 1);
+}
+
+const char *cni_hw_str(const unsigned char *hw, size_t n, char *buf, size_t len)
+{
+	/* "xx:" a byte, the last one's colon the NUL: as many as fit. */
+	cni_hex_str(hw, n < len / 3 ? n : len / 3, ':', buf, len);
+	return buf;
+}
+
+bool cni_guid_parse(const char *s, uint64_t *guid)
+{
+	unsigned char b[8];
+
+	if (!cni_hw_parse(s, b, 8))
+		return false;
+	*guid = 0;
+	for (int i = 0; i < 8; i++)
+		*guid = *guid << 8 | b[i];
+	return true;
+}
+
+const char *cni_guid_str(uint64_t guid, char *buf, size_t len)
+{
+	unsigned char b[8];
+
+	for (int i = 7; i >= 0; i--, guid >>= 8)
+		b[i] = (unsigned char)(guid & 0xff);
+	return cni_hw_str(b, 8, buf, len);
+}
+
+bool cni_rdma_name_valid(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (!len || len >= CNI_RDMA_NAME_MAX || !isalnum((unsigned char)name[0]))
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)name[i];
+
+		if (!isascii(c) || !(isalnum(c) || strchr("_-.:", c)))
+			return false;
+	}
+	return true;
 }

@@ -17,32 +17,6 @@
 /* Every constant used here is in the uapi header of Debian 12's
  * linux-libc-dev (6.1): the newest, RDMA_NLDEV_NET_NS_FD, came with 5.3. */
 
-const char *cni_rdma_strerror(int ret)
-{
-	switch (-ret) {
-	case EPROTONOSUPPORT:
-		return "the kernel has no RDMA subsystem (is ib_core loaded?)";
-	case EBUSY:
-		return "another network namespace exists; the mode can only change while there is "
-		       "none";
-	case EOPNOTSUPP:
-		return "the device's driver cannot change network namespace, or the mode is shared";
-	case ENOSYS:
-		return "this kernel cannot give an RDMA device a name as it moves it (names per "
-		       "network namespace came with Linux 7)";
-	case E2BIG:
-		return "the kernel lists more RDMA devices or ports than a dump here holds (32 MiB "
-		       "of entries)";
-	case ENOTUNIQ:
-		return "every name tried for it on the host is taken (its recorded name, "
-		       "<name>_<index> and unpredictable ones; the log lists them); the record "
-		       "stays "
-		       "for the next DEL";
-	default:
-		return strerror(-ret);
-	}
-}
-
 static struct nl_msg *request(int cmd, int flags)
 {
 	return nlmsg_alloc_simple(RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd),

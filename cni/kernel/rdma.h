@@ -11,14 +11,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/sys.h"
+#include "base/addr.h"
 #include "base/error.h"
+#include "kernel/sys.h"
 
 struct nl_msg;
 
-/* An RDMA device name with its NUL: the kernel's IB_DEVICE_NAME_MAX (not in
- * the uapi headers). The one bound for RDMA names, sysfs and netlink alike. */
-#define CNI_RDMA_NAME_MAX 64
+/* CNI_RDMA_NAME_MAX and cni_rdma_name_valid: base/addr.h, the value's rules. */
 
 struct cni_rdma_dev {
 	uint32_t index;
@@ -31,7 +30,8 @@ struct cni_rdma_dev {
 };
 
 /* A sentence for an errno from this module (names the missing subsystem, a
- * dump past its bound, a device cni_rdma_return found no home name for). */
+ * dump past its bound, a driver that cannot change namespace, a device
+ * cni_rdma_return found no home name for). */
 const char *cni_rdma_strerror(int ret);
 
 /* 0 when the netns mode is exclusive; otherwise err gets code (the
@@ -98,12 +98,6 @@ int cni_rdma_rename(struct cni_sys *sys, uint32_t index, const char *name);
 int cni_rdma_move_named(struct cni_sys *sys, const struct cni_rdma_dev *dev, int netns_fd,
 			const char *name);
 
-/* Whether name may be given to an RDMA device: 1 to CNI_RDMA_NAME_MAX - 1
- * bytes of letters, digits, '_', '-', '.' and ':', a letter or digit first.
- * A strict subset of what the kernel takes (no '/', no '%' format, no
- * spaces), so that it reads the same in sysfs, verbs and NCCL_IB_HCA. */
-bool cni_rdma_name_valid(const char *name);
-
 /* Whether the running kernel (release, from uname, into release) names RDMA
  * devices per network namespace and takes a name with a move: Linux 7.3 on,
  * where it was seen. A hint for the doctor: rdma-ns reads every named move
@@ -117,14 +111,6 @@ bool cni_rdma_release_names_per_netns(const char *release);
  * MAC (the modified EUI-64), as RDMA netlink reports it; 0 for another length. */
 uint64_t cni_rdma_guid_of_mac(const unsigned char *mac, unsigned int len);
 
-/* A device to bring back: by its index, global and kept across renames
- * and moves, when the record has it; by name for records that predate it. */
-struct cni_rdma_ref {
-	const char *name;
-	uint32_t index;
-	bool has_index;
-};
-
 /* How many names a device coming home may try: its recorded name,
  * "<name>_<index>", then unpredictable ones. */
 #define CNI_RDMA_HOME_TRIES 8
@@ -135,19 +121,6 @@ struct cni_rdma_ref {
  * whole fits CNI_RDMA_NAME_MAX; -ENOTUNIQ past CNI_RDMA_HOME_TRIES. */
 int cni_rdma_home_name(const char *want, uint32_t index, unsigned int attempt,
 		       char out[CNI_RDMA_NAME_MAX]);
-
-/* Move every device of refs from the pod netns pod_fd back to the caller's
- * namespace, one at a time, each asked for by index (one GET, no dump; by
- * name for records without one): in the pod it moves under the first
- * cni_rdma_home_name the kernel takes (its EEXIST tries the next; a kernel
- * without per-namespace names moves it plainly and it is renamed on the
- * host the same way), never under its pod-side name; then it is looked for
- * on the host. A device in neither namespace (-ENODEV in both) is gone: a
- * warning names it, and it counts as returned. -ENOTUNIQ when no name
- * could be had; any other error (a transient one) as the kernel gave it.
- * A kernel without RDMA counts as done. On failure *failed names the device. */
-int cni_rdma_return(struct cni_sys *sys, int pod_fd, const struct cni_rdma_ref *refs, size_t n,
-		    const char **failed);
 
 /* The requests, for tests: SYS_GET, SYS_SET, the GET dump and SET netns,
  * laid out as in the kernel's ABI. Caller frees with nlmsg_free(). */

@@ -30,7 +30,22 @@ static void tried(struct cni_rdma_found *f, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int from_sysfs(const char *root, const char *id, struct cni_rdma_found *f, const char *how)
+const char *cni_rdma_how_name(enum cni_rdma_how how)
+{
+	switch (how) {
+	case CNI_RDMA_BY_PCI:
+		return "PCI child";
+	case CNI_RDMA_BY_AUX:
+		return "auxiliary child";
+	case CNI_RDMA_BY_NETDEV:
+		return "netdev";
+	default:
+		return "none";
+	}
+}
+
+static int from_sysfs(const char *root, const char *id, struct cni_rdma_found *f,
+		      enum cni_rdma_how how)
 {
 	int n = cni_pci_rdma_devs(root, id, f->names, CNI_RDMA_FOUND_MAX);
 
@@ -49,7 +64,7 @@ static int aux_children(const char *pci, const char *aux, const char *addr,
 
 	if (n > 0) {
 		f->n = (size_t)n;
-		f->how = "auxiliary child";
+		f->how = CNI_RDMA_BY_AUX;
 	}
 	return n < 0 ? n : 0;
 }
@@ -65,13 +80,13 @@ static int by_sysfs(const struct cni_rdma_query *q, struct cni_rdma_found *f)
 	if (!q->device || !*q->device)
 		return 0;
 	is_pci = cni_pci_addr_parse(q->device, addr);
-	ret = is_pci ? from_sysfs(pci, q->device, f, "PCI child") : 0;
+	ret = is_pci ? from_sysfs(pci, q->device, f, CNI_RDMA_BY_PCI) : 0;
 	tried(f, "PCI child (%s/devices/%s/infiniband/: %s)", pci, q->device,
 	      is_pci ? "none" : "not a PCI address");
 	if (ret || f->n)
 		return ret;
 	ret = is_pci ? aux_children(pci, aux, q->device, f)
-		     : from_sysfs(aux, q->device, f, "auxiliary child");
+		     : from_sysfs(aux, q->device, f, CNI_RDMA_BY_AUX);
 	tried(f, ", auxiliary child (%s: none)",
 	      is_pci ? "the function's auxiliary devices" : q->device);
 	return ret;
@@ -122,7 +137,8 @@ static int matched(struct cni_rdma_found *f, const char *prefix)
 		f->n = n < CNI_RDMA_FOUND_MAX ? n : CNI_RDMA_FOUND_MAX;
 		return -ENOTUNIQ;
 	}
-	f->how = "netdev";
+	f->how = CNI_RDMA_BY_NETDEV;
+	f->indexed = true;
 	return 0;
 }
 
@@ -207,6 +223,8 @@ int cni_rdma_match_netdev(const struct cni_rdma_view *there, const struct cni_rd
 	int ret;
 
 	f->n = 0;
+	f->how = CNI_RDMA_BY_NONE;
+	f->indexed = false;
 	f->tried[0] = '\0';
 	bound_there(there, nd->ifindex, f);
 	f->in_netns = f->n && here;

@@ -27,12 +27,26 @@ struct cni_rdma_query {
 	bool soft_by_mac; /* softRdmaByMac: step 3 may take a host rxe/siw by its GUID */
 };
 
+/* Which step found the devices. */
+enum cni_rdma_how {
+	CNI_RDMA_BY_NONE,
+	CNI_RDMA_BY_PCI,    /* 1: the PCI function's child */
+	CNI_RDMA_BY_AUX,    /* 2: an auxiliary device's child */
+	CNI_RDMA_BY_NETDEV, /* 3: bound to the netdev (rxe and siw are found so) */
+};
+
+/* how for messages: "PCI child", "auxiliary child", "netdev" ("none"). */
+const char *cni_rdma_how_name(enum cni_rdma_how how);
+
 struct cni_rdma_found {
 	char names[CNI_RDMA_FOUND_MAX][CNI_RDMA_NAME_MAX];
-	uint32_t index[CNI_RDMA_FOUND_MAX]; /* step 3 only; sysfs gives names */
+	/* Filled when indexed: by step 3, which finds devices through netlink,
+	 * or by cni_rdma_found_indices for sysfs's names. */
+	uint32_t index[CNI_RDMA_FOUND_MAX];
+	bool indexed;
 	size_t n;
-	const char *how; /* "PCI child", "auxiliary child", "netdev" */
-	bool in_netns;	 /* step 3 found it in the netdev's namespace, not the caller's */
+	enum cni_rdma_how how;
+	bool in_netns; /* step 3 found it in the netdev's namespace, not the caller's */
 	char
 	    tried[CNI_RDMA_TRIED_MAX]; /* what was tried (-ENODEV), or the candidates (-ENOTUNIQ) */
 };

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-/* RDMA device names and identities: rules without a request. */
-#include <ctype.h>
+/* RDMA device names, identities and error sentences: rules without a
+ * request. */
 #include <errno.h>
 #include <rdma/ib_user_ioctl_verbs.h>
 #include <inttypes.h>
@@ -12,19 +12,33 @@
 #include "base/util.h"
 #include "kernel/rdma.h"
 
-bool cni_rdma_name_valid(const char *name)
+const char *cni_rdma_strerror(int ret)
 {
-	size_t len = strlen(name);
-
-	if (!len || len >= CNI_RDMA_NAME_MAX || !isalnum((unsigned char)name[0]))
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)name[i];
-
-		if (!isascii(c) || !(isalnum(c) || strchr("_-.:", c)))
-			return false;
+	switch (-ret) {
+	case EPROTONOSUPPORT:
+		return "the kernel has no RDMA subsystem (is ib_core loaded?)";
+	case EBUSY:
+		return "another network namespace exists; the mode can only change while there is "
+		       "none";
+	case EOPNOTSUPP:
+		/* Both plugins require exclusive mode first, which leaves the
+		 * driver (no disassociate_ucontext) as the kernel's reason. */
+		return "its driver does not support moving between network namespaces (soft RDMA "
+		       "drivers such as rxe and siw never do)";
+	case ENOSYS:
+		return "this kernel cannot give an RDMA device a name as it moves it (names per "
+		       "network namespace came with Linux 7)";
+	case E2BIG:
+		return "the kernel lists more RDMA devices or ports than a dump here holds (32 MiB "
+		       "of entries)";
+	case ENOTUNIQ:
+		return "every name tried for it on the host is taken (its recorded name, "
+		       "<name>_<index> and unpredictable ones; the log lists them); the record "
+		       "stays "
+		       "for the next DEL";
+	default:
+		return strerror(-ret);
 	}
-	return true;
 }
 
 const char *cni_rdma_driver_soft(uint32_t driver)

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/addr.h"
 #include "base/child.h"
 #include "base/cleanup.h"
 #include "base/util.h"
@@ -264,17 +265,6 @@ int cni_verbs_pkeys(const char *name, unsigned int port, uint16_t *pkeys, size_t
 	return (int)n;
 }
 
-/* "xx:xx:...:xx", most significant byte first (ibstat's order). */
-static const char *guid_str(uint64_t g, char *buf, size_t len)
-{
-	snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x:%02x:%02x",
-		 (unsigned int)(g >> 56) & 0xff, (unsigned int)(g >> 48) & 0xff,
-		 (unsigned int)(g >> 40) & 0xff, (unsigned int)(g >> 32) & 0xff,
-		 (unsigned int)(g >> 24) & 0xff, (unsigned int)(g >> 16) & 0xff,
-		 (unsigned int)(g >> 8) & 0xff, (unsigned int)g & 0xff);
-	return buf;
-}
-
 const char *cni_verbs_port_state_str(int state)
 {
 	static const char *const names[] = {"NOP",   "DOWN",   "INIT",
@@ -398,8 +388,8 @@ static int check_port(const char *name, const struct cni_verbs_port *p,
 	if (want->has_guid && (!p->has_gid0 || p->port_guid != want->port_guid))
 		return cni_errorf(err, -EINVAL, CNI_ERR_DEVICE, "CHECK failed",
 				  "RDMA device %s port %u: port GUID %s, ADD set %s", name, p->num,
-				  guid_str(p->port_guid, got, sizeof(got)),
-				  guid_str(want->port_guid, exp, sizeof(exp)));
+				  cni_guid_str(p->port_guid, got, sizeof(got)),
+				  cni_guid_str(want->port_guid, exp, sizeof(exp)));
 	if (!want->has_pkey)
 		return 0;
 	for (unsigned int i = 0; i < p->n_pkeys; i++)

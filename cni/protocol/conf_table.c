@@ -20,6 +20,31 @@ static const char *where_of(const char *prefix, const char *key, char *buf, size
 	return buf;
 }
 
+/* An RDMA device name, or "auto" for the pod interface's. */
+static int rdma_name(const struct cni_conf_load *l, const struct cni_conf_field *f)
+{
+	char *out = f->at;
+	const char *v = NULL;
+	bool is_auto;
+
+	out[0] = '\0';
+	if (cni_conf_string(l->obj, l->prefix, f->k->key, &v, l->err) == -EINVAL)
+		return -EINVAL;
+	if (!v)
+		return 0;
+	is_auto = !strcmp(v, "auto");
+	if (is_auto)
+		v = l->ifname ? l->ifname : "";
+	if (!cni_rdma_name_valid(v) || strlen(v) >= CNI_RDMA_NAME_MAX) /* cut: refused */
+		return cni_errorf(l->err, -EINVAL, CNI_ERR_INVALID_CONFIG, "invalid configuration",
+				  "\"%s\" is \"%s\"%s; an RDMA device name is 1 to %d letters, "
+				  "digits, '_', '-', '.' or ':' starting with a letter or digit, "
+				  "or \"auto\" for the pod interface's name",
+				  f->where, v, is_auto ? " (auto)" : "", CNI_RDMA_NAME_MAX - 1);
+	memcpy(out, v, strlen(v) + 1);
+	return 0;
+}
+
 /* A typed key: -ENOENT (absent) is no failure. */
 static int typed(const struct cni_conf_load *l, const struct cni_conf_field *f)
 {
@@ -42,6 +67,8 @@ static int typed(const struct cni_conf_load *l, const struct cni_conf_field *f)
 	case CNI_KEY_ARRAY:
 		ret = cni_json_array(l->obj, k->key, f->where, f->at, l->err);
 		break;
+	case CNI_KEY_RDMA_NAME:
+		return rdma_name(l, f);
 	case CNI_KEY_CUSTOM:
 		return k->parse(l, f);
 	}

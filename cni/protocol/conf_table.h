@@ -10,15 +10,18 @@
 #include <stdint.h>
 #include <json-c/json.h>
 
+#include "base/addr.h"
 #include "base/error.h"
 
 enum cni_key_type {
-	CNI_KEY_STRING, /* const char *, borrowed; absent: NULL */
-	CNI_KEY_BOOL,	/* bool; absent: untouched */
-	CNI_KEY_INT,	/* int64_t from min to max; absent: untouched */
-	CNI_KEY_OBJECT, /* struct json_object *, borrowed; absent: untouched */
-	CNI_KEY_ARRAY,	/* struct json_object *, borrowed; absent: untouched */
-	CNI_KEY_CUSTOM, /* parse() decides, the value as found (NULL: absent) */
+	CNI_KEY_STRING,	   /* const char *, borrowed; absent: NULL */
+	CNI_KEY_BOOL,	   /* bool; absent: untouched */
+	CNI_KEY_INT,	   /* int64_t from min to max; absent: untouched */
+	CNI_KEY_OBJECT,	   /* struct json_object *, borrowed; absent: untouched */
+	CNI_KEY_ARRAY,	   /* struct json_object *, borrowed; absent: untouched */
+	CNI_KEY_RDMA_NAME, /* char[CNI_RDMA_NAME_MAX], cni_rdma_name_valid's rule or
+			    * "auto" (the load's ifname); absent: "" */
+	CNI_KEY_CUSTOM,	   /* parse() decides, the value as found (NULL: absent) */
 };
 
 struct cni_conf_load;
@@ -64,6 +67,11 @@ struct cni_conf_key {
 	{                                                                                          \
 		.key = (k), .type = CNI_KEY_ARRAY, .off = (at)                                     \
 	}
+/* An RDMA device name (rdmaName): one rule and one message for every plugin. */
+#define CNI_CONF_RDMA_NAME(k, at)                                                                  \
+	{                                                                                          \
+		.key = (k), .type = CNI_KEY_RDMA_NAME, .off = (at)                                 \
+	}
 /* A key that needs its own logic: fn(l, f) with f->at the field at. */
 #define CNI_CONF_PARSE(k, at, fn)                                                                  \
 	{                                                                                          \
@@ -77,13 +85,15 @@ struct cni_conf_key {
 
 /* What is loaded: keys looked up in obj (NULL: all absent), named in
  * messages under prefix (NULL at the top), landing in dst; arg is for the
- * parse functions, err takes the first failure. */
+ * parse functions, err takes the first failure; ifname (CNI_IFNAME) is what
+ * an RDMA name of "auto" stands for. */
 struct cni_conf_load {
 	struct json_object *obj;
 	const char *prefix;
 	void *dst;
 	void *arg;
 	struct cni_error *err;
+	const char *ifname;
 };
 
 /* A parse function's answer: the entries after it are not read, and the

@@ -45,7 +45,7 @@ static int taken(struct add *a, const struct cni_vf *vfs, size_t n, uint64_t g)
 				  "guidFallback gives VF %d of PF %s the GUID %s, which VF %u of "
 				  "that PF already has; clear that VF's GUID or give this one a "
 				  "GUID (runtimeConfig.infinibandGUID, args.cni.guid)",
-				  a->pci.vf_index, a->pf.name, ibsriov_guid_str(g, s, sizeof(s)),
+				  a->pci.vf_index, a->pf.name, cni_guid_str(g, s, sizeof(s)),
 				  vfs[i].vf);
 	}
 	return 0;
@@ -86,7 +86,7 @@ int ibsriov_guid_fallback(struct add *a, struct ibsriov_vf_table *t)
 		    "guidFallback derives VF %d's GUID from its PF's port GUID, and PF %s has %s, "
 		    "not one a vendor assigned (universal, individual); give the VF a GUID "
 		    "(runtimeConfig.infinibandGUID, args.cni.guid) or remove guidFallback",
-		    a->pci.vf_index, a->pf.name, ibsriov_guid_str(pf, s[0], sizeof(s[0])));
+		    a->pci.vf_index, a->pf.name, cni_guid_str(pf, s[0], sizeof(s[0])));
 	ret = taken(a, t->vfs, t->n, g);
 	if (ret)
 		return ret;
@@ -94,7 +94,6 @@ int ibsriov_guid_fallback(struct add *a, struct ibsriov_vf_table *t)
 	c->guid = g;
 	c->guid_from = "guidFallback";
 	log_info("VF %s has GUID %s: guidFallback gives it %s", c->device,
-		 ibsriov_guid_str(cur, s[0], sizeof(s[0])),
-		 ibsriov_guid_str(g, s[1], sizeof(s[1])));
+		 cni_guid_str(cur, s[0], sizeof(s[0])), cni_guid_str(g, s[1], sizeof(s[1])));
 	return 0;
 }

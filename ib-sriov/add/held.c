@@ -83,12 +83,12 @@ static const char *held_by(const struct ibsriov_conf *c, const struct ibsriov_re
 	uint64_t guid;
 
 	if (c->has_mac && ibsriov_record_mac(r, mac) && !memcmp(mac, c->vf.mac, 6)) {
-		ibsriov_hw_str(mac, 6, val, len);
+		cni_hw_str(mac, 6, val, len);
 		return "MAC";
 	}
 	if (c->has_guid && !ibsriov_guid_unset(c->guid) && ibsriov_record_guid(r, &guid) &&
 	    guid == c->guid) {
-		ibsriov_guid_str(guid, val, len);
+		cni_guid_str(guid, val, len);
 		return "GUID";
 	}
 	return NULL;

@@ -13,6 +13,7 @@
 #include "kernel/netns.h"
 #include "kernel/rdma.h"
 #include "kernel/rdma_lookup.h"
+#include "kernel/rdma_move.h"
 #include "base/util.h"
 #include "rail.h"
 
@@ -31,7 +32,7 @@ static int soft_refused(struct add *a, const struct cni_rdma_found *f, size_t i,
 			  "into the pod, so it cannot survive the move. Remove \"rdmaIsolation\" "
 			  "and create it inside the pod over the pod interface instead, or use "
 			  "rdma-ns",
-			  f->names[i], a->conf.device, f->how, a->vf.name,
+			  f->names[i], a->conf.device, cni_rdma_how_name(f->how), a->vf.name,
 			  kind ? "a software RDMA device (the kernel reports its driver as " : "",
 			  kind ? kind
 			       : "bound to the VF netdev, not a child of the VF (a software "
@@ -64,67 +65,39 @@ int ibsriov_rdma_find(struct add *a, struct cni_rdma_found *f)
 		f->n = IBSRIOV_RECORD_RDMA_MAX;
 	/* By netdev is how rxe and siw are found; a device found so is the
 	 * netdev's, whatever its driver (security review 5, U3). */
-	if (!strcmp(f->how, "netdev"))
+	if (f->how == CNI_RDMA_BY_NETDEV)
 		return soft_refused(a, f, 0, NULL);
 	return 0;
 }
 
 /* The devices found, with their indices, which DEL looks them up by: a pod
- * may rename them. Netlink's lookup knows them; sysfs gives names. A child
- * the kernel reports as rxe or siw (siw on older kernels takes the netdev's parent, the VF,
- * as its own) is bound to the netdev all the same. */
-static int rdma_resolve(struct add *a, const struct cni_rdma_found *f)
+ * may rename them. A child the kernel reports as rxe or siw (siw on older
+ * kernels takes the netdev's parent, the VF, as its own) is bound to the
+ * netdev all the same. */
+static int rdma_record(struct add *a, struct cni_rdma_found *f)
 {
 	struct ibsriov_record *r = &a->rec;
+	const char *failed = NULL;
+	int ret = cni_rdma_found_indices(a->sys, f, &failed);
 
+	if (ret)
+		return cni_errorf(&a->ctx->err, ret, CNI_ERR_DEVICE,
+				  "cannot find the VF's RDMA device", "%s: %s", failed,
+				  cni_rdma_strerror(ret));
 	for (size_t i = 0; i < f->n; i++) {
-		struct cni_rdma_dev d = {.index = f->index[i]};
-		int ret =
-		    strcmp(f->how, "netdev") ? cni_rdma_dev_get(a->sys, f->names[i], 0, &d) : 0;
-		const char *kind;
-
-		if (ret)
-			return cni_errorf(&a->ctx->err, ret, CNI_ERR_DEVICE,
-					  "cannot find the VF's RDMA device", "%s: %s", f->names[i],
-					  cni_rdma_strerror(ret));
+		uint32_t driver = 0;
 		/* A driver the kernel does not tell is not proven soft. */
-		kind = cni_rdma_driver(a->sys, d.index, &d.driver) ? NULL
-								   : cni_rdma_driver_soft(d.driver);
+		const char *kind = cni_rdma_driver(a->sys, f->index[i], &driver)
+				       ? NULL
+				       : cni_rdma_driver_soft(driver);
+
 		if (kind)
 			return soft_refused(a, f, i, kind);
 		copy_str(r->rdma[i], sizeof(r->rdma[i]), f->names[i]);
-		r->rdma_index[i] = d.index;
+		r->rdma_index[i] = f->index[i];
 	}
 	r->n_rdma = (unsigned int)f->n;
 	return 0;
-}
-
-/* One device into the pod, under rdmaName when it gives one. */
-static int rdma_move(struct add *a, unsigned int i)
-{
-	const struct ibsriov_record *r = &a->rec;
-	const char *want = a->conf.rdma_name;
-	struct cni_rdma_dev d = {.index = r->rdma_index[i]};
-	int ret;
-
-	if (!*want)
-		return cni_rdma_move(a->sys, r->rdma_index[i], a->netns_fd);
-	if (r->n_rdma > 1)
-		return cni_errorf(&a->ctx->err, -E2BIG, CNI_ERR_INVALID_CONFIG,
-				  "rdmaName names one RDMA device",
-				  "%s has %u RDMA devices (%s, %s); remove \"rdmaName\"",
-				  a->conf.device, r->n_rdma, r->rdma[0], r->rdma[1]);
-	copy_str(d.name, sizeof(d.name), r->rdma[i]);
-	ret = cni_rdma_move_named(a->sys, &d, a->netns_fd, want);
-	if (ret == -ENOSYS)
-		return cni_errorf(
-		    &a->ctx->err, ret, CNI_ERR_INVALID_CONFIG,
-		    "rdmaName needs RDMA device names per network namespace",
-		    "\"rdmaName\" is \"%s\" but this kernel names RDMA devices once for "
-		    "the whole node: it renamed %s without moving it (undone). Remove "
-		    "rdmaName, or run Linux 7 or later (ib-sriov doctor says which)",
-		    want, d.name);
-	return ret;
 }
 
 /* RDMA isolation: the VF's RDMA devices into the pod before its netdev,
@@ -132,6 +105,7 @@ static int rdma_move(struct add *a, unsigned int i)
 int ibsriov_rdma_in(struct add *a)
 {
 	struct ibsriov_record *r = &a->rec;
+	const char *want = a->conf.rdma_name, *failed = NULL;
 	struct cni_rdma_found f;
 	int ret;
 
@@ -139,25 +113,23 @@ int ibsriov_rdma_in(struct add *a)
 		return 0;
 	ret = ibsriov_rdma_find(a, &f);
 	if (!ret)
-		ret = rdma_resolve(a, &f);
+		ret = rdma_record(a, &f);
 	if (ret)
 		return ret;
 	r->flags |= IBSRIOV_REC_HAS_RDMA | IBSRIOV_REC_HAS_RDMA_INDEX;
 	ret = ibsriov_record_save(r);
 	if (ret)
 		return fail(a, ret, CNI_ERR_IO, "cannot update the attachment record", r->name);
-	for (unsigned int i = 0; i < r->n_rdma; i++) {
-		ret = rdma_move(a, i);
-		if (ret == -ENOSYS || ret == -E2BIG)
-			return ret;
-		if (ret)
-			return cni_errorf(&a->ctx->err, ret, CNI_ERR_DEVICE,
-					  "cannot move the RDMA device into the pod", "%s: %s %s",
-					  r->rdma[i], cni_rdma_strerror(ret),
-					  cni_sys_ext_ack(a->sys));
-	}
+	ret = cni_rdma_send(a->sys, &f, a->netns_fd, want, &failed);
+	if (ret == -E2BIG)
+		return cni_errorf(&a->ctx->err, ret, CNI_ERR_INVALID_CONFIG,
+				  "rdmaName names one RDMA device",
+				  "%s has %u RDMA devices (%s, %s); remove \"rdmaName\"",
+				  a->conf.device, r->n_rdma, r->rdma[0], r->rdma[1]);
+	if (ret)
+		return cni_rdma_send_error(a->sys, &a->ctx->err, ret, want, failed);
 	if (r->n_rdma)
-		a->rdma_dev = *a->conf.rdma_name ? a->conf.rdma_name : r->rdma[0];
+		a->rdma_dev = *want ? want : r->rdma[0];
 	return 0;
 }
 
@@ -307,7 +279,7 @@ int ibsriov_build_result(struct add *a)
 	i->sandbox = strdup(ctx->env.netns);
 	i->pci_id = strdup(a->conf.device);
 	if (!a->vfio) {
-		i->mac = strdup(ibsriov_hw_str(a->vf.mac, a->vf.mac_len, mac, sizeof(mac)));
+		i->mac = strdup(cni_hw_str(a->vf.mac, a->vf.mac_len, mac, sizeof(mac)));
 		i->mtu = (int)a->vf.mtu;
 	}
 	for (size_t k = 0; k < ctx->result->n_ips; k++)

@@ -144,8 +144,7 @@ int ibsriov_check_fits(struct add *a)
 		    "ib-kubernetes, have the SR-IOV operator assign VF GUIDs, or set "
 		    "\"guidFallback\": true (a GUID derived from the PF's, docs/guid.md)",
 		    a->vf.name,
-		    ibsriov_guid_str(ibsriov_guid_from_hwaddr(a->vf.mac, a->vf.mac_len), g,
-				     sizeof(g)));
+		    cni_guid_str(ibsriov_guid_from_hwaddr(a->vf.mac, a->vf.mac_len), g, sizeof(g)));
 	if (c->has_pkey && c->pkey_enforce && a->pci.rdma_dev[0] == '\0')
 		return cni_errorf(err, -ENODEV, CNI_ERR_DEVICE, "the VF has no RDMA device",
 				  "pkey %#06x needs the pkey table under %s/infiniband/", c->pkey,

@@ -22,7 +22,7 @@ struct json_object *doctor_guid_json(uint64_t g)
 {
 	char buf[32];
 
-	return doctor_str(ibsriov_guid_str(g, buf, sizeof(buf)));
+	return doctor_str(cni_guid_str(g, buf, sizeof(buf)));
 }
 
 void doctor_finding(struct doctor *d, const char *severity, const char *subject, const char *fix,

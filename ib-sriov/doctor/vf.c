@@ -89,7 +89,7 @@ static void vf_findings(struct doctor *d, const struct vf_facts *f)
 		    "network (runtimeConfig infinibandGUID, cni-args guid, ib-kubernetes); "
 		    "otherwise "
 		    "ADD fails with \"the VF has no valid GUID\"",
-		    vf->vf_index, vf->pf_addr, ibsriov_guid_str(f->guid, g, sizeof(g)));
+		    vf->vf_index, vf->pf_addr, cni_guid_str(f->guid, g, sizeof(g)));
 	if (info && (info->mask & CNI_VF_LINK_STATE) &&
 	    info->link_state == IFLA_VF_LINK_STATE_DISABLE)
 		doctor_finding(

@@ -20,6 +20,7 @@
 #include "kernel/netns.h"
 #include "state/state.h"
 #include "kernel/rdma.h"
+#include "kernel/rdma_move.h"
 #include "rail.h"
 #include "base/util.h"
 

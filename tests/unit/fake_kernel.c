@@ -22,6 +22,7 @@
 #include "kernel/link_route.h"
 #include "kernel/netns.h"
 #include "kernel/rdma.h"
+#include "kernel/rdma_move.h"
 
 struct fake_kernel fk;
 
@@ -495,11 +496,6 @@ int cni_netns_open_current(struct cni_sys *sys)
 	return open("/dev/null", O_RDONLY | O_CLOEXEC);
 }
 
-const char *cni_rdma_strerror(int ret)
-{
-	return strerror(-ret);
-}
-
 int cni_rdma_require_exclusive(struct cni_sys *sys, struct cni_error *err, int code)
 {
 	return 0;
@@ -601,6 +597,52 @@ int cni_rdma_move_named(struct cni_sys *sys, const struct cni_rdma_dev *dev, int
 			const char *name)
 {
 	return cni_rdma_move(sys, dev->index, netns_fd);
+}
+
+/* kernel/rdma_move.c's ADD side, as the real one does it on these fakes:
+ * indices by name here, then each device moved, under name when set. */
+int cni_rdma_found_indices(struct cni_sys *sys, struct cni_rdma_found *f, const char **failed)
+{
+	struct cni_rdma_dev d;
+
+	*failed = NULL;
+	for (size_t i = 0; !f->indexed && i < f->n; i++) {
+		int ret = cni_rdma_dev_get(sys, f->names[i], 0, &d);
+
+		if (ret) {
+			*failed = f->names[i];
+			return ret;
+		}
+		f->index[i] = d.index;
+	}
+	f->indexed = true;
+	return 0;
+}
+
+int cni_rdma_send(struct cni_sys *sys, const struct cni_rdma_found *f, int pod_fd, const char *name,
+		  const char **failed)
+{
+	*failed = NULL;
+	if (name && *name && f->n > 1)
+		return -E2BIG;
+	for (size_t i = 0; i < f->n; i++) {
+		struct cni_rdma_dev d = {.index = f->index[i]};
+		int ret = name && *name ? cni_rdma_move_named(sys, &d, pod_fd, name)
+					: cni_rdma_move(sys, d.index, pod_fd);
+
+		if (ret) {
+			*failed = f->names[i];
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int cni_rdma_send_error(struct cni_sys *sys, struct cni_error *err, int ret, const char *name,
+			const char *failed)
+{
+	return cni_errorf(err, ret, CNI_ERR_DEVICE, "cannot move the RDMA device into the pod",
+			  "%s", failed ? failed : "");
 }
 
 /* As the real one: found in the pod by index (or name) and moved back; one

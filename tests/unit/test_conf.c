@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "protocol/conf.h"
+#include "protocol/conf_table.h"
 #include "base/json.h"
 #include "helpers.h"
 
@@ -244,4 +245,45 @@ Test(conf, read_error_is_code_5)
 	cr_assert_lt(cni_conf_read(fd, &buf, &len, &err), 0);
 	assert_cni_error(&err, 5, "error reading from stdin");
 	close(fd);
+}
+
+/* rdmaName's key kind, both plugins': a name by the rule, "auto" for
+ * CNI_IFNAME, and one message naming the key (and "auto" when it was). */
+Test(conf, rdma_name_key_kind)
+{
+	static const struct cni_conf_key keys[] = {CNI_CONF_RDMA_NAME("rdmaName", 0)};
+	struct cni_error err = {0};
+	char name[CNI_RDMA_NAME_MAX] = "x";
+	struct json_object *o = json_tokener_parse("{}");
+	struct cni_conf_load l = {.obj = o, .dst = name, .err = &err, .ifname = "net1"};
+
+	cr_assert_eq(cni_conf_load(&l, keys, 1), 0);
+	cr_assert_str_eq(name, "", "absent: none");
+	json_object_put(o);
+	l.obj = o = json_tokener_parse("{\"rdmaName\":\"auto\"}");
+	cr_assert_eq(cni_conf_load(&l, keys, 1), 0);
+	cr_assert_str_eq(name, "net1");
+	json_object_put(o);
+	l.obj = o = json_tokener_parse("{\"rdmaName\":\"rail0.mlx5\"}");
+	cr_assert_eq(cni_conf_load(&l, keys, 1), 0);
+	cr_assert_str_eq(name, "rail0.mlx5");
+	json_object_put(o);
+	l.obj = o = json_tokener_parse("{\"rdmaName\":\"a/b\"}");
+	cr_assert_eq(cni_conf_load(&l, keys, 1), -EINVAL);
+	assert_cni_error(&err, 7, "invalid configuration");
+	cr_assert_str_eq(
+	    err.details,
+	    "\"rdmaName\" is \"a/b\"; an RDMA device name is 1 to 63 letters, digits, "
+	    "'_', '-', '.' or ':' starting with a letter or digit, or \"auto\" for the "
+	    "pod interface's name");
+	json_object_put(o);
+	err = (struct cni_error){0};
+	l.ifname = "-x";
+	l.obj = o = json_tokener_parse("{\"rdmaName\":\"auto\"}");
+	cr_assert_eq(cni_conf_load(&l, keys, 1), -EINVAL);
+	cr_assert(strstr(err.details, "\"rdmaName\" is \"-x\" (auto);"), "%s", err.details);
+	json_object_put(o);
+	l.obj = o = json_tokener_parse("{\"rdmaName\":7}");
+	cr_assert_eq(cni_conf_load(&l, keys, 1), -EINVAL, "a wrong type");
+	json_object_put(o);
 }

@@ -28,9 +28,8 @@ Test(guid_fallback, known_vectors)
 	cr_assert_eq(ibsriov_guid_derive(0x0002c90300a1b2c3ULL, 0x100), 0x0203c90300a1b2c3ULL);
 	cr_assert_eq(ibsriov_guid_derive(0xb8599f0300e4a7c2ULL, 5), 0xba599a0300e4a7c2ULL);
 	cr_assert_eq(ibsriov_guid_derive(0xb8599f0300e4a7c2ULL, 0xffff), 0xbaa6600300e4a7c2ULL);
-	cr_assert_str_eq(
-	    ibsriov_guid_str(ibsriov_guid_derive(0x248a070300123456ULL, 2), s, sizeof(s)),
-	    "26:8a:05:03:00:12:34:56");
+	cr_assert_str_eq(cni_guid_str(ibsriov_guid_derive(0x248a070300123456ULL, 2), s, sizeof(s)),
+			 "26:8a:05:03:00:12:34:56");
 }
 
 Test(guid_fallback, only_from_a_vendor_guid_and_a_vf_index)

@@ -274,14 +274,14 @@ Test(ibsriov, guid_parser)
 	uint64_t g;
 	char buf[32];
 
-	cr_assert(ibsriov_guid_parse("00:11:22:33:44:55:66:77", &g));
+	cr_assert(cni_guid_parse("00:11:22:33:44:55:66:77", &g));
 	cr_assert_eq(g, 0x0011223344556677ULL);
-	cr_assert(ibsriov_guid_parse("AA:bb:CC:dd:EE:ff:00:01", &g));
-	cr_assert_str_eq(ibsriov_guid_str(g, buf, sizeof(buf)), "aa:bb:cc:dd:ee:ff:00:01");
-	cr_assert_not(ibsriov_guid_parse("00:11:22:33:44:55:66", &g));
-	cr_assert_not(ibsriov_guid_parse("00:11:22:33:44:55:66:777", &g));
-	cr_assert_not(ibsriov_guid_parse("00-11-22-33-44-55-66-77", &g));
-	cr_assert_not(ibsriov_guid_parse("0g:11:22:33:44:55:66:77", &g));
+	cr_assert(cni_guid_parse("AA:bb:CC:dd:EE:ff:00:01", &g));
+	cr_assert_str_eq(cni_guid_str(g, buf, sizeof(buf)), "aa:bb:cc:dd:ee:ff:00:01");
+	cr_assert_not(cni_guid_parse("00:11:22:33:44:55:66", &g));
+	cr_assert_not(cni_guid_parse("00:11:22:33:44:55:66:777", &g));
+	cr_assert_not(cni_guid_parse("00-11-22-33-44-55-66-77", &g));
+	cr_assert_not(cni_guid_parse("0g:11:22:33:44:55:66:77", &g));
 	cr_assert(ibsriov_guid_unset(0));
 	cr_assert(ibsriov_guid_unset(UINT64_MAX));
 	cr_assert_not(ibsriov_guid_unset(1));
@@ -302,11 +302,11 @@ Test(ibsriov, mac_and_pkey_parsers)
 	uint16_t pkey;
 	char buf[32];
 
-	cr_assert(ibsriov_mac_parse("02:aa:bb:cc:dd:ee", mac));
-	cr_assert_str_eq(ibsriov_hw_str(mac, 6, buf, sizeof(buf)), "02:aa:bb:cc:dd:ee");
-	cr_assert_not(ibsriov_mac_parse("01:00:5e:00:00:01", mac), "multicast");
-	cr_assert_not(ibsriov_mac_parse("00:00:00:00:00:00", mac), "zero");
-	cr_assert_not(ibsriov_mac_parse("02:aa:bb:cc:dd", mac));
+	cr_assert(cni_mac_parse("02:aa:bb:cc:dd:ee", mac));
+	cr_assert_str_eq(cni_hw_str(mac, 6, buf, sizeof(buf)), "02:aa:bb:cc:dd:ee");
+	cr_assert_not(cni_mac_parse("01:00:5e:00:00:01", mac), "multicast");
+	cr_assert_not(cni_mac_parse("00:00:00:00:00:00", mac), "zero");
+	cr_assert_not(cni_mac_parse("02:aa:bb:cc:dd", mac));
 	cr_assert(ibsriov_pkey_parse("0x8001", &pkey) && pkey == 0x8001);
 	cr_assert(ibsriov_pkey_parse("0x7fff", &pkey) && pkey == 0x7fff);
 	cr_assert(ibsriov_pkey_parse("0xffff", &pkey) && pkey == 0xffff, "the default partition");

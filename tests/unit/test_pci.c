@@ -56,6 +56,33 @@ Test(pci, address_forms)
 	cr_assert_not(cni_pci_addr_parse("", out));
 }
 
+/* Hardware addresses as text (base/addr.c): any length up to a bound, as a
+ * previous result's "mac" (Ethernet, IPoIB's 20 bytes) comes; GUIDs both ways. */
+Test(pci, hardware_address_forms)
+{
+	unsigned char hw[32];
+	unsigned int len = 99;
+	uint64_t g = 0;
+	char buf[64];
+
+	cr_assert(cni_hw_parse_len("02:AA:bb:cc:dd:ee", hw, sizeof(hw), &len));
+	cr_assert_eq(len, 6);
+	cr_assert_str_eq(cni_hw_str(hw, len, buf, sizeof(buf)), "02:aa:bb:cc:dd:ee");
+	cr_assert(cni_hw_parse_len("00:00:10:87:fe:80:00:00:00:00:00:00:02:c9:03:00:00:0f:ab:cd",
+				   hw, sizeof(hw), &len));
+	cr_assert_eq(len, 20, "IPoIB");
+	cr_assert_not(cni_hw_parse_len("02:aa:bb", hw, 2, &len), "past the bound");
+	cr_assert_eq(len, 0);
+	cr_assert_not(cni_hw_parse_len("", hw, sizeof(hw), &len));
+	cr_assert_not(cni_hw_parse_len("02:aa:", hw, sizeof(hw), &len));
+	cr_assert_not(cni_hw_parse_len("2:aa:bb", hw, sizeof(hw), &len));
+	cr_assert_not(cni_hw_parse_len("02-aa-bb", hw, sizeof(hw), &len));
+	cr_assert(cni_guid_parse("aa:bb:cc:dd:ee:ff:00:01", &g));
+	cr_assert_eq(g, 0xaabbccddeeff0001ULL, "first byte most significant");
+	cr_assert_str_eq(cni_guid_str(g, buf, sizeof(buf)), "aa:bb:cc:dd:ee:ff:00:01");
+	cr_assert_not(cni_guid_parse("aa:bb:cc:dd:ee:ff:00", &g));
+}
+
 Test(pci, vf_resolution)
 {
 	struct cni_pci_vf vf;

@@ -218,7 +218,9 @@ Test(rdma_lookup, bound_port_in_the_netdevs_namespace)
 	cr_assert_eq(cni_rdma_match_netdev(&there, NULL, &nd, &f), 0);
 	cr_assert(f.n == 1 && f.index[0] == 4);
 	cr_assert_str_eq(f.names[0], "rxe1");
-	cr_assert_str_eq(f.how, "netdev");
+	cr_assert_eq(f.how, CNI_RDMA_BY_NETDEV);
+	cr_assert_str_eq(cni_rdma_how_name(f.how), "netdev");
+	cr_assert(f.indexed, "step 3 gives indices");
 	cr_assert_not(f.in_netns, "the netdev is the caller's");
 	nd.ifindex = 12;
 	cr_assert_eq(cni_rdma_match_netdev(&there, NULL, &nd, &f), 0);
@@ -426,11 +428,14 @@ Test(rdma_lookup, order_pci_then_auxiliary, .init = tree, .fini = untree)
 	struct cni_rdma_found f;
 
 	cr_assert_eq(lookup("0000:03:00.2", "eth2", &f), 0);
-	cr_assert(f.n == 1 && !strcmp(f.names[0], "mlx5_2") && !strcmp(f.how, "PCI child"));
+	cr_assert(f.n == 1 && !strcmp(f.names[0], "mlx5_2") && f.how == CNI_RDMA_BY_PCI);
+	cr_assert_not(f.indexed, "sysfs gives names");
+	cr_assert_str_eq(cni_rdma_how_name(f.how), "PCI child", "the words messages use");
 	cr_assert_eq(lookup("0000:03:00.3", "eth3", &f), 0);
-	cr_assert(f.n == 1 && !strcmp(f.names[0], "mlx5_3") && !strcmp(f.how, "auxiliary child"));
+	cr_assert(f.n == 1 && !strcmp(f.names[0], "mlx5_3") && f.how == CNI_RDMA_BY_AUX);
+	cr_assert_str_eq(cni_rdma_how_name(f.how), "auxiliary child");
 	cr_assert_eq(lookup("mlx5_core.sf.4", NULL, &f), 0);
-	cr_assert(f.n == 1 && !strcmp(f.names[0], "mlx5_9") && !strcmp(f.how, "auxiliary child"));
+	cr_assert(f.n == 1 && !strcmp(f.names[0], "mlx5_9") && f.how == CNI_RDMA_BY_AUX);
 }
 
 Test(rdma_lookup, error_names_what_was_tried, .init = tree, .fini = untree)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* rdma-ns's release (rdma-ns/common.c, DEL's, GC's, reconcile's and ADD's
+/* rdma-ns's release (rdma-ns/release.c, DEL's, GC's, reconcile's and ADD's
  * rollback) against the fake kernel: it moves the recorded devices home
  * from the recorded namespace only while the path still names it. A path
  * that now names another namespace (a recycled /proc/<pid>/ns/net) is the

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-/* cni/kernel/rdma_return.c (the real one) against a fake of the few RDMA and
+/* cni/kernel/rdma_move.c (the real one) against a fake of the few RDMA and
  * netns calls it makes: a host and a pod namespace holding devices, with
  * Linux 7.3's per-namespace names or the older system-wide ones. The
  * test's own definitions take the place of the real ones: it is linked
- * with rdma_return.o, rdma_names.o and the base layer only (tests.mk). */
+ * with rdma_move.o, rdma_names.o, sys.o and the base layer only (tests.mk). */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +14,7 @@
 
 #include "helpers.h"
 #include "kernel/netns.h"
-#include "kernel/rdma.h"
+#include "kernel/rdma_move.h"
 
 enum { HOST, POD };
 
@@ -422,4 +422,128 @@ Test(rdma_return, no_rdma_subsystem, .init = setup, .fini = teardown)
 	k.get_err[POD] = k.get_err[HOST] = -EPROTONOSUPPORT;
 	cr_assert_eq(give_back(&ref3, 1, &failed), 0);
 	cr_assert_null(failed);
+}
+
+/* --- into the pod (cni_rdma_send) --- */
+
+/* What the lookup found: names, and indices when indexed. */
+static struct cni_rdma_found found(bool indexed, size_t n)
+{
+	static const char *const names[] = {"mlx5_3", "mlx5_4"};
+	struct cni_rdma_found f = {.n = n, .indexed = indexed, .how = CNI_RDMA_BY_PCI};
+
+	for (size_t i = 0; i < n; i++) {
+		snprintf(f.names[i], sizeof(f.names[i]), "%s", names[i]);
+		f.index[i] = indexed ? 3 + (uint32_t)i : 0;
+	}
+	return f;
+}
+
+/* Sysfs gives names: one dump of this namespace gives their indices; a
+ * lookup that gave them already costs none. */
+Test(rdma_send, indices_from_one_dump, .init = setup, .fini = teardown)
+{
+	struct cni_rdma_found f = found(false, 2);
+	const char *failed = "x";
+
+	add(HOST, 3, "mlx5_3");
+	add(HOST, 4, "mlx5_4");
+	cr_assert_eq(cni_rdma_found_indices(sys, &f, &failed), 0);
+	cr_assert_null(failed);
+	cr_assert(f.indexed && f.index[0] == 3 && f.index[1] == 4);
+	cr_assert_eq(k.whole_dumps, 1);
+	cr_assert_eq(cni_rdma_found_indices(sys, &f, &failed), 0);
+	cr_assert_eq(k.whole_dumps, 1, "indexed already: no dump");
+	f = found(false, 2);
+	k.devs[1].ns = POD; /* mlx5_4 */
+	cr_assert_eq(cni_rdma_found_indices(sys, &f, &failed), -ENODEV);
+	cr_assert_str_eq(failed, "mlx5_4", "the device not visible here is named");
+	cr_assert_not(f.indexed);
+}
+
+Test(rdma_send, plain_moves_every_device, .init = setup, .fini = teardown)
+{
+	struct cni_rdma_found f = found(true, 2);
+	const char *failed = "x";
+
+	add(HOST, 3, "mlx5_3");
+	add(HOST, 4, "mlx5_4");
+	cr_assert_eq(cni_rdma_send(sys, &f, k.pod_fd, "", &failed), 0);
+	cr_assert_null(failed);
+	cr_assert(dev(3)->ns == POD && dev(4)->ns == POD);
+	cr_assert_str_eq(dev(3)->name, "mlx5_3", "a plain move keeps the name");
+	cr_assert_eq(k.whole_dumps + k.dumps, 0, "by index: no dump");
+	cr_assert(strstr(logged(), "moved RDMA device mlx5_4 (index 4) into the pod"));
+}
+
+Test(rdma_send, named_moves_under_the_name, .init = setup, .fini = teardown)
+{
+	struct cni_rdma_found f = found(true, 1);
+	const char *failed = "x";
+
+	add(HOST, 3, "mlx5_3");
+	cr_assert_eq(cni_rdma_send(sys, &f, k.pod_fd, "net1", &failed), 0);
+	cr_assert(dev(3)->ns == POD);
+	cr_assert_str_eq(dev(3)->name, "net1");
+	cr_assert_str_eq(k.tried, "move net1");
+}
+
+/* A name for two devices is refused before anything moves. */
+Test(rdma_send, a_name_for_two_devices_moves_nothing, .init = setup, .fini = teardown)
+{
+	struct cni_rdma_found f = found(true, 2);
+	const char *failed = NULL;
+	struct cni_error err = {0};
+
+	add(HOST, 3, "mlx5_3");
+	add(HOST, 4, "mlx5_4");
+	cr_assert_eq(cni_rdma_send(sys, &f, k.pod_fd, "net1", &failed), -E2BIG);
+	cr_assert(dev(3)->ns == HOST && dev(4)->ns == HOST);
+	cr_assert_str_eq(k.tried, "", "no move asked");
+	cr_assert_eq(cni_rdma_send_error(sys, &err, -E2BIG, "net1", failed), -E2BIG);
+	cr_assert_eq(err.code, CNI_ERR_INVALID_CONFIG);
+	cr_assert_str_eq(err.msg, "rdmaName names one RDMA device");
+}
+
+/* A kernel without names per namespace renames and stays: -ENOSYS, the
+ * device still here, and one sentence for both plugins. */
+Test(rdma_send, old_kernel_cannot_name_it, .init = setup, .fini = teardown)
+{
+	struct cni_rdma_found f = found(true, 1);
+	const char *failed = NULL;
+	struct cni_error err = {0};
+
+	k.per_netns = false;
+	add(HOST, 3, "mlx5_3");
+	cr_assert_eq(cni_rdma_send(sys, &f, k.pod_fd, "net1", &failed), -ENOSYS);
+	cr_assert_str_eq(failed, "mlx5_3");
+	cr_assert(dev(3)->ns == HOST);
+	cni_rdma_send_error(sys, &err, -ENOSYS, "net1", failed);
+	cr_assert_eq(err.code, CNI_ERR_INVALID_CONFIG);
+	cr_assert_str_eq(err.msg, "rdmaName needs RDMA device names per network namespace");
+	cr_assert_str_eq(err.details,
+			 "\"rdmaName\" is \"net1\" but this kernel names RDMA devices once for the "
+			 "whole node: it renamed mlx5_3 without moving it (undone). Remove "
+			 "rdmaName, or run Linux 7 or later (ib-sriov doctor says which)");
+}
+
+/* The kernel's refusal (rxe, siw: no namespace change) is returned as it
+ * is and named; a device moved before it stays moved. */
+Test(rdma_send, refusal_names_the_device, .init = setup, .fini = teardown)
+{
+	struct cni_rdma_found f = found(true, 1);
+	const char *failed = NULL;
+	struct cni_error err = {0};
+
+	add(HOST, 3, "mlx5_3");
+	k.move_err = -EOPNOTSUPP;
+	cr_assert_eq(cni_rdma_send(sys, &f, k.pod_fd, NULL, &failed), -EOPNOTSUPP);
+	cr_assert_str_eq(failed, "mlx5_3");
+	cni_rdma_send_error(sys, &err, -EOPNOTSUPP, NULL, failed);
+	cr_assert_eq(err.code, CNI_ERR_DEVICE);
+	cr_assert_str_eq(err.msg, "cannot move the RDMA device into the pod");
+	cr_assert_str_eq(err.details,
+			 "mlx5_3: its driver does not support moving between network namespaces "
+			 "(soft RDMA drivers such as rxe and siw never do) ",
+			 "the name, the sentence, the kernel's extended ack (none here)");
 }

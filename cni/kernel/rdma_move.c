@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-/* RDMA devices back from a pod to the host. Each is asked for by index (one
- * GET, in the pod and on the host: never a dump of the host, which a pod
- * grows at will in exclusive mode), comes home under a name the pod cannot
- * choose (Linux 7.3 names devices per network namespace), and is looked
- * for on the host after. */
+/* RDMA devices into a pod and back to the host (rdma_move.h). Into the pod
+ * by the indices the lookup found, under rdmaName when set; back, each
+ * asked for by index (one GET, in the pod and on the host: never a dump of
+ * the host, which a pod grows at will in exclusive mode), under a name the
+ * pod cannot choose (Linux 7.3 names devices per network namespace), and
+ * looked for on the host after. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,85 @@
 #include "base/log.h"
 #include "base/util.h"
 #include "kernel/netns.h"
-#include "kernel/rdma.h"
+#include "kernel/rdma_move.h"
+
+int cni_rdma_found_indices(struct cni_sys *sys, struct cni_rdma_found *f, const char **failed)
+{
+	_cleanup_free_ struct cni_rdma_dev *devs = NULL;
+	size_t n = 0;
+	int ret;
+
+	*failed = NULL;
+	if (f->indexed || !f->n)
+		return 0;
+	*failed = f->names[0];
+	ret = cni_rdma_devs(sys, &devs, &n);
+	for (size_t i = 0; !ret && i < f->n; i++) {
+		size_t j = 0;
+
+		while (j < n && strcmp(devs[j].name, f->names[i]))
+			j++;
+		if (j == n) {
+			*failed = f->names[i];
+			return -ENODEV;
+		}
+		f->index[i] = devs[j].index;
+	}
+	if (ret)
+		return ret;
+	*failed = NULL;
+	f->indexed = true;
+	return 0;
+}
+
+int cni_rdma_send(struct cni_sys *sys, const struct cni_rdma_found *f, int pod_fd, const char *name,
+		  const char **failed)
+{
+	bool named = name && *name;
+	int ret = 0;
+
+	*failed = NULL;
+	if (named && f->n > 1) {
+		*failed = f->names[1];
+		return -E2BIG;
+	}
+	for (size_t i = 0; i < f->n && !ret; i++) {
+		struct cni_rdma_dev d = {.index = f->index[i]};
+
+		copy_str(d.name, sizeof(d.name), f->names[i]);
+		ret = named ? cni_rdma_move_named(sys, &d, pod_fd, name)
+			    : cni_rdma_move(sys, d.index, pod_fd);
+		if (ret)
+			*failed = f->names[i];
+		else
+			log_info("moved RDMA device %s (index %u) into the pod%s%s", d.name,
+				 d.index, named ? " as " : "", named ? name : "");
+	}
+	return ret;
+}
+
+int cni_rdma_send_error(struct cni_sys *sys, struct cni_error *err, int ret, const char *name,
+			const char *failed)
+{
+	if (!failed)
+		failed = "(none)";
+	if (ret == -E2BIG)
+		return cni_errorf(err, ret, CNI_ERR_INVALID_CONFIG,
+				  "rdmaName names one RDMA device",
+				  "%s is one of several RDMA devices of the function; remove "
+				  "\"rdmaName\"",
+				  failed);
+	if (ret == -ENOSYS)
+		return cni_errorf(
+		    err, ret, CNI_ERR_INVALID_CONFIG,
+		    "rdmaName needs RDMA device names per network namespace",
+		    "\"rdmaName\" is \"%s\" but this kernel names RDMA devices once for "
+		    "the whole node: it renamed %s without moving it (undone). Remove "
+		    "rdmaName, or run Linux 7 or later (ib-sriov doctor says which)",
+		    name ? name : "", failed);
+	return cni_errorf(err, ret, CNI_ERR_DEVICE, "cannot move the RDMA device into the pod",
+			  "%s: %s %s", failed, cni_rdma_strerror(ret), cni_sys_ext_ack(sys));
+}
 
 /* One try of a name: a move from the pod carrying it (home >= 0), or a
  * rename on the host (home < 0). */
