@@ -31,9 +31,14 @@ FAKE_SRC := tests/unit/fake_kernel.c tests/unit/fake_verbs.c \
 	$(filter-out ib-sriov/main.c ib-sriov/gc.c,$(wildcard ib-sriov/*.c)) \
 	$(wildcard ib-sriov/add/*.c ib-sriov/release/*.c)
 UNIT_BIN := $(filter-out %/test_ibsriov_add,$(UNIT_BIN)) $(OUT)/build/unit/test_ibsriov_add
-$(OUT)/build/unit/test_ibsriov_add: tests/unit/test_ibsriov_add.c $(FAKE_SRC) $(FAKE_CNI) tests/unit/fake_kernel.h tests/unit/fake_paths.h tests/unit/fake_verbs.h
+# Built from many sources in one command, whose dependency file would name
+# only the last (and a moved source would then stop an existing tree's
+# build): no dependency file, the headers named here instead.
+MULTI_CFLAGS = $(filter-out -MMD -MP,$(CFLAGS))
+MULTI_HEADERS := $(wildcard cni/*/*.h ib-sriov/*.h ib-sriov/*/*.h rdma-ns/*.h)
+$(OUT)/build/unit/test_ibsriov_add: tests/unit/test_ibsriov_add.c $(FAKE_SRC) $(FAKE_CNI) tests/unit/fake_kernel.h tests/unit/fake_paths.h tests/unit/fake_verbs.h $(MULTI_HEADERS)
 	@mkdir -p $(dir $@)
-	$(call quiet,CC,$@)$(CC) $(CFLAGS) -Iib-sriov -Itests/unit -include tests/unit/fake_paths.h \
+	$(call quiet,CC,$@)$(CC) $(MULTI_CFLAGS) -Iib-sriov -Itests/unit -include tests/unit/fake_paths.h \
 		-Wno-missing-prototypes $(LDFLAGS) -o $@ $< $(FAKE_SRC) $(FAKE_CNI) $(LDLIBS) $(CRITERION_LIBS)
 
 # cni/kernel/rdma_move.c against the test's own fake of the RDMA and netns
@@ -48,9 +53,9 @@ $(OUT)/build/unit/test_rdma_move: tests/unit/test_rdma_move.c $(RDMA_MOVE_OBJ)
 # temporary directory too.
 RDMANS_FAKE_SRC := tests/unit/fake_kernel.c tests/unit/fake_verbs.c rdma-ns/release.c
 UNIT_BIN := $(filter-out %/test_rdmans_release,$(UNIT_BIN)) $(OUT)/build/unit/test_rdmans_release
-$(OUT)/build/unit/test_rdmans_release: tests/unit/test_rdmans_release.c $(RDMANS_FAKE_SRC) $(FAKE_CNI) tests/unit/fake_kernel.h tests/unit/fake_paths.h rdma-ns/rdmans.h
+$(OUT)/build/unit/test_rdmans_release: tests/unit/test_rdmans_release.c $(RDMANS_FAKE_SRC) $(FAKE_CNI) tests/unit/fake_kernel.h tests/unit/fake_paths.h $(MULTI_HEADERS)
 	@mkdir -p $(dir $@)
-	$(call quiet,CC,$@)$(CC) $(CFLAGS) -Irdma-ns -Itests/unit -include tests/unit/fake_paths.h \
+	$(call quiet,CC,$@)$(CC) $(MULTI_CFLAGS) -Irdma-ns -Itests/unit -include tests/unit/fake_paths.h \
 		-Wno-missing-prototypes $(LDFLAGS) -o $@ $< $(RDMANS_FAKE_SRC) $(FAKE_CNI) $(LDLIBS) $(CRITERION_LIBS)
 
 check-unit: $(UNIT_BIN) all
