@@ -141,6 +141,20 @@ static int validate(struct cni_sys *sys, struct cni_ctx *ctx, int *pod,
 	return ret;
 }
 
+/* The pod's namespace and name, when CNI_ARGS gives both and they fit:
+ * what `ib-sriov doctor --pod` looks for; a runtime without them (not
+ * Kubernetes) leaves the keys out. */
+static void record_pod(struct cni_ctx *ctx, struct rdmans_record *rec)
+{
+	const char *ns = cni_args_get(&ctx->args, "K8S_POD_NAMESPACE");
+	const char *pod = cni_args_get(&ctx->args, "K8S_POD_NAME");
+
+	if (!ns || !pod || !*ns || !*pod || copy_str(rec->pod_ns, sizeof(rec->pod_ns), ns) ||
+	    copy_str(rec->pod_name, sizeof(rec->pod_name), pod))
+		return;
+	rec->has |= RDMANS_REC_HAS_POD;
+}
+
 int rdmans_add(struct cni_ctx *ctx)
 {
 	_cleanup_sys_ struct cni_sys sys = CNI_SYS_INIT;
@@ -166,6 +180,7 @@ int rdmans_add(struct cni_ctx *ctx)
 	    copy_str(rec.netns, sizeof(rec.netns), ctx->env.netns))
 		return cni_errorf(&ctx->err, -ENAMETOOLONG, CNI_ERR_INVALID_ENV,
 				  "CNI_NETNS is too long", "%s", ctx->env.netns);
+	record_pod(ctx, &rec);
 	ret = rdmans_record_save(name, &rec);
 	if (ret)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_IO, "cannot write the record",
