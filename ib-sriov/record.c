@@ -110,6 +110,7 @@ static const struct cni_rec_key rec_keys[] = {
     {"gen", CNI_REC_STR, REC(gen), .flag = IBSRIOV_REC_HAS_GEN},
     {"podNamespace", CNI_REC_STR, REC(pod_ns), .flag = IBSRIOV_REC_HAS_POD},
     {"podName", CNI_REC_STR, REC(pod_name), .flag = IBSRIOV_REC_HAS_POD},
+    {"podMtu", CNI_REC_U32, REC(pod_mtu), .flag = IBSRIOV_REC_HAS_POD_MTU},
     {NULL},
 };
 

@@ -52,6 +52,7 @@ enum {
 	IBSRIOV_REC_HAS_GEN = 1 << 16,	      /* gen: this ADD's, not an earlier one's */
 	IBSRIOV_REC_FROM_GO_DIR = 1 << 17,    /* read from IBSRIOV_GO_DIR (never written) */
 	IBSRIOV_REC_HAS_POD = 1 << 18,	      /* pod_ns, pod_name: CNI_ARGS' K8S_POD_* */
+	IBSRIOV_REC_HAS_POD_MTU = 1 << 19,    /* pod_mtu: the MTU ADD left on the pod netdev */
 };
 
 /* ADD's generation: when it started, "<seconds>.<nanoseconds>". */
@@ -125,6 +126,9 @@ struct ibsriov_record {
 	 * that `ib-sriov doctor --pod` finds its attachments. Older builds
 	 * ignore the keys. */
 	char pod_ns[IBSRIOV_POD_NAME_MAX], pod_name[IBSRIOV_POD_NAME_MAX];
+	/* The MTU ADD left on the pod netdev (IBSRIOV_REC_HAS_POD_MTU): what
+	 * the doctor compares the netdev's with. */
+	unsigned int pod_mtu;
 };
 
 /* The record's file name for an attachment, "<containerID>:<ifname>" (no

@@ -52,9 +52,8 @@ static int read_port(struct ibv_context *ctx, unsigned int num, unsigned int fla
 	    a.link_layer == IBV_LINK_LAYER_ETHERNET ? CNI_VERBS_LL_ETH : CNI_VERBS_LL_IB;
 	p->width = a.active_width;
 	/* enum ibv_mtu: 1 is 256 bytes, each step doubles. */
-	p->active_mtu = a.active_mtu >= IBV_MTU_256 && a.active_mtu <= IBV_MTU_4096
-			    ? 128u << a.active_mtu
-			    : 0;
+	p->active_mtu =
+	    a.active_mtu >= IBV_MTU_256 && a.active_mtu <= IBV_MTU_4096 ? 128u << a.active_mtu : 0;
 	p->speed = a.active_speed;
 	p->lid = a.lid;
 	p->sm_lid = a.sm_lid;
@@ -155,6 +154,7 @@ int cni_verbs_query(const char *name, unsigned int flags, struct cni_verbs_dev *
 		ibv_free_device_list(list);
 		return -ENODEV;
 	}
+	copy_str(dev->uverbs, sizeof(dev->uverbs), found->dev_name);
 	errno = 0;
 	ctx = ibv_open_device(found);
 	if (!ctx) {

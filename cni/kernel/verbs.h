@@ -48,10 +48,10 @@ enum { CNI_VERBS_GID_IB = 0, CNI_VERBS_GID_ROCE_V1 = 1, CNI_VERBS_GID_ROCE_V2 = 
 
 /* One valid entry of a port's GID table (ibv_query_gid_table). */
 struct cni_verbs_gid {
-	uint8_t raw[16];      /* network order, as ibv_gid */
-	uint32_t index;	      /* the GID index (NCCL_IB_GID_INDEX, UCX_IB_GID_INDEX) */
-	uint32_t port;	      /* 1-based */
-	uint32_t type;	      /* CNI_VERBS_GID_* */
+	uint8_t raw[16];       /* network order, as ibv_gid */
+	uint32_t index;	       /* the GID index (NCCL_IB_GID_INDEX, UCX_IB_GID_INDEX) */
+	uint32_t port;	       /* 1-based */
+	uint32_t type;	       /* CNI_VERBS_GID_* */
 	uint32_t ndev_ifindex; /* the netdev it belongs to, in the reader's namespace (0: none) */
 };
 
@@ -75,6 +75,7 @@ struct cni_verbs_dev {
 	char name[CNI_RDMA_NAME_MAX];
 	uint64_t node_guid, sys_image_guid; /* host order */
 	char fw_ver[64];
+	char uverbs[64]; /* its character device's name, "uverbs0" (/dev/infiniband/) */
 	uint32_t vendor_id, vendor_part_id;
 	unsigned int phys_ports; /* the device's count; at most PORTS_MAX are read */
 	unsigned int n_ports;

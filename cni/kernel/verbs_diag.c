@@ -75,8 +75,10 @@ enum cni_diag cni_verbs_gid_check(const struct cni_verbs_dev *dev, const char *i
 		return CNI_DIAG_INFO;
 	}
 	if (dev->gids_ret)
-		snprintf(what, len, "no RoCE v2 GID for %s of %s on %s port 1: its GID table cannot "
-			 "be read (%s)", a, ifname, dev->name, strerror(-dev->gids_ret));
+		snprintf(what, len,
+			 "no RoCE v2 GID for %s of %s on %s port 1: its GID table cannot "
+			 "be read (%s)",
+			 a, ifname, dev->name, strerror(-dev->gids_ret));
 	else if (!netdev_has_gids(dev, ifindex))
 		snprintf(what, len,
 			 "no RoCE v2 GID for %s of %s on %s port 1, and none for %s at all: the "
@@ -96,7 +98,8 @@ const char *cni_verbs_gid_fix(const struct cni_verbs_dev *dev, int ifindex)
 	if (!dev->gids_ret && !netdev_has_gids(dev, ifindex))
 		return "move the RDMA device into the pod's namespace with its netdev "
 		       "(rdmaIsolation, or rdma-ns chained after the netdev's plugin, in exclusive "
-		       "mode), then recreate the pod so that its addresses are added with both there";
+		       "mode), then recreate the pod so that its addresses are added with both "
+		       "there";
 	return "add the address again once the RDMA device is in the pod (ip addr del, then add, "
 	       "in the pod), or recreate the pod";
 }
@@ -112,9 +115,10 @@ enum cni_diag cni_verbs_mtu_check(const struct cni_verbs_dev *dev, const char *i
 	char rdma[160] = "";
 
 	if (p && roce && expected && netdev_mtu < expected)
-		snprintf(rdma, sizeof(rdma), "; RoCE on %s port 1 runs at %u bytes (active MTU), "
-			 "where %u gives %u", dev->name, active, expected,
-			 cni_verbs_roce_mtu(expected));
+		snprintf(rdma, sizeof(rdma),
+			 "; RoCE on %s port 1 runs at %u bytes (active MTU), "
+			 "where %u gives %u",
+			 dev->name, active, expected, cni_verbs_roce_mtu(expected));
 	else if (p)
 		snprintf(rdma, sizeof(rdma), "; %s on %s port 1 runs at %u bytes (active MTU)",
 			 roce ? "RoCE" : "InfiniBand", dev->name, active);

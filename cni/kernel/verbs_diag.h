@@ -8,10 +8,13 @@
 #ifndef CNI_VERBS_DIAG_H
 #define CNI_VERBS_DIAG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "base/addr.h"
+#include "kernel/link.h"
+#include "kernel/sys.h"
 #include "kernel/verbs.h"
 
 /* A check's verdict: what the doctor's finding's severity is; CHECK fails
@@ -55,5 +58,34 @@ const char *cni_verbs_gid_str(const struct cni_verbs_gid *g, char *buf, size_t l
 
 /* "IB", "RoCE v1", "RoCE v2". */
 const char *cni_verbs_gid_type_str(uint32_t type);
+
+/* What the checks read of one attachment, from inside the pod: the RDMA
+ * device through verbs (a child in the pod's namespace, bounded) and the
+ * pod netdev through rtnetlink (its MTU, ifindex and addresses). */
+#define CNI_ROCE_ADDRS_MAX 16
+struct cni_roce_view {
+	int verbs_ret; /* cni_verbs_query_in's */
+	struct cni_verbs_dev dev;
+	int link_ret; /* the netdev's lookup, -ENODEV when not in the pod */
+	struct cni_link link;
+	int n_addrs; /* or -errno when the dump failed */
+	struct cni_link_addr addrs[CNI_ROCE_ADDRS_MAX];
+};
+
+/* Read v for RDMA device rdma and netdev ifname in the namespace netns_fd
+ * (entered and left through sys). Never fails: each part holds its error. */
+void cni_roce_read(struct cni_sys *sys, int netns_fd, const char *rdma, const char *ifname,
+		   struct cni_roce_view *v);
+
+/* Whether an address of the pod netdev is one a GID is expected for (not
+ * IPv6 link-local: every RoCE port has its own fe80 GID). */
+bool cni_roce_addr_checked(const struct cni_link_addr *a);
+
+/* CHECK's checks of a view: on a RoCE port every address's RoCE v2 GID,
+ * then (either link layer) the MTU against expected (0 unknown).
+ * 0, or -errno with err (code 101, "CHECK failed") holding the doctor's
+ * "what" text of the first error. */
+int cni_roce_check(const struct cni_roce_view *v, const char *ifname, unsigned int expected,
+		   struct cni_error *err);
 
 #endif

@@ -257,7 +257,13 @@ static int run_ipam(struct add *a, bool *done)
 static int finish(struct add *a)
 {
 	struct ibsriov_devinfo d = {.pf_pci = a->pci.pf_addr, .rdma_dev = a->rdma_dev, .ib = a->ib};
-	int ret = ibsriov_devinfo_write(&a->rec, &d, &a->ctx->err);
+	int ret;
+
+	if (!a->vfio && a->vf.mtu) {
+		a->rec.pod_mtu = a->vf.mtu;
+		a->rec.flags |= IBSRIOV_REC_HAS_POD_MTU;
+	}
+	ret = ibsriov_devinfo_write(&a->rec, &d, &a->ctx->err);
 
 	if (ret)
 		return ret;

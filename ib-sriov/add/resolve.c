@@ -173,4 +173,3 @@ int ibsriov_pod_ifname_free(struct add *a)
 				  a->ctx->env.ifname, a->ctx->env.netns);
 	return 0;
 }
-

@@ -63,6 +63,7 @@ struct ibv_device **ibv_get_device_list(int *num)
 	list = calloc(fv.n + 1, sizeof(*list));
 	for (unsigned int i = 0; i < fv.n; i++) {
 		snprintf(devices[i].name, sizeof(devices[i].name), "%s", fv.devs[i].name);
+		snprintf(devices[i].dev_name, sizeof(devices[i].dev_name), "uverbs%u", i);
 		list[i] = &devices[i];
 	}
 	if (num)
