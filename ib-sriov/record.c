@@ -108,6 +108,9 @@ static const struct cni_rec_key rec_keys[] = {
      IBSRIOV_RAIL_PREFIX_LEN, .flag = IBSRIOV_REC_HAS_RAIL,
      .count_off = offsetof(struct ibsriov_record, n_rail_rules), .max = IBSRIOV_RAIL_RULES_MAX},
     {"gen", CNI_REC_STR, REC(gen), .flag = IBSRIOV_REC_HAS_GEN},
+    {"podNamespace", CNI_REC_STR, REC(pod_ns), .flag = IBSRIOV_REC_HAS_POD},
+    {"podName", CNI_REC_STR, REC(pod_name), .flag = IBSRIOV_REC_HAS_POD},
+    {"podMtu", CNI_REC_U32, REC(pod_mtu), .flag = IBSRIOV_REC_HAS_POD_MTU},
     {NULL},
 };
 

@@ -51,10 +51,14 @@ enum {
 	IBSRIOV_REC_HAS_RAIL = 1 << 15,	      /* rail_*: the railTable rules ADD adds */
 	IBSRIOV_REC_HAS_GEN = 1 << 16,	      /* gen: this ADD's, not an earlier one's */
 	IBSRIOV_REC_FROM_GO_DIR = 1 << 17,    /* read from IBSRIOV_GO_DIR (never written) */
+	IBSRIOV_REC_HAS_POD = 1 << 18,	      /* pod_ns, pod_name: CNI_ARGS' K8S_POD_* */
+	IBSRIOV_REC_HAS_POD_MTU = 1 << 19,    /* pod_mtu: the MTU ADD left on the pod netdev */
 };
 
 /* ADD's generation: when it started, "<seconds>.<nanoseconds>". */
 #define IBSRIOV_RECORD_GEN_LEN 32
+/* A Kubernetes namespace (63) or pod name (253), and the NUL. */
+#define IBSRIOV_POD_NAME_MAX 254
 
 /* railTable: one source rule per address ("10.56.0.3/32", "fd00::3/128"). */
 #define IBSRIOV_RAIL_RULES_MAX	8
@@ -118,6 +122,13 @@ struct ibsriov_record {
 	 * under the VF lock is the one read before it only when the generation
 	 * is the same (ibsriov_record_reload). Older builds ignore the key. */
 	char gen[IBSRIOV_RECORD_GEN_LEN];
+	/* The pod's namespace and name from CNI_ARGS (IBSRIOV_REC_HAS_POD), so
+	 * that `ib-sriov doctor --pod` finds its attachments. Older builds
+	 * ignore the keys. */
+	char pod_ns[IBSRIOV_POD_NAME_MAX], pod_name[IBSRIOV_POD_NAME_MAX];
+	/* The MTU ADD left on the pod netdev (IBSRIOV_REC_HAS_POD_MTU): what
+	 * the doctor compares the netdev's with. */
+	unsigned int pod_mtu;
 };
 
 /* The record's file name for an attachment, "<containerID>:<ifname>" (no

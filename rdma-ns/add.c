@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "kernel/link.h"
 #include "kernel/netns.h"
 #include "kernel/rdma_move.h"
 #include "rdmans.h"
@@ -113,6 +114,37 @@ static int validate(struct cni_sys *sys, struct cni_ctx *ctx, struct add *a)
 	return ret;
 }
 
+/* The MTU of the pod's CNI_IFNAME as the previous plugin left it, the one
+ * `ib-sriov doctor --pod` and CHECK compare with: none when the pod has no
+ * such netdev (nothing to compare then). */
+static void record_mtu(struct cni_sys *sys, int pod, const char *ifname, struct rdmans_record *rec)
+{
+	struct cni_link l;
+	int saved = -1;
+
+	if (cni_netns_enter(sys, pod, &saved))
+		return;
+	if (!cni_link_get(sys, ifname, 0, &l) && l.mtu) {
+		rec->pod_mtu = l.mtu;
+		rec->has |= RDMANS_REC_HAS_POD_MTU;
+	}
+	cni_netns_restore(sys, &saved);
+}
+
+/* The pod's namespace and name, when CNI_ARGS gives both and they fit:
+ * what `ib-sriov doctor --pod` looks for; a runtime without them (not
+ * Kubernetes) leaves the keys out. */
+static void record_pod(struct cni_ctx *ctx, struct rdmans_record *rec)
+{
+	const char *ns = cni_args_get(&ctx->args, "K8S_POD_NAMESPACE");
+	const char *pod = cni_args_get(&ctx->args, "K8S_POD_NAME");
+
+	if (!ns || !pod || !*ns || !*pod || copy_str(rec->pod_ns, sizeof(rec->pod_ns), ns) ||
+	    copy_str(rec->pod_name, sizeof(rec->pod_name), pod))
+		return;
+	rec->has |= RDMANS_REC_HAS_POD;
+}
+
 int rdmans_add(struct cni_ctx *ctx)
 {
 	_cleanup_sys_ struct cni_sys sys = CNI_SYS_INIT;
@@ -138,6 +170,8 @@ int rdmans_add(struct cni_ctx *ctx)
 	    copy_str(rec->netns, sizeof(rec->netns), ctx->env.netns))
 		return cni_errorf(&ctx->err, -ENAMETOOLONG, CNI_ERR_INVALID_ENV,
 				  "CNI_NETNS is too long", "%s", ctx->env.netns);
+	record_pod(ctx, rec);
+	record_mtu(&sys, pod, ctx->env.ifname, rec);
 	ret = rdmans_record_save(a.name, rec);
 	if (ret)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_IO, "cannot write the record",

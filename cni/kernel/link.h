@@ -197,6 +197,10 @@ struct nl_msg *cni_link_route_msg(int ifindex, const struct cni_route *rt);
 /* Add that route. */
 int cni_link_route_add(struct cni_sys *sys, int ifindex, const struct cni_route *rt);
 
+/* The IPv4 then IPv6 addresses of ifindex (two dumps), at most max into
+ * out: how many, or -errno. */
+int cni_link_addrs(struct cni_sys *sys, int ifindex, struct cni_link_addr *out, size_t max);
+
 /* True (1) when ifindex has exactly this address, 0 when not, or -errno. */
 int cni_link_has_addr(struct cni_sys *sys, int ifindex, const struct cni_prefix *addr);
 

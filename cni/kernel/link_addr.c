@@ -182,6 +182,37 @@ static int addr_dump(struct cni_sys *sys, int family, cni_nl_parse_fn parse, voi
 	return msg ? cni_link_talk(sys, msg, parse, arg) : -ENOMEM;
 }
 
+struct addr_list {
+	int ifindex;
+	struct cni_link_addr *out;
+	size_t max, n;
+};
+
+static int addr_collect(struct nl_msg *msg, void *arg)
+{
+	struct addr_list *l = arg;
+	struct cni_link_addr a;
+	int ret = cni_link_addr_parse(msg, &a);
+
+	if (ret == -EAFNOSUPPORT)
+		return 0;
+	if (ret)
+		return ret;
+	if (a.ifindex == l->ifindex && l->n < l->max)
+		l->out[l->n++] = a;
+	return 0;
+}
+
+int cni_link_addrs(struct cni_sys *sys, int ifindex, struct cni_link_addr *out, size_t max)
+{
+	struct addr_list l = {.ifindex = ifindex, .out = out, .max = max};
+	int ret = addr_dump(sys, AF_INET, addr_collect, &l);
+
+	if (!ret)
+		ret = addr_dump(sys, AF_INET6, addr_collect, &l);
+	return ret ? ret : (int)l.n;
+}
+
 int cni_link_has_addr(struct cni_sys *sys, int ifindex, const struct cni_prefix *addr)
 {
 	struct addr_match m = {.ifindex = ifindex, .want = addr};

@@ -52,6 +52,9 @@ static int read_port(struct ibv_context *ctx, unsigned int num, unsigned int fla
 	p->link_layer =
 	    a.link_layer == IBV_LINK_LAYER_ETHERNET ? CNI_VERBS_LL_ETH : CNI_VERBS_LL_IB;
 	p->width = a.active_width;
+	/* enum ibv_mtu: 1 is 256 bytes, each step doubles. */
+	p->active_mtu =
+	    a.active_mtu >= IBV_MTU_256 && a.active_mtu <= IBV_MTU_4096 ? 128u << a.active_mtu : 0;
 	p->speed = a.active_speed;
 	p->lid = a.lid;
 	p->sm_lid = a.sm_lid;
@@ -80,6 +83,32 @@ static int read_port(struct ibv_context *ctx, unsigned int num, unsigned int fla
 	return 0;
 }
 
+/* The valid GID entries (the kernel's ioctl, or sysfs on an older one, as
+ * libibverbs chooses), each with its type and netdev: the table holds at
+ * most a few per address of each netdev, so a read that does not fit is
+ * refused by the kernel (-EINVAL) rather than cut. */
+static void read_gids(struct ibv_context *ctx, struct cni_verbs_dev *dev)
+{
+	struct ibv_gid_entry e[CNI_VERBS_GIDS_MAX * 4];
+	ssize_t n;
+
+	errno = 0;
+	n = ibv_query_gid_table(ctx, e, ARRAY_SIZE(e), 0);
+	if (n < 0) {
+		dev->gids_ret = (int)n; /* -errno, as libibverbs returns it */
+		return;
+	}
+	for (ssize_t i = 0; i < n && dev->n_gids < CNI_VERBS_GIDS_MAX; i++) {
+		struct cni_verbs_gid *g = &dev->gids[dev->n_gids++];
+
+		memcpy(g->raw, e[i].gid.raw, sizeof(g->raw));
+		g->index = e[i].gid_index;
+		g->port = e[i].port_num;
+		g->type = e[i].gid_type;
+		g->ndev_ifindex = e[i].ndev_ifindex;
+	}
+}
+
 static int read_dev(struct ibv_context *ctx, unsigned int flags, struct cni_verbs_dev *dev)
 {
 	struct ibv_device_attr attr;
@@ -101,6 +130,8 @@ static int read_dev(struct ibv_context *ctx, unsigned int flags, struct cni_verb
 			return ret;
 		dev->n_ports++;
 	}
+	if (flags & CNI_VERBS_GIDS)
+		read_gids(ctx, dev);
 	return 0;
 }
 
@@ -124,6 +155,7 @@ int cni_verbs_query(const char *name, unsigned int flags, struct cni_verbs_dev *
 		ibv_free_device_list(list);
 		return -ENODEV;
 	}
+	copy_str(dev->uverbs, sizeof(dev->uverbs), found->dev_name);
 	errno = 0;
 	ctx = ibv_open_device(found);
 	if (!ctx) {

@@ -38,6 +38,21 @@ enum { CNI_VERBS_LL_UNSPEC, CNI_VERBS_LL_IB, CNI_VERBS_LL_ETH };
 enum {
 	CNI_VERBS_PKEYS = 1 << 0, /* every port's pkey table (sysfs reads in libibverbs) */
 	CNI_VERBS_GID0 = 1 << 1,  /* GID index 0: the subnet prefix and port GUID */
+	CNI_VERBS_GIDS = 1 << 2,  /* the GID table's valid entries (cni_verbs_dev.gids) */
+};
+
+/* GID types, as enum ibv_gid_type numbers them. */
+enum { CNI_VERBS_GID_IB = 0, CNI_VERBS_GID_ROCE_V1 = 1, CNI_VERBS_GID_ROCE_V2 = 2 };
+
+#define CNI_VERBS_GIDS_MAX 64 /* valid GID entries kept per device (all ports) */
+
+/* One valid entry of a port's GID table (ibv_query_gid_table). */
+struct cni_verbs_gid {
+	uint8_t raw[16];       /* network order, as ibv_gid */
+	uint32_t index;	       /* the GID index (NCCL_IB_GID_INDEX, UCX_IB_GID_INDEX) */
+	uint32_t port;	       /* 1-based */
+	uint32_t type;	       /* CNI_VERBS_GID_* */
+	uint32_t ndev_ifindex; /* the netdev it belongs to, in the reader's namespace (0: none) */
 };
 
 struct cni_verbs_port {
@@ -46,6 +61,7 @@ struct cni_verbs_port {
 	unsigned int phys_state;   /* 5 LinkUp, 3 Disabled, 2 Polling, ... */
 	int link_layer;		   /* CNI_VERBS_LL_* */
 	unsigned int width, speed; /* raw active_width / active_speed */
+	unsigned int active_mtu;   /* bytes (256 ... 4096), 0 unknown */
 	uint16_t lid, sm_lid;
 	int gid_tbl_len;
 	unsigned int pkey_tbl_len;
@@ -59,10 +75,16 @@ struct cni_verbs_dev {
 	char name[CNI_RDMA_NAME_MAX];
 	uint64_t node_guid, sys_image_guid; /* host order */
 	char fw_ver[64];
+	char uverbs[64]; /* its character device's name, "uverbs0" (/dev/infiniband/) */
 	uint32_t vendor_id, vendor_part_id;
 	unsigned int phys_ports; /* the device's count; at most PORTS_MAX are read */
 	unsigned int n_ports;
 	struct cni_verbs_port ports[CNI_VERBS_PORTS_MAX];
+	/* With CNI_VERBS_GIDS: the valid entries of every port's GID table;
+	 * gids_ret is the table's read, 0 or -errno (then n_gids is 0). */
+	unsigned int n_gids;
+	int gids_ret;
+	struct cni_verbs_gid gids[CNI_VERBS_GIDS_MAX];
 };
 
 /* Query the named device in the calling process, as it sees the device:

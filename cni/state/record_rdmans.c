@@ -32,6 +32,10 @@ static const struct cni_rec_key record_keys[] = {
      .count_off = offsetof(struct rdmans_record, n_rdma_index), .max = RDMANS_MAX_DEVS},
     /* Newer still: the namespace's identity (rdmans_record_netns_id). */
     {"netnsId", CNI_REC_STR, REC(netns_id), .flag = RDMANS_REC_HAS_NETNS_ID},
+    /* The pod's namespace and name, for `ib-sriov doctor --pod`. */
+    {"podNamespace", CNI_REC_STR, REC(pod_ns), .flag = RDMANS_REC_HAS_POD},
+    {"podName", CNI_REC_STR, REC(pod_name), .flag = RDMANS_REC_HAS_POD},
+    {"podMtu", CNI_REC_U32, REC(pod_mtu), .flag = RDMANS_REC_HAS_POD_MTU},
     {NULL},
 };
 

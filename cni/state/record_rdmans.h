@@ -27,6 +27,8 @@
 #define RDMANS_RDMA_NAME_MAX 64
 /* "netnsId": up to four decimal 64-bit numbers and three ':'. */
 #define RDMANS_NETNS_ID_MAX 96
+/* A Kubernetes namespace or pod name (at most 253) and the NUL. */
+#define RDMANS_POD_NAME_MAX 254
 
 /* Which fields of a record are present. */
 enum {
@@ -38,6 +40,8 @@ enum {
 	RDMANS_REC_HAS_RDMA = 1U << 5,
 	RDMANS_REC_HAS_RDMA_INDEX = 1U << 6, /* rdma_index[] parallel to rdma[] */
 	RDMANS_REC_HAS_NETNS_ID = 1U << 7,
+	RDMANS_REC_HAS_POD = 1U << 8,	  /* pod_ns, pod_name (CNI_ARGS' K8S_POD_*) */
+	RDMANS_REC_HAS_POD_MTU = 1U << 9, /* pod_mtu */
 };
 
 /* The identity of the namespace ADD moved the devices into (the kernel's
@@ -69,6 +73,12 @@ struct rdmans_record {
 	 * decimal (absent in older records): read and set through the two
 	 * functions below. */
 	char netns_id[RDMANS_NETNS_ID_MAX];
+	/* The pod's namespace and name from CNI_ARGS, for `ib-sriov doctor
+	 * --pod` (absent in older records; older builds ignore the keys). */
+	char pod_ns[RDMANS_POD_NAME_MAX], pod_name[RDMANS_POD_NAME_MAX];
+	/* CNI_IFNAME's MTU in the pod at ADD, as the previous plugin left it
+	 * (absent when the pod had no such netdev, and in older records). */
+	unsigned int pod_mtu;
 };
 
 /* Which fields of an rdma-cni cache entry are present. */

@@ -20,6 +20,20 @@
 #include "rail.h"
 #include "base/util.h"
 
+/* The pod's namespace and name, when CNI_ARGS gives both and they fit:
+ * what `ib-sriov doctor --pod` looks for; a runtime without them (not
+ * Kubernetes) leaves the keys out. */
+static void record_pod(struct cni_ctx *ctx, struct ibsriov_record *r)
+{
+	const char *ns = cni_args_get(&ctx->args, "K8S_POD_NAMESPACE");
+	const char *pod = cni_args_get(&ctx->args, "K8S_POD_NAME");
+
+	if (!ns || !pod || !*ns || !*pod || copy_str(r->pod_ns, sizeof(r->pod_ns), ns) ||
+	    copy_str(r->pod_name, sizeof(r->pod_name), pod))
+		return;
+	r->flags |= IBSRIOV_REC_HAS_POD;
+}
+
 /* The record, before the first change: what the VF looked like. */
 static int record_start(struct add *a)
 {
@@ -41,6 +55,7 @@ static int record_start(struct add *a)
 	r->vf = a->pci.vf_index;
 	if (a->pf_passthrough)
 		r->flags |= IBSRIOV_REC_PF_PASSTHROUGH;
+	record_pod(ctx, r);
 	/* Named before the file exists, so that every release removes it. */
 	copy_str(r->devinfo, sizeof(r->devinfo), a->devinfo);
 	r->flags |= IBSRIOV_REC_HAS_DEVINFO;
@@ -252,8 +267,17 @@ static int rails(struct add *a)
  * record says ADD finished, and which twin it left. */
 static int finish(struct add *a)
 {
+	struct ibsriov_devinfo_gid gids[IBSRIOV_RAIL_RULES_MAX];
 	struct ibsriov_devinfo d = {.pf_pci = a->pci.pf_addr, .rdma_dev = a->rdma_dev, .ib = a->ib};
-	int ret = ibsriov_devinfo_write(&a->rec, &d, &a->ctx->err);
+	int ret;
+
+	d.gids = gids;
+	d.n_gids = ibsriov_roce_gids(a, gids, IBSRIOV_RAIL_RULES_MAX);
+	if (!a->vfio && a->vf.mtu) {
+		a->rec.pod_mtu = a->vf.mtu;
+		a->rec.flags |= IBSRIOV_REC_HAS_POD_MTU;
+	}
+	ret = ibsriov_devinfo_write(&a->rec, &d, &a->ctx->err);
 
 	if (ret)
 		return ret;

@@ -143,8 +143,11 @@ int ibsriov_doctor_main(int argc, char **argv)
 	bool json = argc > 2 && !strcmp(argv[2], "--json");
 	int ret;
 
+	for (int i = 2; i < argc; i++)
+		if (!strncmp(argv[i], "--pod", 5) || !strncmp(argv[i], "--netns", 7))
+			return doctor_pod_main(argc, argv);
 	if (argc > 3 || (argc == 3 && !json)) {
-		fprintf(stderr, "usage: ib-sriov doctor [--json]\n");
+		fprintf(stderr, "%s", DOCTOR_USAGE);
 		return 2;
 	}
 	d.root = json_object_new_object();

@@ -3,8 +3,9 @@
  * command, the text form), state.c (the attachments our records and the Go
  * and rdma-ns records name), vf.c (the PFs and VFs, their ports), rdma.c
  * (the RDMA netns mode and devices), portwait.c (the waitPortActiveMs hint),
- * report.c (the JSON helpers and findings they all use). The report is one
- * JSON tree. */
+ * report.c (the JSON helpers and findings they all use); pod.c and
+ * pod_rdma.c (`--pod`, `--netns`: one pod's attachments). The report is
+ * one JSON tree. */
 #ifndef IBSRIOV_DOCTOR_H
 #define IBSRIOV_DOCTOR_H
 
@@ -12,6 +13,10 @@
 #include <stdint.h>
 #include <json-c/json.h>
 
+#include <limits.h>
+#include <net/if.h>
+
+#include "kernel/rdma.h"
 #include "kernel/sys.h"
 
 #ifndef DOCTOR_MODPROBE_DIR
@@ -23,6 +28,10 @@
 #ifndef DOCTOR_CHECKPOINT
 #define DOCTOR_CHECKPOINT "/var/lib/kubelet/device-plugins/kubelet_internal_checkpoint"
 #endif
+#define DOCTOR_USAGE                                                                               \
+	"usage: ib-sriov doctor [--json]\n"                                                        \
+	"       ib-sriov doctor --pod NAMESPACE/NAME [--json]\n"                                   \
+	"       ib-sriov doctor --netns PATH [--json]\n"
 #define DOCTOR_PFS_MAX 64
 #define DOCTOR_VFS_MAX 256
 #define DOCTOR_UNIT    "rdma-ns-netns-mode.service"
@@ -44,6 +53,21 @@ struct doctor {
 	 * waitPortActiveMs hint (portwait.c). */
 	unsigned int ports_seen, ports_active, ports_pending, ports_down;
 	bool ports_ib;
+	/* The "check" id the next findings carry (the pod report's), NULL for
+	 * none (the node report's findings have no id). */
+	const char *check;
+};
+
+/* One ibcni attachment of a pod, from ib-sriov's or rdma-ns's record. */
+struct doctor_att {
+	const char *plugin; /* "ib-sriov" or "rdma-ns" */
+	char id[256], ifname[IFNAMSIZ], network[256], netns[PATH_MAX];
+	char device[CNI_RDMA_NAME_MAX]; /* the VF's PCI address ("" for rdma-ns) */
+	char rdma[CNI_RDMA_NAME_MAX];	/* the recorded RDMA device, "" when shared */
+	uint32_t rdma_index;
+	bool has_index, exclusive, ib, vfio, has_guid;
+	uint64_t guid;		   /* the port GUID ADD set (has_guid) */
+	unsigned int expected_mtu; /* the MTU ADD left, 0 unknown */
 };
 
 /* report.c. Add v under key (v NULL: JSON null); o owns v. */
@@ -75,6 +99,14 @@ void doctor_section_pfs(struct doctor *d);
 /* d->root's "waitPortActiveMs": the value to give networks on this node,
  * why, and a finding naming the knob when VF ports were seen. */
 void doctor_section_portwait(struct doctor *d);
+
+/* `ib-sriov doctor --pod NS/NAME | --netns PATH [--json]` (pod.c). */
+int doctor_pod_main(int argc, char **argv);
+
+/* Check one attachment from inside its pod (netns_fd) into o, its
+ * findings into d (pod_rdma.c). */
+void doctor_pod_check(struct doctor *d, const struct doctor_att *a, int netns_fd,
+		      struct json_object *o);
 
 /* d->root's "rdmaDevices": each RDMA device as verbs sees it from here. */
 void doctor_section_rdma(struct doctor *d);

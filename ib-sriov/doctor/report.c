@@ -36,6 +36,8 @@ void doctor_finding(struct doctor *d, const char *severity, const char *subject,
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	doctor_put(f, "severity", doctor_str(severity));
+	if (d->check)
+		doctor_put(f, "check", doctor_str(d->check));
 	doctor_put(f, "subject", doctor_str(subject));
 	doctor_put(f, "what", doctor_str(what));
 	doctor_put(f, "fix", doctor_str(fix));

@@ -71,7 +71,7 @@ test_doctor_text_report_and_usage() {
 	assert_eq 'doctor: 0 errors, 1 warnings' "$(tail -1 <<<"$OUT")" "totals line"
 	doctor --bogus
 	assert_eq 2 "$RC" "usage error"
-	assert_eq 'usage: ib-sriov doctor [--json]' "$ERR" "usage text"
+	assert_eq "$(printf 'usage: ib-sriov doctor [--json]\n       ib-sriov doctor --pod NAMESPACE/NAME [--json]\n       ib-sriov doctor --netns PATH [--json]')" "$ERR" "usage text"
 	assert_eq "" "$OUT" "nothing on stdout"
 }
 

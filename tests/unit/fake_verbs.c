@@ -63,6 +63,7 @@ struct ibv_device **ibv_get_device_list(int *num)
 	list = calloc(fv.n + 1, sizeof(*list));
 	for (unsigned int i = 0; i < fv.n; i++) {
 		snprintf(devices[i].name, sizeof(devices[i].name), "%s", fv.devs[i].name);
+		snprintf(devices[i].dev_name, sizeof(devices[i].dev_name), "uverbs%u", i);
 		list[i] = &devices[i];
 	}
 	if (num)
@@ -99,6 +100,7 @@ static int query_port(struct ibv_context *ctx, uint8_t num, struct ibv_port_attr
 	a->active_speed = (uint8_t)p->speed;
 	a->gid_tbl_len = p->gid_tbl_len;
 	a->pkey_tbl_len = (uint16_t)p->n_pkeys;
+	a->active_mtu = p->active_mtu ? (enum ibv_mtu)p->active_mtu : IBV_MTU_1024;
 	a->lid = 7;
 	a->sm_lid = 1;
 	return 0;
@@ -220,4 +222,25 @@ int ibv_query_pkey(struct ibv_context *ctx, uint8_t num, int index, __be16 *pkey
 	}
 	*pkey = htobe16(p->pkeys[index]);
 	return 0;
+}
+
+ssize_t _ibv_query_gid_table(struct ibv_context *ctx, struct ibv_gid_entry *entries,
+			     size_t max_entries, uint32_t flags, size_t entry_size)
+{
+	struct fake_verbs_dev *d = of(ctx->device);
+
+	(void)flags;
+	if (d->gid_table_ret < 0)
+		return d->gid_table_ret;
+	if (entry_size != sizeof(*entries) || d->n_gids > max_entries)
+		return -EINVAL;
+	for (unsigned int i = 0; i < d->n_gids; i++) {
+		memset(&entries[i], 0, sizeof(entries[i]));
+		memcpy(entries[i].gid.raw, d->gids[i].raw, 16);
+		entries[i].gid_index = d->gids[i].index;
+		entries[i].port_num = d->gids[i].port;
+		entries[i].gid_type = d->gids[i].type;
+		entries[i].ndev_ifindex = d->gids[i].ifindex;
+	}
+	return (ssize_t)d->n_gids;
 }

@@ -23,6 +23,13 @@ struct fake_verbs_port {
 	int query_ret;	   /* query_port returns it (a positive errno) */
 	int gid_fail;	   /* query_gid returns -1 (errno left alone) */
 	int pkey_errno;	   /* query_pkey returns -1 with this errno */
+	int active_mtu;	   /* enum ibv_mtu; 0 reads as IBV_MTU_1024 */
+};
+
+/* One valid GID entry as ibv_query_gid_table returns it. */
+struct fake_verbs_gid {
+	uint8_t raw[16];
+	uint32_t index, port, type, ifindex;
 };
 
 struct fake_verbs_dev {
@@ -35,6 +42,9 @@ struct fake_verbs_dev {
 	    audit; /* open fails with EMFILE unless fd 3 up is one fd, EACCES with any capability */
 	unsigned int n_ports;
 	struct fake_verbs_port ports[FAKE_VERBS_PORTS];
+	unsigned int n_gids;
+	struct fake_verbs_gid gids[8];
+	int gid_table_ret; /* _ibv_query_gid_table returns it when negative */
 };
 
 struct fake_verbs {
