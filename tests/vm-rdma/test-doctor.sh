@@ -57,6 +57,13 @@ kernel() { # [POD]
 		done" 2>&1 | tr '\n' ' '
 	$run ibv_devinfo -d rxeA -v 2>/dev/null | sed -n 's/.*active_mtu:[ \t]*\([0-9]*\).*/active_mtu \1/p'
 }
+# What an application in poda sees of a fault (docs/operators.md, "RDMA
+# doesn't work in my pod"), said: ibv_devinfo, and an rping client toward
+# podb (nothing listens there: a healthy path answers REJECTED).
+symptoms() { # NAME
+	say "$1: ibv_devinfo: $(in_pod poda timeout 5 ibv_devinfo 2>&1 | grep -m1 -E 'state:|No IB|Failed|rror')"
+	say "$1: rping: $(in_pod poda timeout 8 rping -c -a "$IP_podb" -C 1 -S 64 2>&1 | head -2 | tr '\n' ' ')"
+}
 # The doctor's verdict on poda for fault NAME: exit 1, one error, of CHECK.
 # Its text is left in WHAT.
 one_error() { # NAME CHECK
@@ -110,8 +117,12 @@ contains "the records keep the pod's namespace and name from CNI_ARGS" '"podName
 healthy poda rxeA "$IP_poda" healthy
 gA=$(J ".attachments[$(att rdma-ns)].gids[0].index")
 healthy podb rxeB "$IP_podb" healthy
+symptoms "healthy"
+say "healthy: ib_write_bw -x 7 (no such GID index): $(in_pod poda timeout 5 ib_write_bw -d rxeA -x 7 -F 2>&1 | grep -v '^ *$' | head -2 | tr '\n' ' ')"
 gB=$(J ".attachments[$(att rdma-ns)].gids[0].index")
 say "kernel, healthy: $(kernel poda)"
+# The text reports of a healthy pod and (a. below) a broken one: what
+# `make demo-rdma` shows of this case (its "doctor|" lines).
 "$BIN/ib-sriov" doctor --pod default/podb >/tmp/report 2>&1
 expect "healthy: the text report exits 0" 0 $?
 while IFS= read -r l; do say "doctor| $l"; done </tmp/report
@@ -139,7 +150,11 @@ k=$(kernel poda)
 say "kernel, a. net1 down: $k"
 contains "a. net1 down: rxeA's port is DOWN/Disabled" "port DOWN/Disabled" "$k"
 one_error "a. net1 down" port
+symptoms "a. net1 down"
 contains "a. net1 down: the doctor names the port state" "rxeA port 1 is DOWN (physical state Disabled)" "$WHAT"
+"$BIN/ib-sriov" doctor --pod default/poda >/tmp/report 2>&1
+expect "a. net1 down: the text report exits 1" 1 $?
+while IFS= read -r l; do say "doctor| $l"; done </tmp/report
 check_poda
 expect "a. net1 down: rdma-ns CHECK fails, code 101" "1 101" "$RC $(J .code)"
 contains "a. net1 down: CHECK names the port state" "rxeA port 1 is DOWN (physical state Disabled" "$(Jr .details)"
@@ -156,6 +171,7 @@ k=$(kernel poda)
 say "kernel, b1. $IP_poda removed: $k"
 expect "b1. address removed: no GID carries $IP_poda" "" "$(echo "$k" | grep -o "$(v4gid "$IP_poda")")"
 one_error "b1. $IP_poda removed" gid
+symptoms "b1. address removed"
 contains "b1. address removed: the doctor names the address" "$IP_poda" "$WHAT"
 check_same "b1. address removed"
 in_pod poda ip addr add "$IP_poda/24" dev net1
@@ -203,6 +219,7 @@ say "kernel, b3. GID table ($n) filled, 10.56.0.200 added, the fillers removed: 
 expect "b3. rxeA carries $IP_poda's GID and not 10.56.0.200's" "$(v4gid "$IP_poda")" \
 	"$(echo "$k" | grep -o -E "$(v4gid "$IP_poda")|$(v4gid 10.56.0.200)" | tr '\n' ' ' | sed 's/ $//')"
 one_error "b3. 10.56.0.200 without a GID" gid
+symptoms "b3. 10.56.0.200 without a GID"
 contains "b3. the doctor names 10.56.0.200" "no RoCE v2 GID for 10.56.0.200 of net1 on rxeA port 1" "$WHAT"
 check_same "b3. 10.56.0.200 without a GID"
 in_pod poda ip addr del 10.56.0.200/24 dev net1
@@ -213,6 +230,7 @@ in_pod poda rdma dev set rxeA netns host 2>/tmp/err
 expect "c. rxeA moved to the host by hand ($(cat /tmp/err))" "rxeA " "$(devs) $(devs poda)"
 say "kernel, c. rxeA on the host (host's view): $(kernel)"
 one_error "c. rxeA on the host" rdma-device
+symptoms "c. rxeA on the host"
 contains "c. the doctor says where rxeA is" "rxeA is not in the pod's network namespace: it is in the host's, as rxeA" "$WHAT"
 check_poda
 expect "c. rdma-ns CHECK fails, code 101" "1 101" "$RC $(J .code)"
@@ -227,11 +245,9 @@ k=$(kernel poda)
 say "kernel, d. net1 mtu 1200 (ADD set $POD_MTU): $k"
 contains "d. rxeA's active MTU drops to 1024" "active_mtu 1024" "$k"
 one_error "d. net1 mtu 1200" mtu
+symptoms "d. net1 mtu 1200"
 contains "d. the doctor names both MTUs" "net1's MTU is 1200, ADD set $POD_MTU; RoCE on rxeA port 1 runs at 1024 bytes (active MTU), where $POD_MTU gives 4096" "$WHAT"
 check_same "d. net1 mtu 1200"
-"$BIN/ib-sriov" doctor --pod default/poda >/tmp/report 2>&1
-expect "d. the text report exits 1" 1 $?
-while IFS= read -r l; do say "doctor| $l"; done </tmp/report
 in_pod poda ip link set net1 mtu "$POD_MTU"
 healthy poda rxeA "$IP_poda" "d. MTU back"
 
