@@ -9,6 +9,7 @@
 #include "protocol/delegate.h"
 #include "kernel/netns.h"
 #include "kernel/verbs.h"
+#include "kernel/verbs_diag.h"
 #include "rail.h"
 
 static int mismatch(struct cni_ctx *ctx, const char *what, const char *want, const char *got)
@@ -27,7 +28,9 @@ static int cannot_list(struct cni_sys *sys, struct cni_ctx *ctx, const char *wha
 			  *ack ? ": " : "", ack);
 }
 
-static int check_pod(struct cni_sys *sys, struct cni_ctx *ctx)
+/* With rdmaIsolation the MTU is the RoCE check's (check_rdma), told as
+ * the doctor tells it; rdma says so. */
+static int check_pod(struct cni_sys *sys, struct cni_ctx *ctx, bool rdma)
 {
 	const struct cni_result *prev = ctx->conf->prev_result;
 	struct cni_link l;
@@ -46,7 +49,7 @@ static int check_pod(struct cni_sys *sys, struct cni_ctx *ctx)
 			continue;
 		if (f->mac && *f->mac && strcasecmp(f->mac, buf))
 			return mismatch(ctx, "hardware address", f->mac, buf);
-		if (f->mtu && (unsigned int)f->mtu != l.mtu) {
+		if (!rdma && f->mtu && (unsigned int)f->mtu != l.mtu) {
 			snprintf(want, sizeof(want), "%d", f->mtu);
 			snprintf(buf, sizeof(buf), "%u", l.mtu);
 			return mismatch(ctx, "MTU", want, buf);
@@ -98,13 +101,28 @@ bool ibsriov_check_guid(const struct ibsriov_conf *conf, const struct ibsriov_re
 	return false;
 }
 
+/* The MTU ADD left on the pod netdev: the previous result's, else the
+ * record's (0 unknown). */
+static unsigned int expected_mtu(struct cni_ctx *ctx, const struct ibsriov_record *rec)
+{
+	const struct cni_result *prev = ctx->conf->prev_result;
+
+	for (size_t i = 0; prev && i < prev->n_ifaces; i++)
+		if (prev->ifaces[i].name && !strcmp(prev->ifaces[i].name, ctx->env.ifname) &&
+		    prev->ifaces[i].mtu > 0)
+			return (unsigned int)prev->ifaces[i].mtu;
+	return rec->flags & IBSRIOV_REC_HAS_POD_MTU ? rec->pod_mtu : 0;
+}
+
 /* With rdmaIsolation the pod's RDMA devices, through verbs in the pod:
  * listed, open, ports ACTIVE; on InfiniBand the port GUID ADD set
- * (ibsriov_check_guid) and, with pkeyEnforce, the pkey. */
-static int check_rdma(struct cni_ctx *ctx, int pod, const struct ibsriov_conf *conf,
-		      const struct ibsriov_record *rec)
+ * (ibsriov_check_guid) and, with pkeyEnforce, the pkey; then the RoCE GID
+ * of each address and the MTU, with the doctor's texts (verbs_diag.h). */
+static int check_rdma(struct cni_sys *sys, struct cni_ctx *ctx, int pod,
+		      const struct ibsriov_conf *conf, const struct ibsriov_record *rec)
 {
 	struct cni_verbs_expect want = {0};
+	static struct cni_roce_view v;
 	int ret = 0;
 
 	if (!(rec->flags & IBSRIOV_REC_HAS_RDMA))
@@ -116,7 +134,11 @@ static int check_rdma(struct cni_ctx *ctx, int pod, const struct ibsriov_conf *c
 	for (unsigned int i = 0; !ret && i < rec->n_rdma; i++)
 		ret = cni_verbs_check(pod, *conf->rdma_name ? conf->rdma_name : rec->rdma[i], &want,
 				      &ctx->err);
-	return ret;
+	if (ret || !rec->n_rdma)
+		return ret;
+	cni_roce_read(sys, pod, *conf->rdma_name ? conf->rdma_name : rec->rdma[0], ctx->env.ifname,
+		      &v);
+	return cni_roce_check(&v, ctx->env.ifname, expected_mtu(ctx, rec), &ctx->err);
 }
 
 int ibsriov_check(struct cni_ctx *ctx)
@@ -146,14 +168,14 @@ int ibsriov_check(struct cni_ctx *ctx)
 			/* The rail's first: its routes are in a table of its own. */
 			ret = ibsriov_rail_check(&sys, ctx, &conf, &rec);
 			if (!ret)
-				ret = check_pod(&sys, ctx);
+				ret = check_pod(&sys, ctx, rec.flags & IBSRIOV_REC_HAS_RDMA);
 			if (cni_netns_restore(&sys, &saved) && !ret)
 				ret = cni_errorf(&ctx->err, -EIO, CNI_ERR_INTERNAL,
 						 "cannot return to the host namespace", "after %s",
 						 ctx->env.netns);
 		}
 		if (!ret)
-			ret = check_rdma(ctx, fd, &conf, &rec);
+			ret = check_rdma(&sys, ctx, fd, &conf, &rec);
 	}
 	if (!ret && ctx->conf->ipam_type && *ctx->conf->ipam_type)
 		ret = cni_ipam_run(&ctx->env, ctx->conf, CNI_CMD_CHECK, &ctx->err);

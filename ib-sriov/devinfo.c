@@ -13,8 +13,10 @@
  *   "ibcni": {"vf-index": N of the PF's virtfnN, "pf-netdev": the PF's
  *             netdev, "link-layer": "InfiniBand" or "Ethernet", "port": 1
  *             (the VF's RDMA port, with "rdma-device"), "guid" (InfiniBand)
- *             or "mac" (RoCE): the address the pod got; absent for a
- *             passed-through PF, of which only the address is known}
+ *             or "mac" (RoCE): the address the pod got, "gids" (RoCE with
+ *             an RDMA device): [{"address": "10.56.0.2", "index": 1}], the
+ *             RoCE v2 GID index of each pod address, for NCCL_IB_GID_INDEX;
+ *             absent for a passed-through PF, of which only the address is known}
  * "representor-device" is left out: a VF in legacy SR-IOV mode has none,
  * and ib-sriov does not look for one in switchdev mode. Multus reads the
  * file into network-status through network-attachment-definition-client's
@@ -88,6 +90,19 @@ static void put_ours(struct cni_json_buf *b, const struct ibsriov_record *r,
 		put_str(b, "guid", ibsriov_guid_str(r->guid, buf, sizeof(buf)), false);
 	if (r->flags & IBSRIOV_REC_HAS_MAC)
 		put_str(b, "mac", ibsriov_hw_str(r->mac, 6, buf, sizeof(buf)), false);
+	if (d->n_gids) {
+		cni_json_put_key(b, "gids", false);
+		cni_json_put_raw(b, "[");
+		for (unsigned int i = 0; i < d->n_gids; i++) {
+			cni_json_put_raw(b, i ? ",{" : "{");
+			put_str(b, "address", d->gids[i].address, true);
+			snprintf(buf, sizeof(buf), "%u", d->gids[i].index);
+			cni_json_put_key(b, "index", false);
+			cni_json_put_raw(b, buf);
+			cni_json_put_raw(b, "}");
+		}
+		cni_json_put_raw(b, "]");
+	}
 	cni_json_put_raw(b, "}");
 }
 

@@ -5,6 +5,8 @@
 #ifndef IBSRIOV_DEVINFO_H
 #define IBSRIOV_DEVINFO_H
 
+#include <stdint.h>
+
 #include "ibsriov.h"
 #include "state/devinfo.h"
 
@@ -17,12 +19,22 @@
  * name in the spec's directory. Before any side effect. */
 int ibsriov_devinfo_name(struct cni_ctx *ctx, char *name, size_t len);
 
+/* One address of a RoCE attachment and the RoCE v2 GID index carrying it. */
+struct ibsriov_devinfo_gid {
+	char address[48];
+	uint32_t index;
+};
+
 /* What the file tells beside the record: the PF's PCI address, the RDMA
- * device as the pod sees it ("" none), the link layer. */
+ * device as the pod sees it ("" none), the link layer, and for RoCE the
+ * GID index of each address (n_gids of gids; addresses without one are
+ * left out). */
 struct ibsriov_devinfo {
 	const char *pf_pci;
 	const char *rdma_dev;
 	bool ib;
+	const struct ibsriov_devinfo_gid *gids;
+	unsigned int n_gids;
 };
 
 /* Write the file r names for r's attachment, as r records it (code 5 in

@@ -39,11 +39,17 @@ static const struct cni_plugin plugin = {
     .name = "ib-sriov",
     .about = "ib-sriov: SR-IOV VF plugin for InfiniBand and RoCE",
     .keys = keys,
-    .admin = "  ib-sriov doctor [--json]              what will make pods fail on this node, each\n"
-	     "                                        finding with its fix\n"
-	     "  ib-sriov reconcile [--dry-run] [--grace SECONDS] [--every SECONDS]\n"
-	     "                                        the node agent: release attachments of pods\n"
-	     "                                        gone without DEL (docs/operators.md)",
+    .admin =
+	"  ib-sriov doctor [--json]              what will make pods fail on this node, each\n"
+	"                                        finding with its fix\n"
+	"  ib-sriov doctor --pod NAMESPACE/NAME [--json]\n"
+	"  ib-sriov doctor --netns PATH [--json]\n"
+	"                                        why RDMA fails in one pod: each ibcni attachment\n"
+	"                                        checked from inside it (device, port, RoCE GID\n"
+	"                                        index per address, MTU, IB GUID/pkey/LID)\n"
+	"  ib-sriov reconcile [--dry-run] [--grace SECONDS] [--every SECONDS]\n"
+	"                                        the node agent: release attachments of pods\n"
+	"                                        gone without DEL (docs/operators.md)",
     .add = ibsriov_add,
     .del = ibsriov_del,
     .check = ibsriov_check,

@@ -7,6 +7,33 @@
 #include "kernel/netns.h"
 #include "rdmans.h"
 #include "kernel/verbs.h"
+#include "kernel/verbs_diag.h"
+
+/* The previous result's MTU for CNI_IFNAME (0: none given). */
+static unsigned int prev_mtu(const struct cni_ctx *ctx)
+{
+	const struct cni_result *prev = ctx->conf->prev_result;
+
+	for (size_t i = 0; prev && i < prev->n_ifaces; i++)
+		if (prev->ifaces[i].name && !strcmp(prev->ifaces[i].name, ctx->env.ifname) &&
+		    prev->ifaces[i].mtu > 0)
+			return (unsigned int)prev->ifaces[i].mtu;
+	return 0;
+}
+
+/* The RoCE GID of each address of CNI_IFNAME and its MTU, with the texts
+ * `ib-sriov doctor --pod` gives (cni/kernel/verbs_diag.h). A pod without
+ * that netdev (rdma-ns chained where no netdev has CNI_IFNAME) has nothing
+ * to check. */
+static int check_roce(struct cni_sys *sys, struct cni_ctx *ctx, int pod, const char *rdma)
+{
+	static struct cni_roce_view v;
+
+	cni_roce_read(sys, pod, rdma, ctx->env.ifname, &v);
+	if (v.link_ret == -ENODEV)
+		return 0;
+	return cni_roce_check(&v, ctx->env.ifname, prev_mtu(ctx), &ctx->err);
+}
 
 /* Every recorded device is visible in the pod, and usable there as an
  * application would use it: listed and opened by libibverbs in the pod's
@@ -38,6 +65,8 @@ static int check_devices(struct cni_sys *sys, struct cni_ctx *ctx, int pod,
 	cni_netns_restore(sys, &saved);
 	for (unsigned int i = 0; !ret && i < rec->n_rdma; i++)
 		ret = cni_verbs_check(pod, d[i].name, NULL, &ctx->err);
+	if (!ret && rec->n_rdma)
+		ret = check_roce(sys, ctx, pod, d[0].name);
 	return ret;
 }
 

@@ -36,6 +36,15 @@ $(OUT)/build/unit/test_ibsriov_add: tests/unit/test_ibsriov_add.c $(FAKE_SRC) $(
 	$(call quiet,CC,$@)$(CC) $(CFLAGS) -Iib-sriov -Itests/unit -include tests/unit/fake_paths.h \
 		-Wno-missing-prototypes $(LDFLAGS) -o $@ $< $(FAKE_SRC) $(FAKE_CNI) $(LDLIBS) $(CRITERION_LIBS)
 
+# The doctor's per-attachment checks (pod_rdma.c) against the same fakes.
+DOCTOR_POD_SRC := tests/unit/fake_kernel.c tests/unit/fake_verbs.c ib-sriov/doctor/pod_rdma.c \
+	ib-sriov/doctor/report.c ib-sriov/port.c ib-sriov/guid.c
+UNIT_BIN := $(filter-out %/test_doctor_pod,$(UNIT_BIN)) $(OUT)/build/unit/test_doctor_pod
+$(OUT)/build/unit/test_doctor_pod: tests/unit/test_doctor_pod.c $(DOCTOR_POD_SRC) $(FAKE_CNI) tests/unit/fake_kernel.h tests/unit/fake_paths.h tests/unit/fake_verbs.h
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(CFLAGS) -Iib-sriov -Itests/unit -include tests/unit/fake_paths.h \
+		-Wno-missing-prototypes $(LDFLAGS) -o $@ $< $(DOCTOR_POD_SRC) $(FAKE_CNI) $(LDLIBS) $(CRITERION_LIBS)
+
 # cni/kernel/rdma_return.c against the test's own fake of the RDMA and netns
 # calls it makes: linked with the base layer only, never rdma.o or netns.o.
 RDMA_RETURN_OBJ := $(patsubst %.c,$(OBJ)/%.o,cni/kernel/rdma_return.c cni/kernel/rdma_names.c \

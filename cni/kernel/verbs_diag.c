@@ -58,10 +58,12 @@ static bool netdev_has_gids(const struct cni_verbs_dev *dev, int ifindex)
 	return false;
 }
 
-enum cni_diag cni_verbs_gid_check(const struct cni_verbs_dev *dev, const char *ifname, int ifindex,
+enum cni_diag cni_verbs_gid_check(const struct cni_verbs_dev *dev, const struct cni_link *netdev,
 				  const struct cni_addr *addr, uint32_t *index, char *what,
 				  size_t len)
 {
+	const char *ifname = netdev->name;
+	int ifindex = netdev->ifindex;
 	const struct cni_verbs_gid *g = cni_verbs_gid_of(dev, 1, addr, ifindex);
 	char a[INET6_ADDRSTRLEN + 8];
 

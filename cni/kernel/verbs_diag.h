@@ -31,11 +31,11 @@ unsigned int cni_verbs_roce_mtu(unsigned int netdev_mtu);
 const struct cni_verbs_gid *cni_verbs_gid_of(const struct cni_verbs_dev *dev, unsigned int port,
 					     const struct cni_addr *addr, int ifindex);
 
-/* The GID check of one address of the pod netdev ifname (ifindex as the
- * reader sees it) on dev's port 1: CNI_DIAG_INFO with *index and what
- * naming it for NCCL_IB_GID_INDEX, or CNI_DIAG_ERROR with what naming the
- * likely cause (and *index untouched). */
-enum cni_diag cni_verbs_gid_check(const struct cni_verbs_dev *dev, const char *ifname, int ifindex,
+/* The GID check of one address of the pod netdev (its name and ifindex as
+ * the reader sees them) on dev's port 1: CNI_DIAG_INFO with *index and
+ * what naming it for NCCL_IB_GID_INDEX, or CNI_DIAG_ERROR with what naming
+ * the likely cause (and *index untouched). */
+enum cni_diag cni_verbs_gid_check(const struct cni_verbs_dev *dev, const struct cni_link *netdev,
 				  const struct cni_addr *addr, uint32_t *index, char *what,
 				  size_t len);
 

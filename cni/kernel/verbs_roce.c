@@ -14,22 +14,24 @@ void cni_roce_read(struct cni_sys *sys, int netns_fd, const char *rdma, const ch
 	int saved = -1;
 
 	memset(v, 0, sizeof(*v));
-	v->verbs_ret = cni_verbs_query_in(netns_fd, rdma,
-					  CNI_VERBS_GID0 | CNI_VERBS_PKEYS | CNI_VERBS_GIDS,
-					  CNI_VERBS_TIMEOUT_MS, &v->dev);
+	v->verbs_ret =
+	    cni_verbs_query_in(netns_fd, rdma, CNI_VERBS_GID0 | CNI_VERBS_PKEYS | CNI_VERBS_GIDS,
+			       CNI_VERBS_TIMEOUT_MS, &v->dev);
 	v->link_ret = cni_netns_enter(sys, netns_fd, &saved);
 	v->n_addrs = v->link_ret;
 	if (v->link_ret)
 		return;
 	v->link_ret = cni_link_get(sys, ifname, 0, &v->link);
-	v->n_addrs = v->link_ret ? v->link_ret
-				 : cni_link_addrs(sys, v->link.ifindex, v->addrs, CNI_ROCE_ADDRS_MAX);
+	v->n_addrs = v->link_ret
+			 ? v->link_ret
+			 : cni_link_addrs(sys, v->link.ifindex, v->addrs, CNI_ROCE_ADDRS_MAX);
 	cni_netns_restore(sys, &saved);
 }
 
 bool cni_roce_addr_checked(const struct cni_link_addr *a)
 {
-	return !(a->addr.family == AF_INET6 && a->addr.a[0] == 0xfe && (a->addr.a[1] & 0xc0) == 0x80);
+	return !(a->addr.family == AF_INET6 && a->addr.a[0] == 0xfe &&
+		 (a->addr.a[1] & 0xc0) == 0x80);
 }
 
 int cni_roce_check(const struct cni_roce_view *v, const char *ifname, unsigned int expected,
@@ -52,8 +54,8 @@ int cni_roce_check(const struct cni_roce_view *v, const char *ifname, unsigned i
 		if (!cni_roce_addr_checked(&v->addrs[i]))
 			continue;
 		memcpy(a.a, v->addrs[i].addr.a, sizeof(a.a));
-		if (cni_verbs_gid_check(&v->dev, ifname, v->link.ifindex, &a, &index, what,
-					sizeof(what)) == CNI_DIAG_ERROR)
+		if (cni_verbs_gid_check(&v->dev, &v->link, &a, &index, what, sizeof(what)) ==
+		    CNI_DIAG_ERROR)
 			return cni_errorf(err, -ENOENT, CNI_ERR_DEVICE, "CHECK failed", "%s", what);
 	}
 	if (cni_verbs_mtu_check(&v->dev, ifname, v->link.mtu, expected, what, sizeof(what)) ==

@@ -256,9 +256,12 @@ static int run_ipam(struct add *a, bool *done)
  * record says ADD finished, and which twin it left. */
 static int finish(struct add *a)
 {
+	struct ibsriov_devinfo_gid gids[IBSRIOV_RAIL_RULES_MAX];
 	struct ibsriov_devinfo d = {.pf_pci = a->pci.pf_addr, .rdma_dev = a->rdma_dev, .ib = a->ib};
 	int ret;
 
+	d.gids = gids;
+	d.n_gids = ibsriov_roce_gids(a, gids, IBSRIOV_RAIL_RULES_MAX);
 	if (!a->vfio && a->vf.mtu) {
 		a->rec.pod_mtu = a->vf.mtu;
 		a->rec.flags |= IBSRIOV_REC_HAS_POD_MTU;

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "devinfo.h"
 #include "ibsriov.h"
 #include "kernel/rdma_lookup.h"
 
@@ -109,6 +110,12 @@ int ibsriov_rdma_in(struct add *a);
 
 /* Down, temporary name, into the pod, CNI_IFNAME, MTU, MAC, up. */
 int ibsriov_move_in(struct add *a);
+
+/* For a RoCE attachment with an RDMA device, the RoCE v2 GID index of
+ * each address ADD configured, read from inside the pod once the kernel
+ * has added the GIDs (a short bounded wait); how many into g (at most
+ * max). Nothing read, 0, for InfiniBand or without an RDMA device. */
+unsigned int ibsriov_roce_gids(struct add *a, struct ibsriov_devinfo_gid *g, unsigned int max);
 
 /* The IPAM result's addresses and routes on the pod interface, IPv6 DAD,
  * then gratuitous ARP / unsolicited NA. */

@@ -4,6 +4,7 @@
 #include <linux/if_addr.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "add.h"
 #include "kernel/announce.h"
@@ -13,6 +14,7 @@
 #include "kernel/netns.h"
 #include "kernel/rdma.h"
 #include "kernel/rdma_lookup.h"
+#include "kernel/verbs_diag.h"
 #include "base/util.h"
 #include "rail.h"
 
@@ -329,4 +331,41 @@ int ibsriov_build_result(struct add *a)
 		}
 	}
 	return i->name && i->sandbox && i->pci_id ? 0 : -ENOMEM;
+}
+
+unsigned int ibsriov_roce_gids(struct add *a, struct ibsriov_devinfo_gid *g, unsigned int max)
+{
+	static struct cni_verbs_dev dev;
+	unsigned int n = 0;
+
+	if (a->ib || a->vfio || !a->rdma_dev || !*a->rdma_dev || !a->ipam || !a->ipam->n_ips)
+		return 0;
+	/* The kernel adds a GID from its address notifier's work queue, soon
+	 * after the address, not with it: a few reads, 20 ms apart. A device
+	 * that does not answer is the doctor's to tell, not ADD's to wait for. */
+	for (unsigned int tries = 0; tries < 10; tries++) {
+		size_t want = 0;
+
+		if (tries)
+			usleep(20 * 1000);
+		if (cni_verbs_query_in(a->netns_fd, a->rdma_dev, CNI_VERBS_GIDS,
+				       CNI_VERBS_TIMEOUT_MS, &dev) ||
+		    dev.gids_ret)
+			return 0;
+		n = 0;
+		for (size_t i = 0; i < a->ipam->n_ips && want < max; i++, want++) {
+			struct cni_addr addr = {.family = a->ipam->ips[i].address.family};
+			const struct cni_verbs_gid *e;
+
+			memcpy(addr.a, a->ipam->ips[i].address.a, sizeof(addr.a));
+			e = cni_verbs_gid_of(&dev, 1, &addr, 0);
+			if (!e)
+				continue;
+			cni_addr_str(&addr, g[n].address, sizeof(g[n].address));
+			g[n++].index = e->index;
+		}
+		if (n == want)
+			break;
+	}
+	return n;
 }

@@ -224,7 +224,10 @@ static struct json_object *pod_json(const struct pod *p)
 
 	doctor_put(o, "namespace", doctor_str(p->ns ? p->ns : *p->rec_ns ? p->rec_ns : NULL));
 	doctor_put(o, "name", doctor_str(p->name ? p->name : *p->rec_ns ? p->rec_name : NULL));
-	doctor_put(o, "netns", doctor_str(p->netns ? p->netns : *p->netns_buf ? p->netns_buf : NULL));
+	doctor_put(o, "netns",
+		   doctor_str(p->netns	      ? p->netns
+			      : *p->netns_buf ? p->netns_buf
+					      : NULL));
 	return o;
 }
 

@@ -81,8 +81,7 @@ static void gids(struct doctor *d, const char *subject, const struct cni_roce_vi
 		if (!cni_roce_addr_checked(&v->addrs[i]))
 			continue;
 		memcpy(addr.a, v->addrs[i].addr.a, sizeof(addr.a));
-		r = cni_verbs_gid_check(&v->dev, v->link.name, v->link.ifindex, &addr, &index,
-					what, sizeof(what));
+		r = cni_verbs_gid_check(&v->dev, &v->link, &addr, &index, what, sizeof(what));
 		e = cni_verbs_gid_of(&v->dev, 1, &addr, v->link.ifindex);
 		doctor_put(g, "address", doctor_str(cni_addr_str(&addr, a, sizeof(a))));
 		doctor_put(g, "index", e ? json_object_new_int((int)e->index) : NULL);
@@ -125,7 +124,8 @@ static void infiniband(struct doctor *d, const struct doctor_att *a, const char 
 			       "recreate the pod",
 			       "%s port 1 has GUID 0: the subnet manager cannot admit it", a->rdma);
 	else if (a->has_guid && p->port_guid != a->guid)
-		doctor_finding(d, "error", subject, "recreate the pod; look for another tool "
+		doctor_finding(d, "error", subject,
+			       "recreate the pod; look for another tool "
 			       "setting VF GUIDs on this PF",
 			       "%s port 1 has GUID %016llx, ADD set %016llx", a->rdma,
 			       (unsigned long long)p->port_guid, (unsigned long long)a->guid);
@@ -156,9 +156,9 @@ static void char_devices(struct doctor *d, const char *subject, const struct cni
 	json_object_array_add(arr, json_object_new_string("/dev/infiniband/rdma_cm"));
 	doctor_put(o, "charDevices", arr);
 	d->check = "char-devices";
-	doctor_finding(d, "info", subject, "none",
-		       "the pod needs %s and /dev/infiniband/rdma_cm (what the device plugin mounts)",
-		       path);
+	doctor_finding(
+	    d, "info", subject, "none",
+	    "the pod needs %s and /dev/infiniband/rdma_cm (what the device plugin mounts)", path);
 }
 
 static void netdev(struct doctor *d, const struct doctor_att *a, const char *subject,
@@ -209,7 +209,8 @@ void doctor_pod_check(struct doctor *d, const struct doctor_att *a, int netns_fd
 	if (!a->exclusive && (a->vfio || !shared_name(a, att.rdma))) {
 		doctor_put(o, "rdmaDevice", NULL);
 		doctor_finding(d, "info", a->ifname, "none", "%s has no RDMA device (%s)",
-			       a->device, a->vfio ? "bound to vfio-pci" : "none under its PCI function");
+			       a->device,
+			       a->vfio ? "bound to vfio-pci" : "none under its PCI function");
 		return;
 	}
 	doctor_put(o, "rdmaDevice", doctor_str(att.rdma));
@@ -222,8 +223,10 @@ void doctor_pod_check(struct doctor *d, const struct doctor_att *a, int netns_fd
 		netdev(d, &att, subject, &v, o);
 		return;
 	}
-	doctor_finding(d, "info", subject, "none", "%s is in the pod's network namespace and opens "
-		       "there (%s mode)", att.rdma, a->exclusive ? "exclusive" : "shared");
+	doctor_finding(d, "info", subject, "none",
+		       "%s is in the pod's network namespace and opens "
+		       "there (%s mode)",
+		       att.rdma, a->exclusive ? "exclusive" : "shared");
 	port(d, &att, subject, &v.dev.ports[0], o);
 	if (!att.ib && !v.link_ret)
 		gids(d, subject, &v, o);

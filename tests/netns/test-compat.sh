@@ -104,6 +104,16 @@ test_compat_new_add_old_del_ipam() {
 		"$(sriov_conf ib-host-local '"mtu":1400,"mac":"02:00:00:00:00:21"')"
 }
 
+# The pod's namespace, name and MTU (`ib-sriov doctor --pod`): keys the
+# previous release ignores, its CHECK and DEL as before.
+test_compat_new_add_old_del_pod_keys() {
+	sim_node 1 2 eth
+	pod_ns pod1
+	REC_KEYS="podNamespace podName podMtu" add_then_del new_exec old_exec \
+		"$(sriov_conf ib-host-local '"mtu":1400')" \
+		"IgnoreUnknown=1;K8S_POD_NAMESPACE=team-a;K8S_POD_NAME=trainer-0"
+}
+
 test_compat_old_add_new_del() {
 	sim_node 1 2 eth
 	pod_ns pod1

@@ -291,6 +291,16 @@ int cni_link_conf_apply(struct cni_sys *sys, const struct cni_link_conf *c, size
 	return -ENOSYS;
 }
 
+int cni_link_addrs(struct cni_sys *sys, int ifindex, struct cni_link_addr *out, size_t max)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < fk.n_addrs && n < max; i++)
+		if (fk.addrs[i].ifindex == ifindex)
+			out[n++] = fk.addrs[i];
+	return (int)n;
+}
+
 int cni_link_has_addr(struct cni_sys *sys, int ifindex, const struct cni_prefix *addr)
 {
 	return 1;

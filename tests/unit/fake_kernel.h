@@ -52,6 +52,9 @@ struct fake_kernel {
 	struct cni_netns_id pod_id; /* the identity of the namespace at "/pod" */
 	int rdma_returns;	    /* cni_rdma_return calls */
 	int cookie_reads;	    /* cni_netns_cookie calls (each an entry) */
+	/* What cni_link_addrs lists (of every link; it keeps the asked one's). */
+	struct cni_link_addr addrs[4];
+	int n_addrs;
 };
 
 extern struct fake_kernel fk;

@@ -269,3 +269,32 @@ Test(verbs, check_says_which_state_and_why)
 		    "RDMA device mlx5_1 is not usable through verbs in the pod: "
 		    "the kernel refused to open it (it belongs to another network namespace)");
 }
+
+Test(verbs, gids_active_mtu_and_char_device)
+{
+	struct cni_verbs_dev d;
+	struct fake_verbs_dev *f = fake_verbs_add("rxe0", false);
+
+	f->ports[0].active_mtu = IBV_MTU_4096;
+	f->n_gids = 2;
+	f->gids[0] = (struct fake_verbs_gid){
+	    .raw = {0xfe, 0x80}, .index = 0, .port = 1, .type = 1, .ifindex = 7};
+	f->gids[1] = (struct fake_verbs_gid){.raw = {[10] = 0xff, [11] = 0xff, 10, 56, 0, 2},
+					     .index = 3,
+					     .port = 1,
+					     .type = 2,
+					     .ifindex = 7};
+	cr_assert_eq(cni_verbs_query_in(-1, "rxe0", CNI_VERBS_GIDS, CNI_VERBS_TIMEOUT_MS, &d), 0);
+	cr_assert_eq(d.ports[0].active_mtu, 4096);
+	cr_assert_str_eq(d.uverbs, "uverbs0");
+	cr_assert_eq(d.gids_ret, 0);
+	cr_assert_eq(d.n_gids, 2);
+	cr_assert(d.gids[1].index == 3 && d.gids[1].type == CNI_VERBS_GID_ROCE_V2 &&
+		  d.gids[1].ndev_ifindex == 7 && d.gids[1].raw[15] == 2);
+	/* Without the flag the table is not read; a refused read is kept. */
+	cr_assert_eq(cni_verbs_query("rxe0", 0, &d), 0);
+	cr_assert_eq(d.n_gids, 0);
+	f->gid_table_ret = -EINVAL;
+	cr_assert_eq(cni_verbs_query("rxe0", CNI_VERBS_GIDS, &d), 0);
+	cr_assert(d.n_gids == 0 && d.gids_ret == -EINVAL);
+}
