@@ -18,7 +18,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 echo "demo-rdma: two pods exchanging RDMA through ibcni, in a qemu guest running Linux 7"
-echo "demo-rdma: (about 2 minutes; the first run downloads the kernel and userland, sizes below)"
+echo "demo-rdma: (about 4 minutes; the first run downloads the kernel and userland, sizes below)"
 # The doctor's case runs first (name order): its reports are kept for the end.
 doctor= report=
 VM_RDMA_FILTER=shared,doctor "$root/tests/vm-rdma/run.sh" | while IFS= read -r line; do

@@ -62,7 +62,7 @@ kernel() { # [POD]
 # podb (nothing listens there: a healthy path answers REJECTED).
 symptoms() { # NAME
 	say "$1: ibv_devinfo: $(in_pod poda timeout 5 ibv_devinfo 2>&1 | grep -m1 -E 'state:|No IB|Failed|rror')"
-	say "$1: rping: $(in_pod poda timeout 8 rping -c -a "$IP_podb" -C 1 -S 64 2>&1 | head -2 | tr '\n' ' ')"
+	say "$1: rping: $(in_pod poda timeout 4 rping -c -a "$IP_podb" -C 1 -S 64 2>&1 | head -2 | tr '\n' ' ')"
 }
 # The doctor's verdict on poda for fault NAME: exit 1, one error, of CHECK.
 # Its text is left in WHAT.
@@ -118,7 +118,10 @@ healthy poda rxeA "$IP_poda" healthy
 gA=$(J ".attachments[$(att rdma-ns)].gids[0].index")
 healthy podb rxeB "$IP_podb" healthy
 symptoms "healthy"
-say "healthy: ib_write_bw -x 7 (no such GID index): $(in_pod poda timeout 5 ib_write_bw -d rxeA -x 7 -F 2>&1 | grep -v '^ *$' | head -2 | tr '\n' ' ')"
+serve 18515 podb timeout 20 ib_write_bw -d rxeB -F -n 5
+say "healthy: ib_write_bw -x 7 (no such GID index): $(in_pod poda timeout 10 ib_write_bw -d rxeA -x 7 -F -n 5 "$IP_podb" 2>&1 | grep -i -m2 -E 'gid|fail|unable|couldn' | tr '\n' ' ')"
+kill "$SRV" 2>/dev/null
+wait
 gB=$(J ".attachments[$(att rdma-ns)].gids[0].index")
 say "kernel, healthy: $(kernel poda)"
 # The text reports of a healthy pod and (a. below) a broken one: what
@@ -129,7 +132,7 @@ while IFS= read -r l; do say "doctor| $l"; done </tmp/report
 # rping: rxe cannot re-create QP1 after a netns move on 7.3 (test-exclusive.sh):
 # named when seen; verbs traffic over the doctor's GID indices either way.
 serve cm podb timeout 30 rping -s -a "$IP_podb" -C 3 -S 64 -v
-in_pod poda timeout 20 rping -c -a "$IP_podb" -C 3 -S 64 -v >/tmp/rc 2>&1
+in_pod poda timeout 10 rping -c -a "$IP_podb" -C 3 -S 64 -v >/tmp/rc 2>&1
 rc=$?
 kill "$SRV" 2>/dev/null
 wait
