@@ -59,7 +59,8 @@ kernel() { # [POD]
 }
 # What an application in poda sees of a fault (docs/operators.md, "RDMA
 # doesn't work in my pod"), said: ibv_devinfo, and an rping client toward
-# podb (nothing listens there: a healthy path answers REJECTED).
+# podb (nothing listens there: a healthy path would answer REJECTED, but
+# rxe's QP1 defect after a move answers first, see below).
 symptoms() { # NAME
 	say "$1: ibv_devinfo: $(in_pod poda timeout 5 ibv_devinfo 2>&1 | grep -m1 -E 'state:|No IB|Failed|rror')"
 	say "$1: rping: $(in_pod poda timeout 4 rping -c -a "$IP_podb" -C 1 -S 64 2>&1 | head -2 | tr '\n' ' ')"
@@ -97,7 +98,6 @@ healthy() { # POD DEV IP NAME: the doctor reports no error, the GID index the ke
 		"$(findings info | grep '^gid|')"
 }
 
-before=$(host_state)
 netns_mode exclusive
 soft_rdma on
 dmesg -c >/dev/null 2>&1 # the kernel's lines from the moves on (rping below)
@@ -117,12 +117,12 @@ contains "the records keep the pod's namespace and name from CNI_ARGS" '"podName
 healthy poda rxeA "$IP_poda" healthy
 gA=$(J ".attachments[$(att rdma-ns)].gids[0].index")
 healthy podb rxeB "$IP_podb" healthy
+gB=$(J ".attachments[$(att rdma-ns)].gids[0].index")
 symptoms "healthy"
 serve 18515 podb timeout 20 ib_write_bw -d rxeB -F -n 5
 say "healthy: ib_write_bw -x 7 (no such GID index): $(in_pod poda timeout 10 ib_write_bw -d rxeA -x 7 -F -n 5 "$IP_podb" 2>&1 | grep -i -m2 -E 'gid|fail|unable|couldn' | tr '\n' ' ')"
 kill "$SRV" 2>/dev/null
 wait
-gB=$(J ".attachments[$(att rdma-ns)].gids[0].index")
 say "kernel, healthy: $(kernel poda)"
 # The text reports of a healthy pod and (a. below) a broken one: what
 # `make demo-rdma` shows of this case (its "doctor|" lines).
@@ -211,12 +211,22 @@ in_pod poda ip addr del 10.56.0.200/24 dev net1
 n=$(in_pod poda ibv_devinfo -d rxeA -v | sed -n 's/.*gid_tbl_len:[ \t]*//p' | head -1)
 awk -v n="$n" 'BEGIN { for (i = 1; i <= n; i++) printf "address add 10.99.%d.%d/32 dev net1\n", i / 256, i % 256 }' >/tmp/fill
 sed 's/^address add/address del/' /tmp/fill >/tmp/unfill
+gids() { # [MAX]: poda's valid GIDs on rxeA, waited for (the kernel adds them from a workqueue) until at most MAX
+	local c
+	for _ in $(seq 100); do
+		c=$(in_pod poda sh -c "grep -l -v 0000:0000:0000:0000:0000:0000:0000:0000 /sys/class/infiniband/rxeA/ports/1/gids/* 2>/dev/null | wc -l")
+		[ -z "${1:-}" ] && [ "$c" -ge "$n" ] && break
+		[ -n "${1:-}" ] && [ "$c" -le "$1" ] && break
+		sleep 0.2
+	done
+	echo "$c"
+}
 in_pod poda /usr/bin/ip -batch /tmp/fill
-sleep 1
+expect "b3. the fillers fill rxeA's GID table" "$n" "$(gids)"
 in_pod poda ip addr add 10.56.0.200/24 dev net1
 sleep 0.5
 in_pod poda /usr/bin/ip -batch /tmp/unfill
-sleep 1
+gids 3 >/dev/null
 k=$(kernel poda)
 say "kernel, b3. GID table ($n) filled, 10.56.0.200 added, the fillers removed: $k"
 expect "b3. rxeA carries $IP_poda's GID and not 10.56.0.200's" "$(v4gid "$IP_poda")" \
