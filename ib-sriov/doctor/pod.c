@@ -231,31 +231,43 @@ static struct json_object *pod_json(const struct pod *p)
 	return o;
 }
 
-/* Each attachment, from inside the pod's namespace (opened once). */
-static void check_all(struct doctor *d, const struct pod *p, struct json_object *arr)
+/* The namespace an attachment's record names, opened when it is under the
+ * runtimes' directories and still a namespace: the fd, or -1 with the
+ * finding said. */
+static int open_netns(struct doctor *d, const struct doctor_att *a)
 {
-	const char *path = p->netns ? p->netns : p->netns_buf;
 	struct cni_error err = {0};
-	_cleanup_close_ int fd = -1;
+	int fd;
 
 	d->check = "attachment";
-	if (p->n && !netns_allowed(path)) {
-		doctor_finding(d, "error", path, "none: the doctor opens no other path",
-			       "the records name network namespace \"%s\", not under /run/netns/, "
-			       "/var/run/netns/ or /proc/PID/ns/net",
-			       path);
-		return;
+	if (!netns_allowed(a->netns)) {
+		doctor_finding(d, "error", a->netns, "none: the doctor opens no other path",
+			       "the record of %s/%s names network namespace \"%s\", not under "
+			       "/run/netns/, /var/run/netns/ or /proc/PID/ns/net",
+			       a->id, a->ifname, a->netns);
+		return -1;
 	}
-	if (p->n && (fd = cni_netns_open(d->sys, path, &err)) < 0) {
-		doctor_finding(d, "error", path,
+	fd = cni_netns_open(d->sys, a->netns, &err);
+	if (fd < 0)
+		doctor_finding(d, "error", a->netns,
 			       "the pod is gone or not on this node: its runtime's CNI GC "
 			       "releases what it held",
-			       "cannot open the pod's network namespace: %s", err.details);
-		return;
-	}
-	for (unsigned int i = 0; i < p->n; i++) {
-		struct json_object *o = json_object_new_object();
+			       "cannot open the network namespace of %s/%s: %s", a->id, a->ifname,
+			       err.details);
+	return fd;
+}
 
+/* Each attachment, from inside the namespace its record names (a pod's
+ * records may outlive a sandbox the runtime recreated). */
+static void check_all(struct doctor *d, const struct pod *p, struct json_object *arr)
+{
+	for (unsigned int i = 0; i < p->n; i++) {
+		_cleanup_close_ int fd = open_netns(d, &p->atts[i]);
+		struct json_object *o;
+
+		if (fd < 0)
+			continue;
+		o = json_object_new_object();
 		doctor_pod_check(d, &p->atts[i], fd, o);
 		json_object_array_add(arr, o);
 	}

@@ -330,3 +330,45 @@ Test(ibsriov_record, text_is_the_dump_of_the_tree)
 	free(text);
 	ibsriov_record_clear(&recs[0]);
 }
+
+/* The pod's namespace, name and MTU (`ib-sriov doctor --pod`): written
+ * when known, read back, and an over-long name refused with the record. */
+Test(ibsriov_record, pod_keys)
+{
+	struct ibsriov_record r = full(), back = {0};
+	struct json_object *o, *v;
+
+	copy_str(r.pod_ns, sizeof(r.pod_ns), "team-a");
+	copy_str(r.pod_name, sizeof(r.pod_name), "trainer-0");
+	r.pod_mtu = 4200;
+	r.flags |= IBSRIOV_REC_HAS_POD | IBSRIOV_REC_HAS_POD_MTU;
+	o = as_json(&r);
+	cr_assert(json_object_object_get_ex(o, "podNamespace", &v));
+	cr_assert_str_eq(json_object_get_string(v), "team-a");
+	cr_assert(json_object_object_get_ex(o, "podMtu", &v) && json_object_get_int(v) == 4200);
+	cr_assert_eq(ibsriov_record_from_json(o, &back), 0);
+	cr_assert(back.flags & IBSRIOV_REC_HAS_POD && back.flags & IBSRIOV_REC_HAS_POD_MTU);
+	cr_assert_str_eq(back.pod_ns, "team-a");
+	cr_assert_str_eq(back.pod_name, "trainer-0");
+	cr_assert_eq(back.pod_mtu, 4200);
+	ibsriov_record_clear(&back);
+	{
+		char big[400];
+
+		memset(big, 'a', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		json_object_object_add(o, "podName", json_object_new_string(big));
+		memset(&back, 0, sizeof(back));
+		cr_assert_eq(ibsriov_record_from_json(o, &back), -EBADMSG);
+		ibsriov_record_clear(&back);
+	}
+	json_object_put(o);
+	ibsriov_record_clear(&r);
+	/* Without them: no keys. */
+	r = full();
+	o = as_json(&r);
+	cr_assert_not(json_object_object_get_ex(o, "podNamespace", NULL));
+	cr_assert_not(json_object_object_get_ex(o, "podMtu", NULL));
+	json_object_put(o);
+	ibsriov_record_clear(&r);
+}

@@ -324,3 +324,31 @@ Test(load, permanent_and_transient_errors)
 	cr_assert_not(rdmans_load_error_permanent(-ENOMEM));
 	cr_assert_not(rdmans_load_error_permanent(-EACCES));
 }
+
+/* The pod's namespace and name (`ib-sriov doctor --pod`): read, written
+ * back, bounded. */
+Test(record, pod_keys)
+{
+	struct rdmans_record rec, back;
+	_cleanup_free_ char *text = NULL;
+	char big[400], json[1024];
+
+	cr_assert_eq(rec_from("{\"network\":\"n\",\"containerID\":\"c\",\"ifname\":\"net1\","
+			      "\"podNamespace\":\"team-a\",\"podName\":\"trainer-0\"}",
+			      &rec),
+		     0);
+	cr_assert(rec.has & RDMANS_REC_HAS_POD);
+	cr_assert_str_eq(rec.pod_ns, "team-a");
+	cr_assert_str_eq(rec.pod_name, "trainer-0");
+	text = rdmans_record_text(&rec);
+	cr_assert_not_null(strstr(text, "\"podNamespace\":\"team-a\",\"podName\":\"trainer-0\""),
+			   "%s", text);
+	cr_assert_eq(rec_from(text, &back), 0);
+	cr_assert_str_eq(back.pod_name, "trainer-0");
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	snprintf(json, sizeof(json), "{\"network\":\"n\",\"podName\":\"%s\"}", big);
+	cr_assert_eq(rec_from(json, &rec), -EBADMSG);
+	cr_assert_eq(rec_from("{\"network\":\"n\"}", &rec), 0);
+	cr_assert_not(rec.has & RDMANS_REC_HAS_POD);
+}
