@@ -31,6 +31,8 @@ VM_RDMA_FILTER=shared,doctor "$root/tests/vm-rdma/run.sh" | while IFS= read -r l
 		printf '%s' "$report"
 		;;
 	"  PASS"*) ;;
+	"vm-rdma: doctor| Pod "*) report="$report"$'\n'"    ${line#vm-rdma: doctor| }"$'\n' ;;
+	"vm-rdma: doctor| ") report="$report"$'\n' ;;
 	"vm-rdma: doctor| "*) report="$report    ${line#vm-rdma: doctor| }"$'\n' ;;
 	"  FAIL"*) echo "$line" ;;
 	*) [ -n "$doctor" ] || echo "$line" ;;
