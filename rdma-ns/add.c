@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "kernel/link.h"
 #include "kernel/netns.h"
 #include "rdmans.h"
 #include "base/util.h"
@@ -141,6 +142,23 @@ static int validate(struct cni_sys *sys, struct cni_ctx *ctx, int *pod,
 	return ret;
 }
 
+/* The MTU of the pod's CNI_IFNAME as the previous plugin left it, the one
+ * `ib-sriov doctor --pod` and CHECK compare with: none when the pod has no
+ * such netdev (nothing to compare then). */
+static void record_mtu(struct cni_sys *sys, int pod, const char *ifname, struct rdmans_record *rec)
+{
+	struct cni_link l;
+	int saved = -1;
+
+	if (cni_netns_enter(sys, pod, &saved))
+		return;
+	if (!cni_link_get(sys, ifname, 0, &l) && l.mtu) {
+		rec->pod_mtu = l.mtu;
+		rec->has |= RDMANS_REC_HAS_POD_MTU;
+	}
+	cni_netns_restore(sys, &saved);
+}
+
 /* The pod's namespace and name, when CNI_ARGS gives both and they fit:
  * what `ib-sriov doctor --pod` looks for; a runtime without them (not
  * Kubernetes) leaves the keys out. */
@@ -181,6 +199,7 @@ int rdmans_add(struct cni_ctx *ctx)
 		return cni_errorf(&ctx->err, -ENAMETOOLONG, CNI_ERR_INVALID_ENV,
 				  "CNI_NETNS is too long", "%s", ctx->env.netns);
 	record_pod(ctx, &rec);
+	record_mtu(&sys, pod, ctx->env.ifname, &rec);
 	ret = rdmans_record_save(name, &rec);
 	if (ret)
 		return cni_errorf(&ctx->err, ret, CNI_ERR_IO, "cannot write the record",

@@ -9,8 +9,9 @@
 #include "kernel/verbs.h"
 #include "kernel/verbs_diag.h"
 
-/* The previous result's MTU for CNI_IFNAME (0: none given). */
-static unsigned int prev_mtu(const struct cni_ctx *ctx)
+/* The MTU CNI_IFNAME had at ADD: the previous result's, else the one ADD
+ * recorded (0: unknown). */
+static unsigned int prev_mtu(const struct cni_ctx *ctx, const struct rdmans_record *rec)
 {
 	const struct cni_result *prev = ctx->conf->prev_result;
 
@@ -18,21 +19,22 @@ static unsigned int prev_mtu(const struct cni_ctx *ctx)
 		if (prev->ifaces[i].name && !strcmp(prev->ifaces[i].name, ctx->env.ifname) &&
 		    prev->ifaces[i].mtu > 0)
 			return (unsigned int)prev->ifaces[i].mtu;
-	return 0;
+	return rec->has & RDMANS_REC_HAS_POD_MTU ? rec->pod_mtu : 0;
 }
 
 /* The RoCE GID of each address of CNI_IFNAME and its MTU, with the texts
  * `ib-sriov doctor --pod` gives (cni/kernel/verbs_diag.h). A pod without
  * that netdev (rdma-ns chained where no netdev has CNI_IFNAME) has nothing
  * to check. */
-static int check_roce(struct cni_sys *sys, struct cni_ctx *ctx, int pod, const char *rdma)
+static int check_roce(struct cni_sys *sys, struct cni_ctx *ctx, int pod,
+		      const struct rdmans_record *rec, const char *rdma)
 {
 	static struct cni_roce_view v;
 
 	cni_roce_read(sys, pod, rdma, ctx->env.ifname, &v);
 	if (v.link_ret == -ENODEV)
 		return 0;
-	return cni_roce_check(&v, ctx->env.ifname, prev_mtu(ctx), &ctx->err);
+	return cni_roce_check(&v, ctx->env.ifname, prev_mtu(ctx, rec), &ctx->err);
 }
 
 /* Every recorded device is visible in the pod, and usable there as an
@@ -66,7 +68,7 @@ static int check_devices(struct cni_sys *sys, struct cni_ctx *ctx, int pod,
 	for (unsigned int i = 0; !ret && i < rec->n_rdma; i++)
 		ret = cni_verbs_check(pod, d[i].name, NULL, &ctx->err);
 	if (!ret && rec->n_rdma)
-		ret = check_roce(sys, ctx, pod, d[0].name);
+		ret = check_roce(sys, ctx, pod, rec, d[0].name);
 	return ret;
 }
 

@@ -35,6 +35,7 @@ static const struct cni_rec_key record_keys[] = {
     /* The pod's namespace and name, for `ib-sriov doctor --pod`. */
     {"podNamespace", CNI_REC_STR, REC(pod_ns), .flag = RDMANS_REC_HAS_POD},
     {"podName", CNI_REC_STR, REC(pod_name), .flag = RDMANS_REC_HAS_POD},
+    {"podMtu", CNI_REC_U32, REC(pod_mtu), .flag = RDMANS_REC_HAS_POD_MTU},
     {NULL},
 };
 

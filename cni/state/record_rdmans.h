@@ -40,7 +40,8 @@ enum {
 	RDMANS_REC_HAS_RDMA = 1U << 5,
 	RDMANS_REC_HAS_RDMA_INDEX = 1U << 6, /* rdma_index[] parallel to rdma[] */
 	RDMANS_REC_HAS_NETNS_ID = 1U << 7,
-	RDMANS_REC_HAS_POD = 1U << 8, /* pod_ns, pod_name (CNI_ARGS' K8S_POD_*) */
+	RDMANS_REC_HAS_POD = 1U << 8,	  /* pod_ns, pod_name (CNI_ARGS' K8S_POD_*) */
+	RDMANS_REC_HAS_POD_MTU = 1U << 9, /* pod_mtu */
 };
 
 /* The identity of the namespace ADD moved the devices into (the kernel's
@@ -75,6 +76,9 @@ struct rdmans_record {
 	/* The pod's namespace and name from CNI_ARGS, for `ib-sriov doctor
 	 * --pod` (absent in older records; older builds ignore the keys). */
 	char pod_ns[RDMANS_POD_NAME_MAX], pod_name[RDMANS_POD_NAME_MAX];
+	/* CNI_IFNAME's MTU in the pod at ADD, as the previous plugin left it
+	 * (absent when the pod had no such netdev, and in older records). */
+	unsigned int pod_mtu;
 };
 
 /* Which fields of an rdma-cni cache entry are present. */

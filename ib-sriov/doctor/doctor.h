@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* `ib-sriov doctor`, private to its files: doctor.c (the command, the
- * text form), doctor_state.c (the attachments our records and the Go and
- * rdma-ns records name), doctor_vf.c (the PFs and VFs), doctor_rdma.c (the
- * RDMA netns mode and devices), doctor_report.c (the JSON helpers and
- * findings they all use). The report is one JSON tree. */
+ * text form), state.c (the attachments our records and the Go and rdma-ns
+ * records name), vf.c (the PFs and VFs), rdma.c (the RDMA netns mode and
+ * devices), report.c (the JSON helpers and findings they all use); pod.c
+ * and pod_rdma.c (`--pod`, `--netns`: one pod's attachments). The report
+ * is one JSON tree. */
 #ifndef IBSRIOV_DOCTOR_H
 #define IBSRIOV_DOCTOR_H
 

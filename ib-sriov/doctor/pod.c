@@ -189,6 +189,8 @@ static int scan_rdmans(int dirfd, const char *file, void *arg)
 	copy_str(a->netns, sizeof(a->netns), r.netns);
 	copy_str(a->rdma, sizeof(a->rdma), r.rdma[0]);
 	a->has_index = r.has & RDMANS_REC_HAS_RDMA_INDEX && r.n_rdma_index;
+	if (r.has & RDMANS_REC_HAS_POD_MTU)
+		a->expected_mtu = r.pod_mtu;
 	a->rdma_index = r.rdma_index[0];
 	return 0;
 }

@@ -333,16 +333,19 @@ Test(record, pod_keys)
 	_cleanup_free_ char *text = NULL;
 	char big[400], json[1024];
 
-	cr_assert_eq(rec_from("{\"network\":\"n\",\"containerID\":\"c\",\"ifname\":\"net1\","
-			      "\"podNamespace\":\"team-a\",\"podName\":\"trainer-0\"}",
-			      &rec),
-		     0);
+	cr_assert_eq(
+	    rec_from("{\"network\":\"n\",\"containerID\":\"c\",\"ifname\":\"net1\","
+		     "\"podNamespace\":\"team-a\",\"podName\":\"trainer-0\",\"podMtu\":1500}",
+		     &rec),
+	    0);
 	cr_assert(rec.has & RDMANS_REC_HAS_POD);
 	cr_assert_str_eq(rec.pod_ns, "team-a");
 	cr_assert_str_eq(rec.pod_name, "trainer-0");
+	cr_assert(rec.has & RDMANS_REC_HAS_POD_MTU && rec.pod_mtu == 1500);
 	text = rdmans_record_text(&rec);
-	cr_assert_not_null(strstr(text, "\"podNamespace\":\"team-a\",\"podName\":\"trainer-0\""),
-			   "%s", text);
+	cr_assert_not_null(
+	    strstr(text, "\"podNamespace\":\"team-a\",\"podName\":\"trainer-0\",\"podMtu\":1500"),
+	    "%s", text);
 	cr_assert_eq(rec_from(text, &back), 0);
 	cr_assert_str_eq(back.pod_name, "trainer-0");
 	memset(big, 'a', sizeof(big) - 1);
