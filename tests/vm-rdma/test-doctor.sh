@@ -62,7 +62,7 @@ kernel() { # [POD]
 # podb (nothing listens there: a healthy path would answer REJECTED, but
 # rxe's QP1 defect after a move answers first, see below).
 symptoms() { # NAME
-	say "$1: ibv_devinfo: $(in_pod poda timeout 5 ibv_devinfo 2>&1 | grep -m1 -E 'state:|No IB|Failed|rror')"
+	say "$1: ibv_devinfo: $(in_pod poda timeout 5 ibv_devinfo 2>&1 | grep -m1 -E 'state:|No IB|Failed|rror' | tr -s ' \t' ' ')"
 	say "$1: rping: $(in_pod poda timeout 4 rping -c -a "$IP_podb" -C 1 -S 64 2>&1 | head -2 | tr '\n' ' ')"
 }
 # The doctor's verdict on poda for fault NAME: exit 1, one error, of CHECK.
