@@ -60,6 +60,20 @@ gid_index() { # DEV IPV4
 	done
 	return 1
 }
+# The RoCE v2 GID of IPV4 on DEV port 1, read in POD's sysfs (one shell
+# there: the table has 1024 entries).
+gid_in() { # POD DEV IPV4
+	local want d=/sys/class/infiniband/$2/ports/1 i
+	want=$(echo "$3" | awk -F. '{ printf "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x", $1, $2, $3, $4 }')
+	for _ in $(seq 50); do
+		i=$(in_pod "$1" sh -c "for f in \$(grep -l -x $want $d/gids/* 2>/dev/null); do
+			[ \"\$(cat $d/gid_attrs/types/\${f##*/})\" = 'RoCE v2' ] && echo \${f##*/} && break
+		done")
+		[ -n "$i" ] && { echo "$i"; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
 rxe_add() { # POD DEV: rxe over the pod's net1, created from inside the pod
 	in_pod "$1" rdma link add "$2" type rxe netdev net1 2>/tmp/err
 	expect "$1: rxe device $2 over net1 ($(cat /tmp/err))" "link $2/1 state ACTIVE physical_state LINK_UP netdev net1" \

@@ -9,21 +9,6 @@
 # registers it in the host's namespace, where rdma-ns finds it.
 . /bin/vm-rdma/pods.sh
 NET=roce-network SUB=10.56.0.0/24
-# The RoCE v2 GID of IPV4 on DEV port 1, read in POD's sysfs.
-gid_in() { # POD DEV IPV4
-	local want g i
-	want=$(echo "$3" | awk -F. '{ printf "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x", $1, $2, $3, $4 }')
-	for _ in $(seq 50); do
-		for g in $(in_pod "$1" sh -c "ls /sys/class/infiniband/$2/ports/1/gids/"); do
-			[ "$(in_pod "$1" cat "/sys/class/infiniband/$2/ports/1/gids/$g" 2>/dev/null)" = "$want" ] &&
-				[ "$(in_pod "$1" cat "/sys/class/infiniband/$2/ports/1/gid_attrs/types/$g" 2>/dev/null)" = "RoCE v2" ] &&
-				{ echo "$g"; return 0; }
-		done
-		sleep 0.1
-	done
-	return 1
-}
-
 before=$(host_state)
 netns_mode exclusive
 # The pods' rxe devices are found on the host by the node GUID of their
