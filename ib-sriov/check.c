@@ -101,17 +101,25 @@ bool ibsriov_check_guid(const struct ibsriov_conf *conf, const struct ibsriov_re
 	return false;
 }
 
-/* The MTU ADD left on the pod netdev: the previous result's, else the
- * record's (0 unknown). */
-static unsigned int expected_mtu(struct cni_ctx *ctx, const struct ibsriov_record *rec)
+/* What ADD left on the pod netdev: its MTU and addresses in the previous
+ * result, else the record's (an MTU of 0: unknown). */
+static void roce_want(struct cni_ctx *ctx, const struct ibsriov_record *rec,
+		      struct cni_roce_want *w)
 {
 	const struct cni_result *prev = ctx->conf->prev_result;
 
-	for (size_t i = 0; prev && i < prev->n_ifaces; i++)
-		if (prev->ifaces[i].name && !strcmp(prev->ifaces[i].name, ctx->env.ifname) &&
-		    prev->ifaces[i].mtu > 0)
-			return (unsigned int)prev->ifaces[i].mtu;
-	return rec->flags & IBSRIOV_REC_HAS_POD_MTU ? rec->pod_mtu : 0;
+	memset(w, 0, sizeof(*w));
+	w->mtu = prev ? cni_result_mtu_of(prev, ctx->env.ifname) : 0;
+	if (!w->mtu && rec->flags & IBSRIOV_REC_HAS_POD_MTU)
+		w->mtu = rec->pod_mtu;
+	for (size_t i = 0; prev && i < prev->n_ips && w->n_addrs < CNI_ROCE_WANT_MAX; i++) {
+		if (!cni_result_ip_on(prev, i, ctx->env.ifname))
+			continue;
+		w->addrs[w->n_addrs].family = prev->ips[i].address.family;
+		memcpy(w->addrs[w->n_addrs++].a, prev->ips[i].address.a, 16);
+	}
+	for (unsigned int i = 0; !w->n_addrs && i < rec->n_pod_addrs; i++)
+		cni_roce_want_add(w, rec->pod_addrs[i]);
 }
 
 /* With rdmaIsolation the pod's RDMA devices, through verbs in the pod:
@@ -123,6 +131,7 @@ static int check_rdma(struct cni_sys *sys, struct cni_ctx *ctx, int pod,
 {
 	struct cni_verbs_expect want = {0};
 	static struct cni_roce_view v;
+	struct cni_roce_want want_roce;
 	int ret = 0;
 
 	if (!(rec->flags & IBSRIOV_REC_HAS_RDMA))
@@ -138,7 +147,8 @@ static int check_rdma(struct cni_sys *sys, struct cni_ctx *ctx, int pod,
 		return ret;
 	cni_roce_read(sys, pod, *conf->rdma_name ? conf->rdma_name : rec->rdma[0], ctx->env.ifname,
 		      &v);
-	return cni_roce_check(&v, ctx->env.ifname, expected_mtu(ctx, rec), &ctx->err);
+	roce_want(ctx, rec, &want_roce);
+	return cni_roce_check(&v, ctx->env.ifname, &want_roce, &ctx->err);
 }
 
 int ibsriov_check(struct cni_ctx *ctx)

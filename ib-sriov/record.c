@@ -111,6 +111,9 @@ static const struct cni_rec_key rec_keys[] = {
     {"podNamespace", CNI_REC_STR, REC(pod_ns), .flag = IBSRIOV_REC_HAS_POD},
     {"podName", CNI_REC_STR, REC(pod_name), .flag = IBSRIOV_REC_HAS_POD},
     {"podMtu", CNI_REC_U32, REC(pod_mtu), .flag = IBSRIOV_REC_HAS_POD_MTU},
+    {"podAddrs", CNI_REC_STRS, offsetof(struct ibsriov_record, pod_addrs), IBSRIOV_RAIL_PREFIX_LEN,
+     .flag = IBSRIOV_REC_HAS_POD_ADDRS, .count_off = offsetof(struct ibsriov_record, n_pod_addrs),
+     .max = IBSRIOV_RAIL_RULES_MAX},
     {NULL},
 };
 

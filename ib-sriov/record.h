@@ -53,6 +53,7 @@ enum {
 	IBSRIOV_REC_FROM_GO_DIR = 1 << 17,    /* read from IBSRIOV_GO_DIR (never written) */
 	IBSRIOV_REC_HAS_POD = 1 << 18,	      /* pod_ns, pod_name: CNI_ARGS' K8S_POD_* */
 	IBSRIOV_REC_HAS_POD_MTU = 1 << 19,    /* pod_mtu: the MTU ADD left on the pod netdev */
+	IBSRIOV_REC_HAS_POD_ADDRS = 1 << 20,  /* pod_addrs: the addresses the IPAM gave */
 };
 
 /* ADD's generation: when it started, "<seconds>.<nanoseconds>". */
@@ -129,6 +130,10 @@ struct ibsriov_record {
 	/* The MTU ADD left on the pod netdev (IBSRIOV_REC_HAS_POD_MTU): what
 	 * the doctor compares the netdev's with. */
 	unsigned int pod_mtu;
+	/* The addresses the IPAM gave the pod netdev (IBSRIOV_REC_HAS_POD_ADDRS,
+	 * the first IBSRIOV_RAIL_RULES_MAX): the doctor names one removed since. */
+	char pod_addrs[IBSRIOV_RAIL_RULES_MAX][IBSRIOV_RAIL_PREFIX_LEN];
+	unsigned int n_pod_addrs;
 };
 
 /* The record's file name for an attachment, "<containerID>:<ifname>" (no

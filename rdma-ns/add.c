@@ -145,6 +145,19 @@ static void record_pod(struct cni_ctx *ctx, struct rdmans_record *rec)
 	rec->has |= RDMANS_REC_HAS_POD;
 }
 
+/* CNI_IFNAME's addresses in the previous result, for the doctor. */
+static void record_addrs(const struct cni_ctx *ctx, struct rdmans_record *rec)
+{
+	struct cni_roce_want w;
+
+	rdmans_roce_want(ctx, NULL, &w);
+	for (unsigned int i = 0; i < w.n_addrs && i < RDMANS_MAX_DEVS; i++)
+		cni_addr_str(&w.addrs[i], rec->pod_addrs[rec->n_pod_addrs++],
+			     sizeof(rec->pod_addrs[0]));
+	if (rec->n_pod_addrs)
+		rec->has |= RDMANS_REC_HAS_POD_ADDRS;
+}
+
 int rdmans_add(struct cni_ctx *ctx)
 {
 	_cleanup_sys_ struct cni_sys sys = CNI_SYS_INIT;
@@ -171,6 +184,7 @@ int rdmans_add(struct cni_ctx *ctx)
 		return cni_errorf(&ctx->err, -ENAMETOOLONG, CNI_ERR_INVALID_ENV,
 				  "CNI_NETNS is too long", "%s", ctx->env.netns);
 	record_pod(ctx, rec);
+	record_addrs(ctx, rec);
 	record_mtu(&sys, pod, ctx->env.ifname, rec);
 	ret = rdmans_record_save(a.name, rec);
 	if (ret)

@@ -9,19 +9,6 @@
 #include "kernel/verbs.h"
 #include "kernel/verbs_diag.h"
 
-/* The MTU CNI_IFNAME had at ADD: the previous result's, else the one ADD
- * recorded (0: unknown). */
-static unsigned int prev_mtu(const struct cni_ctx *ctx, const struct rdmans_record *rec)
-{
-	const struct cni_result *prev = ctx->conf->prev_result;
-
-	for (size_t i = 0; prev && i < prev->n_ifaces; i++)
-		if (prev->ifaces[i].name && !strcmp(prev->ifaces[i].name, ctx->env.ifname) &&
-		    prev->ifaces[i].mtu > 0)
-			return (unsigned int)prev->ifaces[i].mtu;
-	return rec->has & RDMANS_REC_HAS_POD_MTU ? rec->pod_mtu : 0;
-}
-
 /* The RoCE GID of each address of CNI_IFNAME and its MTU, with the texts
  * `ib-sriov doctor --pod` gives (cni/kernel/verbs_diag.h). A pod without
  * that netdev (rdma-ns chained where no netdev has CNI_IFNAME) has nothing
@@ -30,11 +17,13 @@ static int check_roce(struct cni_sys *sys, struct cni_ctx *ctx, int pod,
 		      const struct rdmans_record *rec, const char *rdma)
 {
 	static struct cni_roce_view v;
+	struct cni_roce_want want;
 
 	cni_roce_read(sys, pod, rdma, ctx->env.ifname, &v);
 	if (v.link_ret == -ENODEV)
 		return 0;
-	return cni_roce_check(&v, ctx->env.ifname, prev_mtu(ctx, rec), &ctx->err);
+	rdmans_roce_want(ctx, rec, &want);
+	return cni_roce_check(&v, ctx->env.ifname, &want, &ctx->err);
 }
 
 /* Every recorded device is visible in the pod, and usable there as an

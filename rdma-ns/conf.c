@@ -65,3 +65,22 @@ int rdmans_ctx_record_name(struct cni_ctx *ctx, char buf[RDMANS_NAME_MAX + 1])
 				  strlen(ctx->env.containerid), strlen(ctx->env.ifname));
 	return 0;
 }
+
+void rdmans_roce_want(const struct cni_ctx *ctx, const struct rdmans_record *rec,
+		      struct cni_roce_want *w)
+{
+	const struct cni_result *prev = ctx->conf->prev_result;
+
+	memset(w, 0, sizeof(*w));
+	w->mtu = prev ? cni_result_mtu_of(prev, ctx->env.ifname) : 0;
+	if (!w->mtu && rec && rec->has & RDMANS_REC_HAS_POD_MTU)
+		w->mtu = rec->pod_mtu;
+	for (size_t i = 0; prev && i < prev->n_ips && w->n_addrs < CNI_ROCE_WANT_MAX; i++) {
+		if (!cni_result_ip_on(prev, i, ctx->env.ifname))
+			continue;
+		w->addrs[w->n_addrs].family = prev->ips[i].address.family;
+		memcpy(w->addrs[w->n_addrs++].a, prev->ips[i].address.a, 16);
+	}
+	for (unsigned int i = 0; !w->n_addrs && rec && i < rec->n_pod_addrs; i++)
+		cni_roce_want_add(w, rec->pod_addrs[i]);
+}

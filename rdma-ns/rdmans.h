@@ -14,6 +14,7 @@
 #include "kernel/rdma.h"
 #include "kernel/rdma_lookup.h"
 #include "kernel/rdma_move.h"
+#include "kernel/verbs_diag.h"
 #include "state/record_rdmans.h"
 
 /* The records (cni/state/record_rdmans.h) hold RDMA device names. */
@@ -45,6 +46,11 @@ int rdmans_configured_device(const struct cni_conf *conf, char dev[RDMANS_DEV_MA
 /* Code 104 explaining the kernel rule when the mode is not exclusive;
  * code 50 instead when for_status. */
 int rdmans_require_exclusive(struct cni_sys *sys, struct cni_ctx *ctx, bool for_status);
+
+/* What the previous plugin left on CNI_IFNAME, for the RoCE checks: its MTU
+ * and addresses in the previous result, else (rec not NULL) the record's. */
+void rdmans_roce_want(const struct cni_ctx *ctx, const struct rdmans_record *rec,
+		      struct cni_roce_want *w);
 
 /* args.cni.debug (rdma-cni's key): debug logging. A wrong type is code 7
  * when strict (ADD, CHECK); DEL and GC log it and go on. */

@@ -81,11 +81,33 @@ void cni_roce_read(struct cni_sys *sys, int netns_fd, const char *rdma, const ch
  * IPv6 link-local: every RoCE port has its own fe80 GID). */
 bool cni_roce_addr_checked(const struct cni_link_addr *a);
 
-/* CHECK's checks of a view: on a RoCE port every address's RoCE v2 GID,
- * then (either link layer) the MTU against expected (0 unknown).
- * 0, or -errno with err (code 101, "CHECK failed") holding the doctor's
- * "what" text of the first error. */
-int cni_roce_check(const struct cni_roce_view *v, const char *ifname, unsigned int expected,
-		   struct cni_error *err);
+/* What ADD left on the pod netdev, as its record or the previous result
+ * says: its MTU (0 unknown) and the addresses the IPAM gave it. */
+#define CNI_ROCE_WANT_MAX 8
+struct cni_roce_want {
+	unsigned int mtu;
+	unsigned int n_addrs;
+	struct cni_addr addrs[CNI_ROCE_WANT_MAX];
+};
+
+/* Add the address text s ("10.56.0.2", or with a "/len") to w; false when
+ * it is no address or w is full. */
+bool cni_roce_want_add(struct cni_roce_want *w, const char *s);
+
+/* Whether addr, which ADD gave the pod netdev ifname, is still on it (v's
+ * addresses): CNI_DIAG_INFO, else CNI_DIAG_ERROR with what naming it (its
+ * GID went with it). */
+enum cni_diag cni_roce_addr_kept(const struct cni_roce_view *v, const char *ifname,
+				 const struct cni_addr *addr, char *what, size_t len);
+
+/* What to do about an address ADD gave that is gone (static text). */
+const char *cni_roce_addr_fix(void);
+
+/* CHECK's checks of a view: on a RoCE port each address ADD gave still
+ * there, every address's RoCE v2 GID, then (either link layer) the MTU
+ * against want's (0 unknown). 0, or -errno with err (code 101, "CHECK
+ * failed") holding the doctor's "what" text of the first error. */
+int cni_roce_check(const struct cni_roce_view *v, const char *ifname,
+		   const struct cni_roce_want *want, struct cni_error *err);
 
 #endif

@@ -418,3 +418,20 @@ int cni_result_to_json(const struct cni_result *r, enum cni_version v, struct js
 	*out = steal_ptr(o);
 	return 0;
 }
+
+bool cni_result_ip_on(const struct cni_result *r, size_t i, const char *ifname)
+{
+	int k = r->ips[i].iface;
+
+	if (k < 0 || (size_t)k >= r->n_ifaces)
+		return r->n_ifaces <= 1;
+	return r->ifaces[k].name && !strcmp(r->ifaces[k].name, ifname);
+}
+
+unsigned int cni_result_mtu_of(const struct cni_result *r, const char *ifname)
+{
+	for (size_t i = 0; i < r->n_ifaces; i++)
+		if (r->ifaces[i].name && !strcmp(r->ifaces[i].name, ifname) && r->ifaces[i].mtu > 0)
+			return (unsigned int)r->ifaces[i].mtu;
+	return 0;
+}

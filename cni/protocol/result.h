@@ -68,6 +68,13 @@ struct cni_route cni_result_route_via(const struct cni_result *r, size_t i);
 /* Deep copy of src into a new result; NULL on ENOMEM. */
 struct cni_result *cni_result_dup(const struct cni_result *src);
 
+/* Whether r's address i is the interface ifname's: its "interface" names
+ * ifname, or it names none and r has at most one interface. */
+bool cni_result_ip_on(const struct cni_result *r, size_t i, const char *ifname);
+
+/* The MTU r gives the interface ifname, 0 when none. */
+unsigned int cni_result_mtu_of(const struct cni_result *r, const char *ifname);
+
 /* Encode r as a result of version v. Converting to 0.1.0/0.2.0 keeps the first
  * IPv4 and IPv6 address and fails (code 1) when there is none. */
 int cni_result_to_json(const struct cni_result *r, enum cni_version v, struct json_object **out,

@@ -36,6 +36,9 @@ static const struct cni_rec_key record_keys[] = {
     {"podNamespace", CNI_REC_STR, REC(pod_ns), .flag = RDMANS_REC_HAS_POD},
     {"podName", CNI_REC_STR, REC(pod_name), .flag = RDMANS_REC_HAS_POD},
     {"podMtu", CNI_REC_U32, REC(pod_mtu), .flag = RDMANS_REC_HAS_POD_MTU},
+    {"podAddrs", CNI_REC_STRS, offsetof(struct rdmans_record, pod_addrs), RDMANS_ADDR_MAX,
+     .flag = RDMANS_REC_HAS_POD_ADDRS, .count_off = offsetof(struct rdmans_record, n_pod_addrs),
+     .max = RDMANS_MAX_DEVS},
     {NULL},
 };
 

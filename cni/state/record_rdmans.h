@@ -29,6 +29,8 @@
 #define RDMANS_NETNS_ID_MAX 96
 /* A Kubernetes namespace or pod name (at most 253) and the NUL. */
 #define RDMANS_POD_NAME_MAX 254
+/* An IPv6 address as text and its NUL. */
+#define RDMANS_ADDR_MAX 48
 
 /* Which fields of a record are present. */
 enum {
@@ -40,8 +42,9 @@ enum {
 	RDMANS_REC_HAS_RDMA = 1U << 5,
 	RDMANS_REC_HAS_RDMA_INDEX = 1U << 6, /* rdma_index[] parallel to rdma[] */
 	RDMANS_REC_HAS_NETNS_ID = 1U << 7,
-	RDMANS_REC_HAS_POD = 1U << 8,	  /* pod_ns, pod_name (CNI_ARGS' K8S_POD_*) */
-	RDMANS_REC_HAS_POD_MTU = 1U << 9, /* pod_mtu */
+	RDMANS_REC_HAS_POD = 1U << 8,	     /* pod_ns, pod_name (CNI_ARGS' K8S_POD_*) */
+	RDMANS_REC_HAS_POD_MTU = 1U << 9,    /* pod_mtu */
+	RDMANS_REC_HAS_POD_ADDRS = 1U << 10, /* pod_addrs */
 };
 
 /* The identity of the namespace ADD moved the devices into (the kernel's
@@ -79,6 +82,10 @@ struct rdmans_record {
 	/* CNI_IFNAME's MTU in the pod at ADD, as the previous plugin left it
 	 * (absent when the pod had no such netdev, and in older records). */
 	unsigned int pod_mtu;
+	/* CNI_IFNAME's addresses in the previous result at ADD (the first
+	 * RDMANS_MAX_DEVS): the doctor names one removed since. */
+	char pod_addrs[RDMANS_MAX_DEVS][RDMANS_ADDR_MAX];
+	unsigned int n_pod_addrs;
 };
 
 /* Which fields of an rdma-cni cache entry are present. */

@@ -263,6 +263,25 @@ static int rails(struct add *a)
 	return ibsriov_rail_apply(&pod, &a->conf, &a->rec, a->ipam);
 }
 
+/* The addresses the IPAM gave the pod netdev, for the doctor (the result
+ * ibsriov_build_result took from the IPAM's). */
+static void note_addrs(struct add *a)
+{
+	const struct cni_result *res = a->ctx->result;
+	struct ibsriov_record *r = &a->rec;
+
+	for (size_t i = 0; res && !a->vfio && i < res->n_ips; i++) {
+		struct cni_addr addr = {.family = res->ips[i].address.family};
+
+		if (r->n_pod_addrs >= IBSRIOV_RAIL_RULES_MAX)
+			break;
+		memcpy(addr.a, res->ips[i].address.a, sizeof(addr.a));
+		cni_addr_str(&addr, r->pod_addrs[r->n_pod_addrs], sizeof(r->pod_addrs[0]));
+		r->n_pod_addrs++;
+		r->flags |= IBSRIOV_REC_HAS_POD_ADDRS;
+	}
+}
+
 /* The Go-format twin lets a downgraded node's DEL find the VF; then the
  * record says ADD finished, and which twin it left. */
 static int finish(struct add *a)
@@ -277,6 +296,7 @@ static int finish(struct add *a)
 		a->rec.pod_mtu = a->vf.mtu;
 		a->rec.flags |= IBSRIOV_REC_HAS_POD_MTU;
 	}
+	note_addrs(a);
 	ret = ibsriov_devinfo_write(&a->rec, &d, &a->ctx->err);
 
 	if (ret)

@@ -307,10 +307,12 @@ int ibsriov_build_result(struct add *a)
 
 unsigned int ibsriov_roce_gids(struct add *a, struct ibsriov_devinfo_gid *g, unsigned int max)
 {
+	/* By finish, ibsriov_build_result has taken the IPAM's result. */
+	const struct cni_result *ipam = a->ipam ? a->ipam : a->ctx->result;
 	static struct cni_verbs_dev dev;
 	unsigned int n = 0;
 
-	if (a->ib || a->vfio || !a->rdma_dev || !*a->rdma_dev || !a->ipam || !a->ipam->n_ips)
+	if (a->ib || a->vfio || !a->rdma_dev || !*a->rdma_dev || !ipam || !ipam->n_ips)
 		return 0;
 	/* The kernel adds a GID from its address notifier's work queue, soon
 	 * after the address, not with it: a few reads, 20 ms apart. A device
@@ -325,11 +327,11 @@ unsigned int ibsriov_roce_gids(struct add *a, struct ibsriov_devinfo_gid *g, uns
 		    dev.gids_ret)
 			return 0;
 		n = 0;
-		for (size_t i = 0; i < a->ipam->n_ips && want < max; i++, want++) {
-			struct cni_addr addr = {.family = a->ipam->ips[i].address.family};
+		for (size_t i = 0; i < ipam->n_ips && want < max; i++, want++) {
+			struct cni_addr addr = {.family = ipam->ips[i].address.family};
 			const struct cni_verbs_gid *e;
 
-			memcpy(addr.a, a->ipam->ips[i].address.a, sizeof(addr.a));
+			memcpy(addr.a, ipam->ips[i].address.a, sizeof(addr.a));
 			e = cni_verbs_gid_of(&dev, 1, &addr, 0);
 			if (!e)
 				continue;

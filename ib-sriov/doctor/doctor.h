@@ -18,6 +18,7 @@
 
 #include "kernel/rdma.h"
 #include "kernel/sys.h"
+#include "kernel/verbs_diag.h"
 
 #ifndef DOCTOR_MODPROBE_DIR
 #define DOCTOR_MODPROBE_DIR "/etc/modprobe.d"
@@ -66,8 +67,9 @@ struct doctor_att {
 	char rdma[CNI_RDMA_NAME_MAX];	/* the recorded RDMA device, "" when shared */
 	uint32_t rdma_index;
 	bool has_index, exclusive, ib, vfio, has_guid;
-	uint64_t guid;		   /* the port GUID ADD set (has_guid) */
-	unsigned int expected_mtu; /* the MTU ADD left, 0 unknown */
+	uint64_t guid;		    /* the port GUID ADD set (has_guid) */
+	unsigned int expected_mtu;  /* the MTU ADD left, 0 unknown */
+	struct cni_roce_want addrs; /* the addresses ADD gave the pod netdev */
 };
 
 /* report.c. Add v under key (v NULL: JSON null); o owns v. */

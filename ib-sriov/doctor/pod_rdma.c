@@ -161,6 +161,20 @@ static void char_devices(struct doctor *d, const char *subject, const struct cni
 	    "the pod needs %s and /dev/infiniband/rdma_cm (what the device plugin mounts)", path);
 }
 
+/* Each address ADD gave the pod netdev still on it: one removed took its
+ * GID with it, and its peers fail. */
+static void addrs_kept(struct doctor *d, const struct doctor_att *a, const char *subject,
+		       const struct cni_roce_view *v)
+{
+	char what[512];
+
+	d->check = "gid";
+	for (unsigned int i = 0; i < a->addrs.n_addrs; i++)
+		if (cni_roce_addr_kept(v, a->ifname, &a->addrs.addrs[i], what, sizeof(what)) ==
+		    CNI_DIAG_ERROR)
+			doctor_finding(d, "error", subject, cni_roce_addr_fix(), "%s", what);
+}
+
 static void netdev(struct doctor *d, const struct doctor_att *a, const char *subject,
 		   const struct cni_roce_view *v, struct json_object *o)
 {
@@ -228,6 +242,8 @@ void doctor_pod_check(struct doctor *d, const struct doctor_att *a, int netns_fd
 		       "there (%s mode)",
 		       att.rdma, a->exclusive ? "exclusive" : "shared");
 	port(d, &att, subject, &v.dev.ports[0], o);
+	if (!att.ib && !v.link_ret)
+		addrs_kept(d, &att, subject, &v);
 	if (!att.ib && !v.link_ret)
 		gids(d, subject, &v, o);
 	netdev(d, &att, subject, &v, o);

@@ -109,7 +109,7 @@ test_compat_new_add_old_del_ipam() {
 test_compat_new_add_old_del_pod_keys() {
 	sim_node 1 2 eth
 	pod_ns pod1
-	REC_KEYS="podNamespace podName podMtu" add_then_del new_exec old_exec \
+	REC_KEYS="podNamespace podName podMtu podAddrs" add_then_del new_exec old_exec \
 		"$(sriov_conf ib-host-local '"mtu":1400')" \
 		"IgnoreUnknown=1;K8S_POD_NAMESPACE=team-a;K8S_POD_NAME=trainer-0"
 }

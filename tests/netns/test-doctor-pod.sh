@@ -30,10 +30,21 @@ test_doctor_pod_records_keep_the_pod() {
 	assert_eq '["team-a","trainer-0"]' "$(jq -c '[.podNamespace,.podName]' $rec)" "record keys"
 	# No MTU in the config: the one the VF had, kept.
 	assert_eq "$(ip netns exec pod1 cat /sys/class/net/net1/mtu)" "$(jq -r .podMtu $rec)" "podMtu"
+	assert_eq null "$(jq -c .podAddrs $rec)" "no IPAM, no podAddrs"
 	# Without K8S_POD_* (not Kubernetes): no keys.
 	cni_exec ib-sriov ADD c2 pod1 net2 "$(sriov_conf "" "" 1.1.0 "$(sim_vf_addr 0 1)")"
 	assert_eq 0 "$RC" "ADD without pod args"
 	assert_eq '[null,null]' "$(jq -c '[.podNamespace,.podName]' /var/lib/cni/ibcni/ib-sriov/c2:net2)" "no keys"
+}
+
+# The addresses the IPAM gave, as the pod has them: the doctor names one
+# removed since (on a RoCE device: the vm-rdma tier's test-doctor.sh).
+test_doctor_pod_records_the_addresses() {
+	add_pod ib-host-local || return
+	local rec=/var/lib/cni/ibcni/ib-sriov/c1:net1
+	assert_eq "$(ip -j -n pod1 addr show dev net1 | jq -c '[.[0].addr_info[] | select(.scope == "global") | .local]')" \
+		"$(jq -c .podAddrs $rec)" "podAddrs"
+	assert_eq 2 "$(jq '.podAddrs | length' $rec)" "both addresses"
 }
 
 test_doctor_pod_finds_and_reports() {

@@ -178,13 +178,49 @@ Test(doctor_pod, roce_no_gid_of_the_netdev_means_another_namespace)
 	cni_roce_read(&sys, -1, "rxe0", "net1", &v);
 	cr_assert_eq(v.verbs_ret, 0);
 	cr_assert_eq(v.n_addrs, 1);
-	cr_assert_eq(cni_roce_check(&v, "net1", 0, &err), -ENOENT);
+	cr_assert_eq(cni_roce_check(&v, "net1", &(struct cni_roce_want){0}, &err), -ENOENT);
 	cr_assert_str_eq(err.details,
 			 "no RoCE v2 GID for 10.56.0.2 of net1 on rxe0 port 1, and none "
 			 "for net1 at all: the RDMA device and net1 are in different "
 			 "network namespaces (or were when the address was added)");
 	cr_assert_eq(err.code, CNI_ERR_DEVICE);
 	cr_assert_str_eq(err.msg, "CHECK failed");
+}
+
+/* An address ADD gave, removed in the pod since: its GID went with it, so
+ * nothing of the GID table names it; the doctor and CHECK say which. */
+Test(doctor_pod, roce_address_removed_after_add)
+{
+	struct fake_verbs_dev *f = fake_verbs_add("rxe0", false);
+	struct doctor_att a = {
+	    .plugin = "rdma-ns", .ifname = "net1", .rdma = "rxe0", .exclusive = true};
+	struct cni_roce_want want = {0};
+	struct cni_roce_view v;
+	struct cni_error err = {0};
+	_cleanup_json_ struct json_object *o;
+
+	add_addr("10.56.0.2");
+	add_gid(f, "10.56.0.2", 1, CNI_VERBS_GID_ROCE_V2, fk.links[0].ifindex);
+	cr_assert(cni_roce_want_add(&a.addrs, "10.56.0.2"));
+	cr_assert(cni_roce_want_add(&a.addrs, "10.56.0.7/24"));
+	cr_assert(!cni_roce_want_add(&a.addrs, "not an address"));
+	o = run(&a);
+	cr_assert_str_eq(findings("gid"),
+			 "error: 10.56.0.7, which ADD gave net1, is no longer on it: no RoCE v2 "
+			 "GID of rxe0 port 1 carries it, and a peer that reaches the pod at "
+			 "10.56.0.7 fails (rdma_resolve_addr, RTR)\n"
+			 "info: 10.56.0.2 of net1 is RoCE v2 GID index 1 of rxe0 port 1 "
+			 "(NCCL_IB_GID_INDEX=1, UCX_IB_GID_INDEX=1)");
+	/* CHECK: the same text; with the address there, it passes. */
+	cni_roce_read(&sys, -1, "rxe0", "net1", &v);
+	want = a.addrs;
+	cr_assert_eq(cni_roce_check(&v, "net1", &want, &err), -ENOENT);
+	cr_assert_str_eq(err.details,
+			 "10.56.0.7, which ADD gave net1, is no longer on it: no RoCE v2 GID of "
+			 "rxe0 port 1 carries it, and a peer that reaches the pod at 10.56.0.7 "
+			 "fails (rdma_resolve_addr, RTR)");
+	want.n_addrs = 1;
+	cr_assert_eq(cni_roce_check(&v, "net1", &want, &err), 0);
 }
 
 Test(doctor_pod, mtu_lowered_after_add_is_an_error_with_the_rdma_mtu)
@@ -209,14 +245,15 @@ Test(doctor_pod, mtu_lowered_after_add_is_an_error_with_the_rdma_mtu)
 	cr_assert_str_eq(js(o, "expectedMtu"), "1500");
 	/* CHECK: the same text. */
 	cni_roce_read(&sys, -1, "rxe0", "net1", &v);
-	cr_assert_eq(cni_roce_check(&v, "net1", 1500, &err), -ERANGE);
+	cr_assert_eq(cni_roce_check(&v, "net1", &(struct cni_roce_want){.mtu = 1500}, &err),
+		     -ERANGE);
 	cr_assert_str_eq(err.details,
 			 "net1's MTU is 1000, ADD set 1500; RoCE on rxe0 port 1 runs at "
 			 "512 bytes (active MTU), where 1500 gives 1024");
 	/* Raised: a warning; CHECK passes. */
 	fk.links[0].mtu = 9000;
 	cni_roce_read(&sys, -1, "rxe0", "net1", &v);
-	cr_assert_eq(cni_roce_check(&v, "net1", 1500, &err), 0);
+	cr_assert_eq(cni_roce_check(&v, "net1", &(struct cni_roce_want){.mtu = 1500}, &err), 0);
 }
 
 Test(doctor_pod, roce_mtu_derivation)
@@ -243,7 +280,7 @@ Test(doctor_pod, gid_table_unreadable)
 	add_addr("10.56.0.2");
 	cni_roce_read(&sys, -1, "rxe0", "net1", &v);
 	cr_assert_eq(v.dev.gids_ret, -EOPNOTSUPP);
-	cr_assert_eq(cni_roce_check(&v, "net1", 0, &err), -ENOENT);
+	cr_assert_eq(cni_roce_check(&v, "net1", &(struct cni_roce_want){0}, &err), -ENOENT);
 	cr_assert(strstr(err.details, "its GID table cannot be read"), "%s", err.details);
 }
 

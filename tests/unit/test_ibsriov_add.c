@@ -2,6 +2,7 @@
 /* ib-sriov ADD against a fake kernel whose Nth change fails, for every N
  * until ADD succeeds: each failure must leave the kernel as it was found,
  * and no record behind. Then DEL must undo the successful ADD. */
+#include <arpa/inet.h>
 #include <criterion/criterion.h>
 #include <rdma/ib_user_ioctl_verbs.h>
 #include <dirent.h>
@@ -21,6 +22,8 @@
 #include "helpers.h"
 #include "ibsriov.h"
 #include "kernel/nl.h"
+#include "kernel/verbs.h"
+#include "add/add.h"
 #include "add/portwait.h"
 #include "port.h"
 #include "protocol/podres.h"
@@ -1020,6 +1023,38 @@ Test(ibsriov_add, device_info_file, .init = sysfs, .fini = teardown)
 		cr_assert_eq(ibsriov_del(ctx), 0, "DEL: %s", ctx->err.details);
 		cr_assert_eq(access(path, F_OK), -1, "%s stayed after DEL", path);
 	}
+}
+
+/* The device information's GID indices (ibcni.gids) of a RoCE attachment:
+ * each address of the result ADD built (the IPAM's, taken from a->ipam by
+ * then) at the index the device's GID table has it, read in the pod. One
+ * tier down: no RoCE device of a VF exists in the qemu tiers (rxe over a VF
+ * netdev is refused by rdmaIsolation and has no PCI parent). */
+Test(ibsriov_add, device_info_gid_indices, .init = sysfs, .fini = teardown)
+{
+	struct fake_verbs_dev *f = fake_verbs_add("mlx5_1", false);
+	struct fake_verbs_gid *g = &f->gids[f->n_gids++];
+	struct cni_ctx ctx = {0};
+	struct add a = {.ctx = &ctx, .rdma_dev = "mlx5_1", .netns_fd = -1};
+	struct ibsriov_devinfo_gid got[4];
+	struct cni_ip *ip;
+
+	memset(g->raw, 0, 16);
+	g->raw[10] = g->raw[11] = 0xff;
+	inet_pton(AF_INET, "10.56.0.2", g->raw + 12);
+	g->index = 3;
+	g->port = 1;
+	g->type = CNI_VERBS_GID_ROCE_V2;
+	ctx.result = cni_result_new();
+	ip = cni_result_add_ip(ctx.result);
+	cr_assert(cni_prefix_parse("10.56.0.2/24", &ip->address));
+	cr_assert_eq(ibsriov_roce_gids(&a, got, 4), 1);
+	cr_assert_str_eq(got[0].address, "10.56.0.2");
+	cr_assert_eq(got[0].index, 3);
+	/* InfiniBand: no GID of an address. */
+	a.ib = true;
+	cr_assert_eq(ibsriov_roce_gids(&a, got, 4), 0);
+	cni_result_free(ctx.result);
 }
 
 /* waitPortActiveMs on InfiniBand: a port that stays INIT fails the ADD

@@ -341,16 +341,24 @@ Test(ibsriov_record, pod_keys)
 	copy_str(r.pod_ns, sizeof(r.pod_ns), "team-a");
 	copy_str(r.pod_name, sizeof(r.pod_name), "trainer-0");
 	r.pod_mtu = 4200;
-	r.flags |= IBSRIOV_REC_HAS_POD | IBSRIOV_REC_HAS_POD_MTU;
+	copy_str(r.pod_addrs[0], sizeof(r.pod_addrs[0]), "10.56.0.2");
+	copy_str(r.pod_addrs[1], sizeof(r.pod_addrs[1]), "fd00::2");
+	r.n_pod_addrs = 2;
+	r.flags |= IBSRIOV_REC_HAS_POD | IBSRIOV_REC_HAS_POD_MTU | IBSRIOV_REC_HAS_POD_ADDRS;
 	o = as_json(&r);
 	cr_assert(json_object_object_get_ex(o, "podNamespace", &v));
 	cr_assert_str_eq(json_object_get_string(v), "team-a");
 	cr_assert(json_object_object_get_ex(o, "podMtu", &v) && json_object_get_int(v) == 4200);
+	cr_assert(json_object_object_get_ex(o, "podAddrs", &v));
+	cr_assert_str_eq(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN),
+			 "[\"10.56.0.2\",\"fd00::2\"]");
 	cr_assert_eq(ibsriov_record_from_json(o, &back), 0);
 	cr_assert(back.flags & IBSRIOV_REC_HAS_POD && back.flags & IBSRIOV_REC_HAS_POD_MTU);
 	cr_assert_str_eq(back.pod_ns, "team-a");
 	cr_assert_str_eq(back.pod_name, "trainer-0");
 	cr_assert_eq(back.pod_mtu, 4200);
+	cr_assert(back.flags & IBSRIOV_REC_HAS_POD_ADDRS && back.n_pod_addrs == 2);
+	cr_assert_str_eq(back.pod_addrs[1], "fd00::2");
 	ibsriov_record_clear(&back);
 	{
 		char big[400];
@@ -369,6 +377,7 @@ Test(ibsriov_record, pod_keys)
 	o = as_json(&r);
 	cr_assert_not(json_object_object_get_ex(o, "podNamespace", NULL));
 	cr_assert_not(json_object_object_get_ex(o, "podMtu", NULL));
+	cr_assert_not(json_object_object_get_ex(o, "podAddrs", NULL));
 	json_object_put(o);
 	ibsriov_record_clear(&r);
 }

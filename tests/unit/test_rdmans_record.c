@@ -335,19 +335,24 @@ Test(record, pod_keys)
 
 	cr_assert_eq(
 	    rec_from("{\"network\":\"n\",\"containerID\":\"c\",\"ifname\":\"net1\","
-		     "\"podNamespace\":\"team-a\",\"podName\":\"trainer-0\",\"podMtu\":1500}",
+		     "\"podNamespace\":\"team-a\",\"podName\":\"trainer-0\",\"podMtu\":1500,"
+		     "\"podAddrs\":[\"10.56.0.2\"]}",
 		     &rec),
 	    0);
 	cr_assert(rec.has & RDMANS_REC_HAS_POD);
 	cr_assert_str_eq(rec.pod_ns, "team-a");
 	cr_assert_str_eq(rec.pod_name, "trainer-0");
 	cr_assert(rec.has & RDMANS_REC_HAS_POD_MTU && rec.pod_mtu == 1500);
+	cr_assert(rec.has & RDMANS_REC_HAS_POD_ADDRS && rec.n_pod_addrs == 1);
+	cr_assert_str_eq(rec.pod_addrs[0], "10.56.0.2");
 	text = rdmans_record_text(&rec);
 	cr_assert_not_null(
 	    strstr(text, "\"podNamespace\":\"team-a\",\"podName\":\"trainer-0\",\"podMtu\":1500"),
 	    "%s", text);
+	cr_assert_not_null(strstr(text, "\"podAddrs\":[\"10.56.0.2\"]"), "%s", text);
 	cr_assert_eq(rec_from(text, &back), 0);
 	cr_assert_str_eq(back.pod_name, "trainer-0");
+	cr_assert_str_eq(back.pod_addrs[0], "10.56.0.2");
 	memset(big, 'a', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
 	snprintf(json, sizeof(json), "{\"network\":\"n\",\"podName\":\"%s\"}", big);
