@@ -75,12 +75,9 @@ void rdmans_roce_want(const struct cni_ctx *ctx, const struct rdmans_record *rec
 	w->mtu = prev ? cni_result_mtu_of(prev, ctx->env.ifname) : 0;
 	if (!w->mtu && rec && rec->has & RDMANS_REC_HAS_POD_MTU)
 		w->mtu = rec->pod_mtu;
-	for (size_t i = 0; prev && i < prev->n_ips && w->n_addrs < CNI_ROCE_WANT_MAX; i++) {
-		if (!cni_result_ip_on(prev, i, ctx->env.ifname))
-			continue;
-		w->addrs[w->n_addrs].family = prev->ips[i].address.family;
-		memcpy(w->addrs[w->n_addrs++].a, prev->ips[i].address.a, 16);
-	}
+	if (prev)
+		w->n_addrs = (unsigned int)cni_result_addrs_of(prev, ctx->env.ifname, w->addrs,
+							       CNI_ROCE_WANT_MAX);
 	for (unsigned int i = 0; !w->n_addrs && rec && i < rec->n_pod_addrs; i++)
 		cni_roce_want_add(w, rec->pod_addrs[i]);
 }

@@ -419,13 +419,27 @@ int cni_result_to_json(const struct cni_result *r, enum cni_version v, struct js
 	return 0;
 }
 
-bool cni_result_ip_on(const struct cni_result *r, size_t i, const char *ifname)
+static bool ip_on(const struct cni_result *r, size_t i, const char *ifname)
 {
 	int k = r->ips[i].iface;
 
 	if (k < 0 || (size_t)k >= r->n_ifaces)
 		return r->n_ifaces <= 1;
 	return r->ifaces[k].name && !strcmp(r->ifaces[k].name, ifname);
+}
+
+size_t cni_result_addrs_of(const struct cni_result *r, const char *ifname, struct cni_addr *out,
+			   size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->n_ips && n < max; i++) {
+		if (!ip_on(r, i, ifname))
+			continue;
+		out[n].family = r->ips[i].address.family;
+		memcpy(out[n++].a, r->ips[i].address.a, sizeof(out[0].a));
+	}
+	return n;
 }
 
 unsigned int cni_result_mtu_of(const struct cni_result *r, const char *ifname)

@@ -68,9 +68,11 @@ struct cni_route cni_result_route_via(const struct cni_result *r, size_t i);
 /* Deep copy of src into a new result; NULL on ENOMEM. */
 struct cni_result *cni_result_dup(const struct cni_result *src);
 
-/* Whether r's address i is the interface ifname's: its "interface" names
- * ifname, or it names none and r has at most one interface. */
-bool cni_result_ip_on(const struct cni_result *r, size_t i, const char *ifname);
+/* The addresses r gives the interface ifname (an address whose
+ * "interface" names it, or names none when r has at most one), the first
+ * max of them into out (no prefix length): how many. */
+size_t cni_result_addrs_of(const struct cni_result *r, const char *ifname, struct cni_addr *out,
+			   size_t max);
 
 /* The MTU r gives the interface ifname, 0 when none. */
 unsigned int cni_result_mtu_of(const struct cni_result *r, const char *ifname);

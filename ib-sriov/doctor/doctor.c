@@ -133,13 +133,14 @@ static void text(struct doctor *d)
 		       !strcmp(js(a, "netnsGone"), "true") ? " (gone)" : "");
 	}
 	text_findings(d->findings);
+	printf("\ndoctor: %u errors, %u warnings\n", d->errors, d->warnings);
 }
 
 int ibsriov_doctor_main(int argc, char **argv)
 {
 	_cleanup_sys_ struct cni_sys sys = CNI_SYS_INIT;
 	struct doctor d = {.sys = &sys};
-	struct json_object *atts, *sum;
+	struct json_object *atts;
 	bool json = argc > 2 && !strcmp(argv[2], "--json");
 	int ret;
 
@@ -161,20 +162,7 @@ int ibsriov_doctor_main(int argc, char **argv)
 	doctor_section_rdma(&d);
 	doctor_section_portwait(&d);
 	doctor_put(d.root, "attachments", atts);
-	doctor_put(d.root, "findings", d.findings);
-	sum = json_object_new_object();
-	doctor_put(sum, "errors", json_object_new_int((int)d.errors));
-	doctor_put(sum, "warnings", json_object_new_int((int)d.warnings));
-	doctor_put(d.root, "summary", sum);
-	if (json) {
-		_cleanup_free_ char *out = cni_json_dump(d.root, true);
-
-		printf("%s\n", out ? out : "null");
-	} else {
-		text(&d);
-		printf("\ndoctor: %u errors, %u warnings\n", d.errors, d.warnings);
-	}
-	ret = d.errors ? 1 : 0;
+	ret = doctor_emit(&d, json, text);
 	json_object_put(d.held);
 	json_object_put(d.root);
 	return ret;

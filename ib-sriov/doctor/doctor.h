@@ -81,6 +81,10 @@ struct json_object *doctor_str(const char *s);
 /* A GUID as "xx:..:xx". */
 struct json_object *doctor_guid_json(uint64_t g);
 
+/* The report's end: findings and summary into d->root, then the JSON or
+ * text(d) on stdout; 1 when a finding is an error, else 0. */
+int doctor_emit(struct doctor *d, bool json, void (*text)(struct doctor *d));
+
 /* Add a finding: severity "error", "warning" or "info", what it is about,
  * how to fix it, and what is wrong (printf format). */
 __attribute__((format(printf, 5, 6))) void doctor_finding(struct doctor *d, const char *severity,

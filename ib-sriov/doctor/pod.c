@@ -318,7 +318,7 @@ int doctor_pod_main(int argc, char **argv)
 {
 	_cleanup_sys_ struct cni_sys sys = CNI_SYS_INIT;
 	struct doctor d = {.sys = &sys};
-	struct json_object *atts, *sum;
+	struct json_object *atts;
 	static struct pod p;
 	bool json = false;
 	int ret = parse_args(argc, argv, &p, &json);
@@ -335,19 +335,7 @@ int doctor_pod_main(int argc, char **argv)
 	check_all(&d, &p, atts);
 	doctor_put(d.root, "pod", pod_json(&p));
 	doctor_put(d.root, "attachments", atts);
-	doctor_put(d.root, "findings", d.findings);
-	sum = json_object_new_object();
-	doctor_put(sum, "errors", json_object_new_int((int)d.errors));
-	doctor_put(sum, "warnings", json_object_new_int((int)d.warnings));
-	doctor_put(d.root, "summary", sum);
-	if (json) {
-		_cleanup_free_ char *out = cni_json_dump(d.root, true);
-
-		printf("%s\n", out ? out : "null");
-	} else {
-		text(&d);
-	}
-	ret = d.errors ? 1 : 0;
+	ret = doctor_emit(&d, json, text);
 	json_object_put(d.root);
 	return ret;
 }

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/cleanup.h"
+#include "base/json.h"
 #include "doctor.h"
 #include "guid.h"
 
@@ -44,4 +46,22 @@ void doctor_finding(struct doctor *d, const char *severity, const char *subject,
 	json_object_array_add(d->findings, f);
 	d->errors += !strcmp(severity, "error");
 	d->warnings += !strcmp(severity, "warning");
+}
+
+int doctor_emit(struct doctor *d, bool json, void (*text)(struct doctor *d))
+{
+	struct json_object *sum = json_object_new_object();
+
+	doctor_put(d->root, "findings", d->findings); /* root owns it now */
+	doctor_put(sum, "errors", json_object_new_int((int)d->errors));
+	doctor_put(sum, "warnings", json_object_new_int((int)d->warnings));
+	doctor_put(d->root, "summary", sum);
+	if (json) {
+		_cleanup_free_ char *out = cni_json_dump(d->root, true);
+
+		printf("%s\n", out ? out : "null");
+	} else {
+		text(d);
+	}
+	return d->errors ? 1 : 0;
 }
