@@ -14,7 +14,6 @@
 #include "add.h"
 #include "protocol/delegate.h"
 #include "devinfo.h"
-#include "portwait.h"
 #include "state/lock.h"
 #include "kernel/netns.h"
 #include "rail.h"

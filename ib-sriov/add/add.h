@@ -143,6 +143,15 @@ void ibsriov_held_note(struct add *a);
  * node's "addr" lock, up to the record's first write. */
 int ibsriov_others_free(struct add *a);
 
+/* portwait.c, "waitPortActiveMs": code 7 (nothing changed yet) when it is
+ * set for a VF that has no kernel RDMA device (vfio-pci, none in sysfs). */
+int ibsriov_port_wait_fits(struct add *a);
+
+/* After the netdev is up in the pod: poll port 1 of the VF's RDMA device
+ * until ACTIVE, at most waitPortActiveMs; code 11 naming the state and the
+ * fix on timeout. 0 at once when the key is 0. */
+int ibsriov_port_wait(struct add *a);
+
 /* heal.c: note in a->rec the IPAM config (cniVersion, name, type, ipam) and
  * CNI_PATH its IPAM DEL needs when no runtime sends one. */
 void ibsriov_heal_note(struct add *a);

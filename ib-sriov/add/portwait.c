@@ -14,7 +14,6 @@
 #include "base/util.h"
 #include "port.h"
 #include "kernel/verbs.h"
-#include "portwait.h"
 
 #define PORT_POLL_MS  20  /* sysfs: a read is cheap */
 #define VERBS_POLL_MS 100 /* verbs: a child process per query */

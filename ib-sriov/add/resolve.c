@@ -11,7 +11,6 @@
 #include "base/util.h"
 #include "guid.h"
 #include "kernel/netns.h"
-#include "portwait.h"
 
 /* A PF bound to vfio-pci is passed through whole, as ib-sriov-cni does:
  * nothing to configure, only a record and a result. */

@@ -10,7 +10,7 @@
 . "$(dirname "${BASH_SOURCE[0]}")/sriov-lib.sh"
 
 doctor() { # [ARGS...]: run it; OUT, ERR, RC
-	OUT=$(timeout 30 "$BIN/ib-sriov" doctor "$@" 2>"$T/stderr")
+	OUT=$(timeout 30 ${IBCNI_WRAP:-} "$BIN/ib-sriov" doctor "$@" 2>"$T/stderr")
 	RC=$?
 	ERR=$(cat "$T/stderr")
 }

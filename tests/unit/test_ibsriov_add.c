@@ -24,7 +24,6 @@
 #include "kernel/nl.h"
 #include "kernel/verbs.h"
 #include "add/add.h"
-#include "add/portwait.h"
 #include "port.h"
 #include "protocol/podres.h"
 #include "base/util.h"
