@@ -73,13 +73,14 @@ static void gids(struct doctor *d, const char *subject, const struct cni_roce_vi
 	d->check = "gid";
 	for (int i = 0; i < v->n_addrs && i < CNI_ROCE_ADDRS_MAX; i++) {
 		struct cni_addr addr = {.family = v->addrs[i].addr.family};
-		struct json_object *g = json_object_new_object();
 		const struct cni_verbs_gid *e;
+		struct json_object *g;
 		enum cni_diag r;
 		uint32_t index;
 
 		if (!cni_roce_addr_checked(&v->addrs[i]))
 			continue;
+		g = json_object_new_object();
 		memcpy(addr.a, v->addrs[i].addr.a, sizeof(addr.a));
 		r = cni_verbs_gid_check(&v->dev, &v->link, &addr, &index, what, sizeof(what));
 		e = cni_verbs_gid_of(&v->dev, 1, &addr, v->link.ifindex);
