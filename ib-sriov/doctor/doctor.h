@@ -67,9 +67,8 @@ struct doctor_att {
 	char rdma[CNI_RDMA_NAME_MAX];	/* the recorded RDMA device, "" when shared */
 	uint32_t rdma_index;
 	bool has_index, exclusive, ib, vfio, has_guid;
-	uint64_t guid;		    /* the port GUID ADD set (has_guid) */
-	unsigned int expected_mtu;  /* the MTU ADD left, 0 unknown */
-	struct cni_roce_want addrs; /* the addresses ADD gave the pod netdev */
+	uint64_t guid;		   /* the port GUID ADD set (has_guid) */
+	struct cni_roce_want want; /* the MTU (0 unknown) and addresses ADD left */
 };
 
 /* report.c. Add v under key (v NULL: JSON null); o owns v. */

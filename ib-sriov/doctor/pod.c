@@ -160,9 +160,9 @@ static int scan_ours(int dirfd, const char *file, void *arg)
 			a->rdma_index = r.rdma_index[0];
 		}
 		if (r.flags & IBSRIOV_REC_HAS_POD_MTU)
-			a->expected_mtu = r.pod_mtu;
+			a->want.mtu = r.pod_mtu;
 		for (unsigned int i = 0; i < r.n_pod_addrs; i++)
-			cni_roce_want_add(&a->addrs, r.pod_addrs[i]);
+			cni_roce_want_add(&a->want, r.pod_addrs[i]);
 	}
 	ibsriov_record_clear(&r);
 	return 0;
@@ -192,9 +192,9 @@ static int scan_rdmans(int dirfd, const char *file, void *arg)
 	copy_str(a->rdma, sizeof(a->rdma), r.rdma[0]);
 	a->has_index = r.has & RDMANS_REC_HAS_RDMA_INDEX && r.n_rdma_index;
 	if (r.has & RDMANS_REC_HAS_POD_MTU)
-		a->expected_mtu = r.pod_mtu;
+		a->want.mtu = r.pod_mtu;
 	for (unsigned int i = 0; i < r.n_pod_addrs; i++)
-		cni_roce_want_add(&a->addrs, r.pod_addrs[i]);
+		cni_roce_want_add(&a->want, r.pod_addrs[i]);
 	a->rdma_index = r.rdma_index[0];
 	return 0;
 }

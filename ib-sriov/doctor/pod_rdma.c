@@ -170,8 +170,8 @@ static void addrs_kept(struct doctor *d, const struct doctor_att *a, const char 
 	char what[512];
 
 	d->check = "gid";
-	for (unsigned int i = 0; i < a->addrs.n_addrs; i++)
-		if (cni_roce_addr_kept(v, a->ifname, &a->addrs.addrs[i], what, sizeof(what)) ==
+	for (unsigned int i = 0; i < a->want.n_addrs; i++)
+		if (cni_roce_addr_kept(v, a->ifname, &a->want.addrs[i], what, sizeof(what)) ==
 		    CNI_DIAG_ERROR)
 			doctor_finding(d, "error", subject, cni_roce_addr_fix(), "%s", what);
 }
@@ -183,8 +183,7 @@ static void netdev(struct doctor *d, const struct doctor_att *a, const char *sub
 	char what[512];
 
 	doctor_put(o, "netdevMtu", v->link_ret ? NULL : json_object_new_int((int)v->link.mtu));
-	doctor_put(o, "expectedMtu",
-		   a->expected_mtu ? json_object_new_int((int)a->expected_mtu) : NULL);
+	doctor_put(o, "expectedMtu", a->want.mtu ? json_object_new_int((int)a->want.mtu) : NULL);
 	d->check = "mtu";
 	if (v->link_ret) {
 		doctor_finding(d, "error", subject, "recreate the pod",
@@ -192,8 +191,7 @@ static void netdev(struct doctor *d, const struct doctor_att *a, const char *sub
 			       strerror(-v->link_ret));
 		return;
 	}
-	r = cni_verbs_mtu_check(&v->dev, a->ifname, v->link.mtu, a->expected_mtu, what,
-				sizeof(what));
+	r = cni_verbs_mtu_check(&v->dev, a->ifname, v->link.mtu, a->want.mtu, what, sizeof(what));
 	doctor_finding(d, sev[r], subject, r ? cni_verbs_mtu_fix() : "none", "%s", what);
 }
 

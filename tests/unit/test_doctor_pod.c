@@ -118,7 +118,7 @@ Test(doctor_pod, roce_healthy_names_each_gid_index)
 			       .ifname = "net1",
 			       .rdma = "rxe0",
 			       .exclusive = true,
-			       .expected_mtu = 1500};
+			       .want.mtu = 1500};
 	_cleanup_json_ struct json_object *o;
 
 	add_addr("10.56.0.2");
@@ -201,9 +201,9 @@ Test(doctor_pod, roce_address_removed_after_add)
 
 	add_addr("10.56.0.2");
 	add_gid(f, "10.56.0.2", 1, CNI_VERBS_GID_ROCE_V2, fk.links[0].ifindex);
-	cr_assert(cni_roce_want_add(&a.addrs, "10.56.0.2"));
-	cr_assert(cni_roce_want_add(&a.addrs, "10.56.0.7/24"));
-	cr_assert(!cni_roce_want_add(&a.addrs, "not an address"));
+	cr_assert(cni_roce_want_add(&a.want, "10.56.0.2"));
+	cr_assert(cni_roce_want_add(&a.want, "10.56.0.7/24"));
+	cr_assert(!cni_roce_want_add(&a.want, "not an address"));
 	o = run(&a);
 	cr_assert_str_eq(findings("gid"),
 			 "error: 10.56.0.7, which ADD gave net1, is no longer on it: no RoCE v2 "
@@ -213,7 +213,7 @@ Test(doctor_pod, roce_address_removed_after_add)
 			 "(NCCL_IB_GID_INDEX=1, UCX_IB_GID_INDEX=1)");
 	/* CHECK: the same text; with the address there, it passes. */
 	cni_roce_read(&sys, -1, "rxe0", "net1", &v);
-	want = a.addrs;
+	want = a.want;
 	cr_assert_eq(cni_roce_check(&v, "net1", &want, &err), -ENOENT);
 	cr_assert_str_eq(err.details,
 			 "10.56.0.7, which ADD gave net1, is no longer on it: no RoCE v2 GID of "
@@ -230,7 +230,7 @@ Test(doctor_pod, mtu_lowered_after_add_is_an_error_with_the_rdma_mtu)
 			       .ifname = "net1",
 			       .rdma = "rxe0",
 			       .exclusive = true,
-			       .expected_mtu = 1500};
+			       .want.mtu = 1500};
 	struct cni_roce_view v;
 	struct cni_error err = {0};
 	_cleanup_json_ struct json_object *o;
